@@ -1,0 +1,68 @@
+# Project-wide options. Components that only some users need are ON when their
+# dependency is present and cleanly OFF otherwise; forcing one ON without its
+# dependency is a configuration error rather than a silent skip.
+
+option(VDLA_BUILD_TESTS "Build the GoogleTest suite" ON)
+option(VDLA_NATIVE "Tune host code for the build machine (-march=native)" ON)
+option(VDLA_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+
+# Optional components: AUTO means "on if the dependency is found".
+set(VDLA_WITH_SYSTEMC AUTO CACHE STRING "Cycle-accurate simulator (Verilator + SystemC): AUTO, ON or OFF")
+set(VDLA_WITH_CUDA AUTO CACHE STRING "CUDA backend: AUTO, ON or OFF")
+set(VDLA_WITH_XRT AUTO CACHE STRING "Xilinx XRT driver backend: AUTO, ON or OFF")
+
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
+find_package(Threads REQUIRED)
+
+# Resolves an AUTO/ON/OFF option against whether its dependency was found.
+function(vdla_resolve_optional name found)
+  set(value "${${name}}")
+  if(value STREQUAL "ON" AND NOT ${found})
+    message(FATAL_ERROR "${name}=ON but its dependency was not found")
+  endif()
+  if(value STREQUAL "OFF" OR NOT ${found})
+    set(${name}_ENABLED OFF PARENT_SCOPE)
+  else()
+    set(${name}_ENABLED ON PARENT_SCOPE)
+  endif()
+endfunction()
+
+find_package(verilator QUIET HINTS /usr/share/verilator)
+find_package(SystemCLanguage QUIET)
+if(verilator_FOUND AND SystemCLanguage_FOUND)
+  set(_vdla_systemc_found TRUE)
+else()
+  set(_vdla_systemc_found FALSE)
+endif()
+vdla_resolve_optional(VDLA_WITH_SYSTEMC _vdla_systemc_found)
+
+include(CheckLanguage)
+check_language(CUDA)
+if(CMAKE_CUDA_COMPILER)
+  set(_vdla_cuda_found TRUE)
+else()
+  set(_vdla_cuda_found FALSE)
+endif()
+vdla_resolve_optional(VDLA_WITH_CUDA _vdla_cuda_found)
+
+find_path(VDLA_XRT_INCLUDE xrt/xrt_device.h PATHS /opt/xilinx/xrt/include)
+if(VDLA_XRT_INCLUDE)
+  set(_vdla_xrt_found TRUE)
+else()
+  set(_vdla_xrt_found FALSE)
+endif()
+vdla_resolve_optional(VDLA_WITH_XRT _vdla_xrt_found)
+
+if(VDLA_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+  include(GoogleTest)
+endif()
+
+function(vdla_print_options)
+  message(STATUS "VDLA build type:            ${CMAKE_BUILD_TYPE}")
+  message(STATUS "VDLA sanitizers:            ${VDLA_SANITIZE}")
+  message(STATUS "VDLA cycle simulator:       ${VDLA_WITH_SYSTEMC_ENABLED}")
+  message(STATUS "VDLA CUDA backend:          ${VDLA_WITH_CUDA_ENABLED}")
+  message(STATUS "VDLA XRT backend:           ${VDLA_WITH_XRT_ENABLED}")
+endfunction()

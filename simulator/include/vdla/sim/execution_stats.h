@@ -1,0 +1,31 @@
+#pragma once
+// What a run of a program did, as counted by any ISA implementation.
+#include <cstdint>
+#include <string>
+
+#include "vdla/hw/isa.h"
+
+namespace vdla::sim {
+
+struct ExecutionStats {
+  uint64_t instructions[hw::kNumOpcodes] = {};
+  uint64_t loads_by_memory[hw::kNumMemoryIds] = {};
+  uint64_t dram_bytes_read[hw::kNumMemoryIds] = {};  // by destination memory, padding excluded
+  uint64_t dram_bytes_written = 0;                   // STORE OUT
+  uint64_t padding_entries = 0;                      // SRAM entries zero-filled by loads
+  uint64_t gemm_macs = 0;                            // multiply-accumulates (reset passes excluded)
+  uint64_t gemm_uop_iterations = 0;                  // micro-op executions, reset passes included
+  uint64_t alu_element_ops = 0;                      // one per accumulator element updated
+  uint64_t tokens_pushed[4] = {};                    // see TokenQueue
+  // Filled by timing models only (0 for the functional simulator).
+  uint64_t cycles = 0;
+
+  uint64_t totalInstructions() const;
+  std::string toJson(int indent = -1) const;
+};
+
+// The four dependency-token queues, named by their producer and consumer.
+enum class TokenQueue : uint8_t { LoadToCompute = 0, ComputeToLoad = 1, ComputeToStore = 2, StoreToCompute = 3 };
+const char* tokenQueueName(TokenQueue q);  // "load->compute", ...
+
+}  // namespace vdla::sim

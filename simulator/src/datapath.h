@@ -1,0 +1,44 @@
+#pragma once
+// The on-chip memories of VDLA and the execution of one instruction on them.
+// Private to the simulator library.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vdla/hw/config.h"
+#include "vdla/hw/isa.h"
+#include "vdla/hw/isa_layout.h"
+#include "vdla/sim/dram.h"
+#include "vdla/sim/execution_stats.h"
+
+namespace vdla::sim {
+
+class Datapath {
+ public:
+  Datapath(const hw::HwConfig& cfg, Dram& dram);
+
+  // Executes one LOAD, STORE, GEMM or ALU. `where` names the instruction in
+  // errors ("instruction 12 (GEMM)").
+  void execute(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats);
+
+ private:
+  void load(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats);
+  void store(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats);
+  void gemm(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats);
+  void alu(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats);
+  // Checks uop_begin/uop_end and that the largest dst/src/wgt index that the
+  // loop nest reaches stays inside its memory.
+  void checkLoopNest(const hw::Instruction& insn, const std::string& where) const;
+  const uint8_t* dramRange(uint64_t entry_index, uint64_t entries, hw::Memory m, const std::string& where);
+  void narrowToOutput(uint32_t acc_index);
+
+  hw::HwConfig cfg_;
+  hw::IsaLayout layout_;
+  Dram& dram_;
+  uint32_t inp_entry_, wgt_entry_, acc_entry_, out_entry_;  // elements per entry
+  std::vector<hw::Uop> uop_;
+  std::vector<int8_t> inp_, wgt_, out_;
+  std::vector<int32_t> acc_;
+};
+
+}  // namespace vdla::sim

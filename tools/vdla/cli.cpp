@@ -1,0 +1,61 @@
+#include "cli.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "vdla/driver/device.h"
+#include "vdla/hw/error.h"
+
+namespace vdla::cli {
+
+bool parseArgs(const std::string& usage, const std::vector<std::string>& args, po::options_description& options,
+               const po::positional_options_description& positional, po::variables_map& vm) {
+  options.add_options()("help,h", "show this help");
+  try {
+    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+    if (vm.count("help")) {
+      std::cout << "usage: " << usage << "\n\n" << options << "\n";
+      return false;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(std::string(e.what()) + "\nusage: " + usage);
+  }
+  return true;
+}
+
+void addConfigOption(po::options_description& options) {
+  std::string names;
+  for (const auto& n : hw::builtinConfigNames()) names += (names.empty() ? "" : ", ") + n;
+  options.add_options()("config", po::value<std::string>()->default_value(hw::kDefaultConfigName),
+                        ("hardware config: a JSON file or a built-in name (" + names + ")").c_str());
+}
+
+hw::HwConfig configFrom(const po::variables_map& vm) { return hw::loadConfig(vm["config"].as<std::string>()); }
+
+void addDeviceOption(po::options_description& options) {
+  std::string names;
+  for (const auto& n : driver::deviceBackends()) names += (names.empty() ? "" : ", ") + n;
+  options.add_options()("device", po::value<std::string>()->default_value("fsim"),
+                        ("device backend (" + names + ")").c_str());
+}
+
+std::vector<uint8_t> readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open");
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string readTextFile(const std::string& path) {
+  std::vector<uint8_t> bytes = readFile(path);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+void writeFile(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  if (!out) throw Error(path + ": cannot write");
+}
+
+}  // namespace vdla::cli

@@ -1,0 +1,77 @@
+#pragma once
+// Hardware configuration: the single description of one VDLA instance. The ISA
+// field widths, the generated HLS/RTL parameters, the simulators and the
+// compiler's limits are all derived from a HwConfig, never restated.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vdla::hw {
+
+// On-chip memories. Acc8 is not a memory of its own: it names the LOAD mode that
+// fills the accumulator memory from int8 DRAM data (sign-extended), which is how
+// a residual operand produced by an earlier layer enters the ALU.
+enum class Memory : uint8_t { Uop = 0, Weight = 1, Input = 2, Acc = 3, Output = 4, Acc8 = 5 };
+constexpr int kNumMemoryIds = 6;
+const char* memoryName(Memory m);  // "UOP", "WGT", "INP", "ACC", "OUT", "ACC8"
+
+struct HwConfig {
+  std::string name;
+  std::string description;
+
+  // target
+  std::string board;
+  std::string part;
+  double clock_mhz = 0;
+
+  // GEMM core: (batch x block_in) * (block_in x block_out) per cycle.
+  uint32_t batch = 0, block_in = 0, block_out = 0;
+
+  // data widths in bits
+  uint32_t input_bits = 0, weight_bits = 0, acc_bits = 0, output_bits = 0;
+
+  // on-chip buffer sizes in bytes
+  uint64_t uop_bytes = 0, input_bytes = 0, weight_bytes = 0, acc_bytes = 0, output_bytes = 0;
+
+  uint32_t axi_data_bits = 0;
+  uint32_t command_queue_depth = 0;  // per-module instruction queue
+  uint32_t token_queue_depth = 0;    // each of the four dependency-token queues
+
+  // ISA field widths that are not implied by the buffer sizes.
+  uint32_t dram_addr_bits = 0, xfer_size_bits = 0, pad_bits = 0, loop_iter_bits = 0, alu_imm_bits = 0;
+
+  // 64-bit FNV-1a of the canonical form of every hardware-relevant field
+  // (everything but name and description). The hardware exposes it; the
+  // runtime refuses artifacts compiled for another hash.
+  uint64_t hash = 0;
+
+  // ---- derived quantities ----
+  // Bytes of one SRAM entry (one row of the memory). For Acc8 it is the DRAM
+  // element size of the int8 source.
+  uint32_t entryBytes(Memory m) const;
+  // Number of entries of the memory (Acc8 shares the accumulator memory).
+  uint32_t depth(Memory m) const;
+  // Bits of an index into the memory: ceil(log2(depth)).
+  uint32_t indexBits(Memory m) const;
+  uint64_t macsPerCycle() const { return uint64_t(batch) * block_in * block_out; }
+  std::string hashHex() const;
+};
+
+// Parses and validates JSON text. `origin` (a file name or "builtin:pynq") goes
+// into every error message, together with the field and the reason.
+HwConfig parseConfig(const std::string& json_text, const std::string& origin);
+
+// Loads a config from a file path, or a shipped config by name ("pynq", "tiny").
+HwConfig loadConfig(const std::string& path_or_name);
+
+// Names of the configs built into the library (the JSON files in vdla_hw/config).
+std::vector<std::string> builtinConfigNames();
+const std::string* builtinConfigText(const std::string& name);  // nullptr if unknown
+
+constexpr const char* kDefaultConfigName = "pynq";
+
+// The canonical JSON form (pretty-printed when indent >= 0) including derived
+// quantities under "derived".
+std::string configToJson(const HwConfig& cfg, int indent = 2);
+
+}  // namespace vdla::hw

@@ -1,0 +1,88 @@
+#pragma once
+// The VDLA instruction set in one screen. docs/isa.md is the prose version.
+//
+// A program is a stream of 128-bit instructions fetched from DRAM and dispatched
+// in order to three modules that run concurrently:
+//   load    : LOAD WGT, LOAD INP
+//   compute : LOAD UOP, LOAD ACC, LOAD ACC8, GEMM, ALU, FINISH
+//   store   : STORE OUT
+// Each module executes its own instructions in order. They synchronise only
+// through four dependency-token queues (load->compute, compute->load,
+// compute->store, store->compute); every instruction can pop a token from and
+// push a token to its previous and next stage before and after it runs.
+#include <array>
+#include <cstdint>
+
+#include "vdla/hw/config.h"
+
+namespace vdla::hw {
+
+enum class Opcode : uint8_t { Load = 0, Store = 1, Gemm = 2, Alu = 3, Finish = 4 };
+constexpr int kNumOpcodes = 5;
+const char* opcodeName(Opcode op);  // "LOAD", ...
+
+enum class AluOp : uint8_t {
+  Min = 0,   // dst = min(dst, b)
+  Max = 1,   // dst = max(dst, b)
+  Add = 2,   // dst = dst + b                        (wrapping, 32-bit)
+  Mul = 3,   // dst = dst * b                        (low 32 bits of the product)
+  Shr = 4,   // dst = dst >> b, arithmetic; b < 0 shifts left by -b; b is clamped to [-31, 31]
+  Rshr = 5,  // as Shr, but rounds half up for b > 0: (dst + (1 << (b-1))) >> b in 64-bit
+  Mov = 6,   // dst = b
+};
+constexpr int kNumAluOps = 7;
+const char* aluOpName(AluOp op);  // "MIN", ...
+
+enum class Module : uint8_t { Load = 0, Compute = 1, Store = 2 };
+const char* moduleName(Module m);  // "load", "compute", "store"
+
+// A decoded instruction. One flat struct for every kind: the fields that a kind
+// does not use stay zero, and IsaLayout says which fields each kind encodes.
+struct Instruction {
+  Opcode opcode = Opcode::Finish;
+  // Dependency flags. "prev" and "next" are relative to the executing module in
+  // the order load -> compute -> store.
+  bool pop_prev = false, pop_next = false, push_prev = false, push_next = false;
+
+  // LOAD / STORE: a 2-D transfer of y_size rows of x_size entries; DRAM rows are
+  // x_stride entries apart, SRAM rows are packed. Zero padding is added around
+  // the loaded block (loads only). Addresses count entries of the memory.
+  Memory memory = Memory::Uop;
+  uint32_t sram_base = 0;
+  uint64_t dram_base = 0;
+  uint32_t y_size = 0, x_size = 0, x_stride = 0;
+  uint32_t y_pad_top = 0, y_pad_bottom = 0, x_pad_left = 0, x_pad_right = 0;
+
+  // GEMM / ALU: for o < iter_out, i < iter_in, u in [uop_begin, uop_end):
+  //   dst = uop[u].dst + o*dst_factor_out + i*dst_factor_in   (accumulator index)
+  //   src = uop[u].src + o*src_factor_out + i*src_factor_in   (GEMM: input, ALU: accumulator)
+  //   wgt = uop[u].wgt + o*wgt_factor_out + i*wgt_factor_in   (GEMM only)
+  bool reset = false;  // GEMM: write zero instead of accumulating
+  uint32_t uop_begin = 0, uop_end = 0;
+  uint32_t iter_out = 0, iter_in = 0;
+  uint32_t dst_factor_out = 0, dst_factor_in = 0;
+  uint32_t src_factor_out = 0, src_factor_in = 0;
+  uint32_t wgt_factor_out = 0, wgt_factor_in = 0;
+  AluOp alu_op = AluOp::Min;
+  bool use_imm = false;  // ALU: second operand is `imm` instead of acc[src]
+  int32_t imm = 0;
+
+  bool operator==(const Instruction& o) const;
+  bool operator!=(const Instruction& o) const { return !(*this == o); }
+};
+
+// Which module executes an instruction (the fetch unit's routing rule).
+Module moduleOf(const Instruction& insn);
+
+// A micro-op: three SRAM indices packed into 32 bits (dst | src | wgt from the
+// least significant bit; widths from the config, see IsaLayout).
+struct Uop {
+  uint32_t dst = 0, src = 0, wgt = 0;
+  bool operator==(const Uop& o) const { return dst == o.dst && src == o.src && wgt == o.wgt; }
+};
+
+constexpr int kInstructionBytes = 16;
+constexpr int kUopBytes = 4;
+using EncodedInstruction = std::array<uint64_t, 2>;  // [0] holds bits 0..63
+
+}  // namespace vdla::hw

@@ -1,0 +1,63 @@
+#pragma once
+// Bit layout of instructions and micro-ops for one HwConfig. Field widths follow
+// from the config (SRAM index widths from buffer depths, the rest from its "isa"
+// section); packing is explicit shifts and masks, independent of the compiler.
+#include <string>
+#include <vector>
+
+#include "vdla/hw/config.h"
+#include "vdla/hw/isa.h"
+
+namespace vdla::hw {
+
+enum class Field : uint8_t {
+  Opcode, PopPrev, PopNext, PushPrev, PushNext,
+  Memory, SramBase, DramBase, YSize, XSize, XStride, YPadTop, YPadBottom, XPadLeft, XPadRight,
+  Reset, AluOp, UseImm, UopBegin, UopEnd, IterOut, IterIn,
+  DstFactorOut, DstFactorIn, SrcFactorOut, SrcFactorIn, WgtFactorOut, WgtFactorIn, Imm,
+};
+const char* fieldName(Field f);  // snake_case, as in Instruction
+
+struct BitField {
+  Field field;
+  uint32_t offset;  // from bit 0 of the 128-bit word
+  uint32_t width;
+  bool is_signed;
+};
+
+class IsaLayout {
+ public:
+  explicit IsaLayout(const HwConfig& cfg);
+
+  // Fields encoded for an opcode, in bit order (the common fields first).
+  const std::vector<BitField>& fields(Opcode op) const { return fields_[int(op)]; }
+  uint32_t usedBits(Opcode op) const;
+  uint32_t uopDstBits() const { return uop_dst_bits_; }
+  uint32_t uopSrcBits() const { return uop_src_bits_; }
+  uint32_t uopWgtBits() const { return uop_wgt_bits_; }
+
+  // Packs an instruction; throws vdla::Error naming the field if a value does
+  // not fit. `where` prefixes the message (e.g. "instruction 12").
+  EncodedInstruction encode(const Instruction& insn, const std::string& where = "") const;
+  // Unpacks; throws vdla::Error for an unknown opcode, memory or ALU op, or
+  // non-zero bits outside the opcode's fields.
+  Instruction decode(const EncodedInstruction& bits, const std::string& where = "") const;
+
+  uint32_t encodeUop(const Uop& uop, const std::string& where = "") const;
+  Uop decodeUop(uint32_t bits) const;
+
+  // Empty if every field of every instruction fits in 128 bits and a micro-op in
+  // 32 bits; otherwise the reason.
+  static std::string whyUnencodable(const HwConfig& cfg);
+
+ private:
+  std::vector<BitField> fields_[kNumOpcodes];
+  uint32_t uop_dst_bits_, uop_src_bits_, uop_wgt_bits_;
+};
+
+// Reads and writes a field of an instruction as a raw integer (signed fields as
+// their two's complement value sign-extended to 64 bits).
+int64_t getField(const Instruction& insn, Field f);
+void setField(Instruction& insn, Field f, int64_t value);
+
+}  // namespace vdla::hw

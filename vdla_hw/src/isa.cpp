@@ -1,0 +1,55 @@
+#include "vdla/hw/isa.h"
+
+#include "vdla/hw/isa_layout.h"
+
+namespace vdla::hw {
+
+const char* opcodeName(Opcode op) {
+  switch (op) {
+    case Opcode::Load: return "LOAD";
+    case Opcode::Store: return "STORE";
+    case Opcode::Gemm: return "GEMM";
+    case Opcode::Alu: return "ALU";
+    case Opcode::Finish: return "FINISH";
+  }
+  return "?";
+}
+
+const char* aluOpName(AluOp op) {
+  switch (op) {
+    case AluOp::Min: return "MIN";
+    case AluOp::Max: return "MAX";
+    case AluOp::Add: return "ADD";
+    case AluOp::Mul: return "MUL";
+    case AluOp::Shr: return "SHR";
+    case AluOp::Rshr: return "RSHR";
+    case AluOp::Mov: return "MOV";
+  }
+  return "?";
+}
+
+const char* moduleName(Module m) {
+  switch (m) {
+    case Module::Load: return "load";
+    case Module::Compute: return "compute";
+    case Module::Store: return "store";
+  }
+  return "?";
+}
+
+Module moduleOf(const Instruction& insn) {
+  switch (insn.opcode) {
+    case Opcode::Load:
+      return (insn.memory == Memory::Weight || insn.memory == Memory::Input) ? Module::Load : Module::Compute;
+    case Opcode::Store: return Module::Store;
+    default: return Module::Compute;
+  }
+}
+
+bool Instruction::operator==(const Instruction& o) const {
+  for (int f = 0; f <= int(Field::Imm); ++f)
+    if (getField(*this, Field(f)) != getField(o, Field(f))) return false;
+  return true;
+}
+
+}  // namespace vdla::hw

@@ -1,0 +1,289 @@
+#include "vdla/hw/isa_layout.h"
+
+#include <algorithm>
+
+#include "vdla/hw/error.h"
+
+namespace vdla::hw {
+namespace {
+
+constexpr uint32_t kOpcodeBits = 3;
+constexpr uint32_t kMemoryBits = 3;
+constexpr uint32_t kAluOpBits = 3;
+constexpr uint32_t kInstructionBits = 128;
+constexpr uint32_t kUopBits = 32;
+
+struct FieldSpec {
+  Field field;
+  uint32_t width;
+  bool is_signed = false;
+};
+
+// The field order of every opcode. Offsets are assigned by accumulating widths,
+// so the layout is a pure function of the config.
+std::vector<FieldSpec> fieldSpecs(const HwConfig& c, Opcode op) {
+  std::vector<FieldSpec> specs = {
+      {Field::Opcode, kOpcodeBits}, {Field::PopPrev, 1}, {Field::PopNext, 1}, {Field::PushPrev, 1}, {Field::PushNext, 1},
+  };
+  const uint32_t uop_bits = c.indexBits(Memory::Uop);
+  const uint32_t acc_bits = c.indexBits(Memory::Acc);
+  const uint32_t inp_bits = c.indexBits(Memory::Input);
+  const uint32_t wgt_bits = c.indexBits(Memory::Weight);
+  const uint32_t sram_bits = std::max({uop_bits, acc_bits, inp_bits, wgt_bits, c.indexBits(Memory::Output)});
+  // Range ends are exclusive, so they need one bit more than a begin index.
+  const uint32_t uop_end_bits = c.indexBits(Memory::Uop) + 1;
+  switch (op) {
+    case Opcode::Load:
+    case Opcode::Store:
+      specs.insert(specs.end(), {{Field::Memory, kMemoryBits},
+                                 {Field::SramBase, sram_bits},
+                                 {Field::DramBase, c.dram_addr_bits},
+                                 {Field::YSize, c.xfer_size_bits},
+                                 {Field::XSize, c.xfer_size_bits},
+                                 {Field::XStride, c.xfer_size_bits},
+                                 {Field::YPadTop, c.pad_bits},
+                                 {Field::YPadBottom, c.pad_bits},
+                                 {Field::XPadLeft, c.pad_bits},
+                                 {Field::XPadRight, c.pad_bits}});
+      break;
+    case Opcode::Gemm:
+      specs.insert(specs.end(), {{Field::Reset, 1},
+                                 {Field::UopBegin, uop_bits},
+                                 {Field::UopEnd, uop_end_bits},
+                                 {Field::IterOut, c.loop_iter_bits},
+                                 {Field::IterIn, c.loop_iter_bits},
+                                 {Field::DstFactorOut, acc_bits},
+                                 {Field::DstFactorIn, acc_bits},
+                                 {Field::SrcFactorOut, inp_bits},
+                                 {Field::SrcFactorIn, inp_bits},
+                                 {Field::WgtFactorOut, wgt_bits},
+                                 {Field::WgtFactorIn, wgt_bits}});
+      break;
+    case Opcode::Alu:
+      specs.insert(specs.end(), {{Field::AluOp, kAluOpBits},
+                                 {Field::UseImm, 1},
+                                 {Field::UopBegin, uop_bits},
+                                 {Field::UopEnd, uop_end_bits},
+                                 {Field::IterOut, c.loop_iter_bits},
+                                 {Field::IterIn, c.loop_iter_bits},
+                                 {Field::DstFactorOut, acc_bits},
+                                 {Field::DstFactorIn, acc_bits},
+                                 {Field::SrcFactorOut, acc_bits},
+                                 {Field::SrcFactorIn, acc_bits},
+                                 {Field::Imm, c.alu_imm_bits, true}});
+      break;
+    case Opcode::Finish: break;
+  }
+  return specs;
+}
+
+uint64_t mask(uint32_t width) { return width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1; }
+
+void putBits(EncodedInstruction& w, uint32_t offset, uint32_t width, uint64_t value) {
+  for (uint32_t i = 0; i < width;) {
+    uint32_t bit = offset + i, word = bit / 64, shift = bit % 64;
+    uint32_t take = std::min(width - i, 64 - shift);
+    w[word] |= ((value >> i) & mask(take)) << shift;
+    i += take;
+  }
+}
+
+uint64_t takeBits(const EncodedInstruction& w, uint32_t offset, uint32_t width) {
+  uint64_t value = 0;
+  for (uint32_t i = 0; i < width;) {
+    uint32_t bit = offset + i, word = bit / 64, shift = bit % 64;
+    uint32_t take = std::min(width - i, 64 - shift);
+    value |= ((w[word] >> shift) & mask(take)) << i;
+    i += take;
+  }
+  return value;
+}
+
+std::string prefix(const std::string& where) { return where.empty() ? "" : where + ": "; }
+
+// Fields that hold an enumeration accept fewer values than their width allows.
+// Returns why `raw` is not a legal value of `field` for `op`, or "" if it is.
+std::string illegalEnumValue(Opcode op, Field field, uint64_t raw) {
+  if (field == Field::Memory) {
+    bool ok = (op == Opcode::Store) ? raw == uint64_t(Memory::Output)
+                                    : (raw < kNumMemoryIds && raw != uint64_t(Memory::Output));
+    if (!ok)
+      return std::string(opcodeName(op)) + " with invalid memory " + std::to_string(raw) +
+             (op == Opcode::Store ? " (STORE takes OUT)" : " (LOAD takes UOP, WGT, INP, ACC or ACC8)");
+  }
+  if (field == Field::AluOp && raw >= kNumAluOps) return "ALU with unknown ALU op " + std::to_string(raw);
+  return "";
+}
+
+}  // namespace
+
+const char* fieldName(Field f) {
+  static const char* const names[] = {
+      "opcode",         "pop_prev",      "pop_next",       "push_prev",      "push_next",      "memory",
+      "sram_base",      "dram_base",     "y_size",         "x_size",         "x_stride",       "y_pad_top",
+      "y_pad_bottom",   "x_pad_left",    "x_pad_right",    "reset",          "alu_op",         "use_imm",
+      "uop_begin",      "uop_end",       "iter_out",       "iter_in",        "dst_factor_out", "dst_factor_in",
+      "src_factor_out", "src_factor_in", "wgt_factor_out", "wgt_factor_in",  "imm",
+  };
+  return names[int(f)];
+}
+
+IsaLayout::IsaLayout(const HwConfig& cfg) {
+  for (int op = 0; op < kNumOpcodes; ++op) {
+    uint32_t offset = 0;
+    for (const FieldSpec& s : fieldSpecs(cfg, Opcode(op))) {
+      fields_[op].push_back({s.field, offset, s.width, s.is_signed});
+      offset += s.width;
+    }
+  }
+  uop_dst_bits_ = cfg.indexBits(Memory::Acc);
+  uop_src_bits_ = std::max(cfg.indexBits(Memory::Input), cfg.indexBits(Memory::Acc));
+  uop_wgt_bits_ = cfg.indexBits(Memory::Weight);
+}
+
+uint32_t IsaLayout::usedBits(Opcode op) const {
+  const auto& f = fields_[int(op)];
+  return f.empty() ? 0 : f.back().offset + f.back().width;
+}
+
+std::string IsaLayout::whyUnencodable(const HwConfig& cfg) {
+  IsaLayout layout(cfg);
+  for (int op = 0; op < kNumOpcodes; ++op)
+    if (layout.usedBits(Opcode(op)) > kInstructionBits)
+      return std::string(opcodeName(Opcode(op))) + " needs " + std::to_string(layout.usedBits(Opcode(op))) +
+             " bits but instructions are " + std::to_string(kInstructionBits) +
+             " bits; reduce buffer depths or ISA field widths";
+  uint32_t uop = layout.uop_dst_bits_ + layout.uop_src_bits_ + layout.uop_wgt_bits_;
+  if (uop > kUopBits)
+    return "a micro-op needs " + std::to_string(uop) + " bits (acc " + std::to_string(layout.uop_dst_bits_) +
+           " + input/acc " + std::to_string(layout.uop_src_bits_) + " + weight " +
+           std::to_string(layout.uop_wgt_bits_) + ") but micro-ops are 32 bits; reduce buffer depths";
+  return "";
+}
+
+EncodedInstruction IsaLayout::encode(const Instruction& insn, const std::string& where) const {
+  EncodedInstruction bits{0, 0};
+  for (const BitField& f : fields_[int(insn.opcode)]) {
+    int64_t v = getField(insn, f.field);
+    bool fits = f.is_signed ? (v >= -(int64_t(1) << (f.width - 1)) && v < (int64_t(1) << (f.width - 1)))
+                            : (v >= 0 && uint64_t(v) <= mask(f.width));
+    if (!fits)
+      throw Error(prefix(where) + opcodeName(insn.opcode) + " field " + fieldName(f.field) + " = " +
+                  std::to_string(v) + " does not fit in " + std::to_string(f.width) + (f.is_signed ? " signed" : "") +
+                  " bits");
+    std::string illegal = illegalEnumValue(insn.opcode, f.field, uint64_t(v));
+    if (!illegal.empty()) throw Error(prefix(where) + illegal);
+    putBits(bits, f.offset, f.width, uint64_t(v) & mask(f.width));
+  }
+  return bits;
+}
+
+Instruction IsaLayout::decode(const EncodedInstruction& bits, const std::string& where) const {
+  uint64_t opcode = takeBits(bits, 0, kOpcodeBits);
+  if (opcode >= kNumOpcodes) throw Error(prefix(where) + "unknown opcode " + std::to_string(opcode));
+  Instruction insn;
+  EncodedInstruction seen{0, 0};
+  for (const BitField& f : fields_[opcode]) {
+    uint64_t raw = takeBits(bits, f.offset, f.width);
+    putBits(seen, f.offset, f.width, raw);
+    int64_t v = int64_t(raw);
+    if (f.is_signed && f.width < 64 && (raw >> (f.width - 1)) & 1) v = int64_t(raw | ~mask(f.width));
+    std::string illegal = illegalEnumValue(insn.opcode, f.field, raw);
+    if (!illegal.empty()) throw Error(prefix(where) + illegal);
+    setField(insn, f.field, v);
+  }
+  if (seen != bits)
+    throw Error(prefix(where) + opcodeName(insn.opcode) + " has bits set outside its fields (corrupt instruction?)");
+  return insn;
+}
+
+uint32_t IsaLayout::encodeUop(const Uop& uop, const std::string& where) const {
+  auto check = [&](uint32_t v, uint32_t width, const char* name) {
+    if (v > mask(width))
+      throw Error(prefix(where) + "micro-op " + name + " index " + std::to_string(v) + " does not fit in " +
+                  std::to_string(width) + " bits");
+  };
+  check(uop.dst, uop_dst_bits_, "dst");
+  check(uop.src, uop_src_bits_, "src");
+  check(uop.wgt, uop_wgt_bits_, "wgt");
+  return uop.dst | (uop.src << uop_dst_bits_) | (uop.wgt << (uop_dst_bits_ + uop_src_bits_));
+}
+
+Uop IsaLayout::decodeUop(uint32_t bits) const {
+  Uop u;
+  u.dst = uint32_t(bits & mask(uop_dst_bits_));
+  u.src = uint32_t((bits >> uop_dst_bits_) & mask(uop_src_bits_));
+  u.wgt = uint32_t((bits >> (uop_dst_bits_ + uop_src_bits_)) & mask(uop_wgt_bits_));
+  return u;
+}
+
+int64_t getField(const Instruction& i, Field f) {
+  switch (f) {
+    case Field::Opcode: return int64_t(i.opcode);
+    case Field::PopPrev: return i.pop_prev;
+    case Field::PopNext: return i.pop_next;
+    case Field::PushPrev: return i.push_prev;
+    case Field::PushNext: return i.push_next;
+    case Field::Memory: return int64_t(i.memory);
+    case Field::SramBase: return i.sram_base;
+    case Field::DramBase: return int64_t(i.dram_base);
+    case Field::YSize: return i.y_size;
+    case Field::XSize: return i.x_size;
+    case Field::XStride: return i.x_stride;
+    case Field::YPadTop: return i.y_pad_top;
+    case Field::YPadBottom: return i.y_pad_bottom;
+    case Field::XPadLeft: return i.x_pad_left;
+    case Field::XPadRight: return i.x_pad_right;
+    case Field::Reset: return i.reset;
+    case Field::AluOp: return int64_t(i.alu_op);
+    case Field::UseImm: return i.use_imm;
+    case Field::UopBegin: return i.uop_begin;
+    case Field::UopEnd: return i.uop_end;
+    case Field::IterOut: return i.iter_out;
+    case Field::IterIn: return i.iter_in;
+    case Field::DstFactorOut: return i.dst_factor_out;
+    case Field::DstFactorIn: return i.dst_factor_in;
+    case Field::SrcFactorOut: return i.src_factor_out;
+    case Field::SrcFactorIn: return i.src_factor_in;
+    case Field::WgtFactorOut: return i.wgt_factor_out;
+    case Field::WgtFactorIn: return i.wgt_factor_in;
+    case Field::Imm: return i.imm;
+  }
+  return 0;
+}
+
+void setField(Instruction& i, Field f, int64_t v) {
+  switch (f) {
+    case Field::Opcode: i.opcode = Opcode(v); break;
+    case Field::PopPrev: i.pop_prev = v != 0; break;
+    case Field::PopNext: i.pop_next = v != 0; break;
+    case Field::PushPrev: i.push_prev = v != 0; break;
+    case Field::PushNext: i.push_next = v != 0; break;
+    case Field::Memory: i.memory = Memory(v); break;
+    case Field::SramBase: i.sram_base = uint32_t(v); break;
+    case Field::DramBase: i.dram_base = uint64_t(v); break;
+    case Field::YSize: i.y_size = uint32_t(v); break;
+    case Field::XSize: i.x_size = uint32_t(v); break;
+    case Field::XStride: i.x_stride = uint32_t(v); break;
+    case Field::YPadTop: i.y_pad_top = uint32_t(v); break;
+    case Field::YPadBottom: i.y_pad_bottom = uint32_t(v); break;
+    case Field::XPadLeft: i.x_pad_left = uint32_t(v); break;
+    case Field::XPadRight: i.x_pad_right = uint32_t(v); break;
+    case Field::Reset: i.reset = v != 0; break;
+    case Field::AluOp: i.alu_op = AluOp(v); break;
+    case Field::UseImm: i.use_imm = v != 0; break;
+    case Field::UopBegin: i.uop_begin = uint32_t(v); break;
+    case Field::UopEnd: i.uop_end = uint32_t(v); break;
+    case Field::IterOut: i.iter_out = uint32_t(v); break;
+    case Field::IterIn: i.iter_in = uint32_t(v); break;
+    case Field::DstFactorOut: i.dst_factor_out = uint32_t(v); break;
+    case Field::DstFactorIn: i.dst_factor_in = uint32_t(v); break;
+    case Field::SrcFactorOut: i.src_factor_out = uint32_t(v); break;
+    case Field::SrcFactorIn: i.src_factor_in = uint32_t(v); break;
+    case Field::WgtFactorOut: i.wgt_factor_out = uint32_t(v); break;
+    case Field::WgtFactorIn: i.wgt_factor_in = uint32_t(v); break;
+    case Field::Imm: i.imm = int32_t(v); break;
+  }
+}
+
+}  // namespace vdla::hw
