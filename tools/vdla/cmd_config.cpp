@@ -29,17 +29,31 @@ void printSummary(const hw::HwConfig& c) {
   std::cout << "\n";
 }
 
+// The bit layout of every instruction kind, as docs/isa.md shows it.
+void printLayout(const hw::HwConfig& c) {
+  hw::IsaLayout layout(c);
+  for (int op = 0; op < hw::kNumOpcodes; ++op) {
+    std::cout << hw::opcodeName(hw::Opcode(op)) << " (" << layout.usedBits(hw::Opcode(op)) << " of 128 bits)\n";
+    for (const hw::BitField& f : layout.fields(hw::Opcode(op)))
+      std::printf("  [%3u:%3u] %-15s %2u bits%s\n", f.offset + f.width - 1, f.offset, hw::fieldName(f.field), f.width,
+                  f.is_signed ? ", signed" : "");
+    std::fflush(stdout);
+  }
+  std::cout << "micro-op (32 bits): dst " << layout.uopDstBits() << " | src " << layout.uopSrcBits() << " | wgt "
+            << layout.uopWgtBits() << " bits from bit 0\n";
+}
+
 }  // namespace
 
 int configCommand(const std::vector<std::string>& args) {
   po::options_description options("vdla config options");
   options.add_options()("action", po::value<std::string>()->required(), "check | show | list")(
       "files", po::value<std::vector<std::string>>(), "config files or built-in names")(
-      "json", "print JSON");
+      "json", "print JSON")("isa", "with show: print the instruction bit layout");
   po::positional_options_description positional;
   positional.add("action", 1).add("files", -1);
   po::variables_map vm;
-  const char* usage = "vdla config check FILE... | show FILE | list  [--json]";
+  const char* usage = "vdla config check FILE... | show FILE [--isa] | list  [--json]";
   if (!parseArgs(usage, args, options, positional, vm)) return 0;
   const std::string action = vm["action"].as<std::string>();
   const bool json = vm.count("json");
@@ -64,6 +78,8 @@ int configCommand(const std::vector<std::string>& args) {
     hw::HwConfig c = hw::loadConfig(files[0]);
     if (json)
       std::cout << hw::configToJson(c) << "\n";
+    else if (vm.count("isa"))
+      printLayout(c);
     else
       printSummary(c);
     return 0;

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs every Debian package the project needs (skipping those already
+# present) and builds the release configuration. Idempotent; run as root on
+# Debian 12.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Build tools and the libraries every layer uses.
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config git python3
+  libboost-program-options-dev nlohmann-json3-dev
+  libgtest-dev googletest
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; else SUDO=; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all ${#PACKAGES[@]} packages present"
+fi
+
+bash scripts/build.sh "$@"
