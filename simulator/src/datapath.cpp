@@ -94,7 +94,9 @@ Datapath::Datapath(const hw::HwConfig& cfg, Dram& dram)
       out_(size_t(cfg.depth(Memory::Output)) * out_entry_),
       acc_(size_t(cfg.depth(Memory::Acc)) * acc_entry_) {}
 
-void Datapath::execute(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats) {
+void Datapath::execute(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats,
+                       const std::atomic<bool>* cancel) {
+  cancel_ = cancel;
   switch (insn.opcode) {
     case hw::Opcode::Load: load(insn, where, stats); break;
     case hw::Opcode::Store: store(insn, where, stats); break;
@@ -225,6 +227,10 @@ void Datapath::checkLoopNest(const hw::Instruction& insn, const std::string& whe
   }
 }
 
+void Datapath::checkCancel(const std::string& where) const {
+  if (cancel_ && cancel_->load(std::memory_order_relaxed)) throw Error("run cancelled during " + where);
+}
+
 void Datapath::narrowToOutput(uint32_t acc_index) {
   const int32_t* a = &acc_[size_t(acc_index) * acc_entry_];
   int8_t* o = &out_[size_t(acc_index) * out_entry_];
@@ -240,6 +246,7 @@ void Datapath::gemm(const hw::Instruction& insn, const std::string& where, Execu
   const GemmTileFn tile = specialisedGemmTile(cfg_.block_in);
   for (uint32_t o = 0; o < insn.iter_out; ++o) {
     for (uint32_t i = 0; i < insn.iter_in; ++i) {
+      checkCancel(where);
       const uint32_t dst_off = o * insn.dst_factor_out + i * insn.dst_factor_in;
       const uint32_t src_off = o * insn.src_factor_out + i * insn.src_factor_in;
       const uint32_t wgt_off = o * insn.wgt_factor_out + i * insn.wgt_factor_in;
@@ -269,6 +276,7 @@ void Datapath::alu(const hw::Instruction& insn, const std::string& where, Execut
   stats.alu_element_ops += uint64_t(insn.iter_out) * insn.iter_in * uops * acc_entry_;
   for (uint32_t o = 0; o < insn.iter_out; ++o) {
     for (uint32_t i = 0; i < insn.iter_in; ++i) {
+      checkCancel(where);
       for (uint32_t u = insn.uop_begin; u < insn.uop_end; ++u) {
         const uint32_t dst = uop_[u].dst + o * insn.dst_factor_out + i * insn.dst_factor_in;
         const uint32_t src = uop_[u].src + o * insn.src_factor_out + i * insn.src_factor_in;

@@ -1,6 +1,7 @@
 #pragma once
 // The on-chip memories of VDLA and the execution of one instruction on them.
 // Private to the simulator library.
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,14 +19,17 @@ class Datapath {
   Datapath(const hw::HwConfig& cfg, Dram& dram);
 
   // Executes one LOAD, STORE, GEMM or ALU. `where` names the instruction in
-  // errors ("instruction 12 (GEMM)").
-  void execute(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats);
+  // errors ("instruction 12 (GEMM)"). A long GEMM or ALU stops with an error
+  // when `cancel` becomes true.
+  void execute(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats,
+               const std::atomic<bool>* cancel);
 
  private:
   void load(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats);
   void store(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats);
   void gemm(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats);
   void alu(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats);
+  void checkCancel(const std::string& where) const;
   // Checks uop_begin/uop_end and that the largest dst/src/wgt index that the
   // loop nest reaches stays inside its memory.
   void checkLoopNest(const hw::Instruction& insn, const std::string& where) const;
@@ -39,6 +43,7 @@ class Datapath {
   std::vector<hw::Uop> uop_;
   std::vector<int8_t> inp_, wgt_, out_;
   std::vector<int32_t> acc_;
+  const std::atomic<bool>* cancel_ = nullptr;  // of the instruction being executed
 };
 
 }  // namespace vdla::sim

@@ -12,12 +12,19 @@ Dram::Dram(uint64_t base, uint64_t capacity) : base_(base), capacity_(capacity) 
 uint64_t Dram::allocate(uint64_t bytes, uint64_t align) {
   if (align == 0 || (align & (align - 1)) != 0) throw Error("DRAM allocation alignment must be a power of two");
   if (bytes == 0) bytes = 1;
-  // First fit between existing regions, in address order.
+  if (bytes > capacity_) {
+    std::ostringstream msg;
+    msg << "cannot allocate " << bytes << " bytes: the simulated DRAM holds " << capacity_ << " bytes";
+    throw Error(msg.str());
+  }
+  // First fit between existing regions, in address order, keeping an unmapped
+  // guard gap after every buffer so that an access running past the end of one
+  // buffer is reported instead of landing in its neighbour.
   uint64_t candidate = base_;
   for (const auto& [start, region] : regions_) {
     candidate = (candidate + align - 1) & ~(align - 1);
-    if (candidate + bytes <= start) break;
-    candidate = start + region.size;
+    if (candidate + bytes + kGuardBytes <= start) break;
+    candidate = start + region.size + kGuardBytes;
   }
   candidate = (candidate + align - 1) & ~(align - 1);
   if (candidate + bytes > base_ + capacity_) {

@@ -144,7 +144,7 @@ ExecutionStats FunctionalSimulator::run(const std::vector<Instruction>& program,
           throw Error("run cancelled before " + describe(program, index));
         if (insn.pop_prev) tokens[ports.pop_prev]--;
         if (insn.pop_next) tokens[ports.pop_next]--;
-        datapath_->execute(insn, describe(program, index), stats);
+        datapath_->execute(insn, describe(program, index), stats, cancel);
         stats.instructions[int(insn.opcode)]++;
         if (insn.push_prev) tokens[ports.push_prev]++, stats.tokens_pushed[ports.push_prev]++;
         if (insn.push_next) tokens[ports.push_next]++, stats.tokens_pushed[ports.push_next]++;

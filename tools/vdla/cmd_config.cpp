@@ -72,6 +72,7 @@ int configCommand(const std::vector<std::string>& args) {
     if (json) std::cout << out.dump(2) << "\n";
     return 0;
   }
+  if (action != "show" && action != "check") throw UsageError("unknown action '" + action + "'\nusage: " + usage);
   if (files.empty()) throw UsageError(std::string("'") + action + "' needs a config file\nusage: " + usage);
   if (action == "show") {
     if (files.size() != 1) throw UsageError("'show' takes one config\nusage: " + std::string(usage));

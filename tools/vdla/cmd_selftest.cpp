@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "vdla/driver/device.h"
+#include "vdla/hw/error.h"
 #include "vdla/selftest/selftest.h"
 
 namespace vdla::cli {
@@ -41,6 +42,7 @@ int selftestCommand(const std::vector<std::string>& args) {
                  r.passed ? "ok  " : "FAIL", r.seconds, r.detail.c_str());
     std::fflush(progress);
   });
+  if (results.empty()) throw Error("no selftest case matches --filter '" + opts.filter + "' (see --list)");
   size_t passed = 0;
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& r : results) {

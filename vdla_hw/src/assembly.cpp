@@ -1,6 +1,7 @@
 #include "vdla/hw/assembly.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -103,7 +104,13 @@ class LineParser {
       if (parts.size() != group->fields.size())
         fail("operand '" + key + "' takes " + std::to_string(group->fields.size()) + " value(s) separated by '" +
              group->separator + "', got '" + value + "'");
-      for (size_t i = 0; i < parts.size(); ++i) setField(insn, group->fields[i], number(parts[i], key));
+      for (size_t i = 0; i < parts.size(); ++i) {
+        const int64_t v = number(parts[i], key);
+        // Range-check before storing: setField narrows to the member's type.
+        std::string why = IsaLayout::whyInvalidValue(insn.opcode, bitField(insn.opcode, group->fields[i]), v);
+        if (!why.empty()) fail(why);
+        setField(insn, group->fields[i], v);
+      }
       if (group->fields[0] == Field::Imm) insn.use_imm = true;
     }
     if (insn.opcode == Opcode::Store && insn.memory != Memory::Output) fail("STORE only stores the OUT memory");
@@ -113,6 +120,11 @@ class LineParser {
   }
 
  private:
+  const BitField& bitField(Opcode op, Field f) const {
+    for (const BitField& b : layout_.fields(op))
+      if (b.field == f) return b;
+    fail(std::string("field ") + fieldName(f) + " does not belong to " + opcodeName(op));
+  }
   bool hasField(Opcode op, Field f) const {
     for (const BitField& b : layout_.fields(op))
       if (b.field == f) return true;
@@ -154,7 +166,10 @@ class LineParser {
     if (text.empty()) fail("operand '" + key + "' has an empty value");
     errno = 0;
     char* end = nullptr;
-    long long v = std::strtoll(text.c_str(), &end, 0);
+    // Decimal, or hexadecimal with 0x; a leading zero does not mean octal.
+    const size_t digits = (text[0] == '-' || text[0] == '+') ? 1 : 0;
+    const bool hex = text.compare(digits, 2, "0x") == 0 || text.compare(digits, 2, "0X") == 0;
+    long long v = std::strtoll(text.c_str(), &end, hex ? 16 : 10);
     if (*end != '\0' || errno == ERANGE) fail("operand '" + key + "': '" + text + "' is not an integer");
     return v;
   }

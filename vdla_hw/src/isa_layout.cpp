@@ -161,20 +161,39 @@ std::string IsaLayout::whyUnencodable(const HwConfig& cfg) {
   return "";
 }
 
+std::string IsaLayout::whyInvalidValue(Opcode op, const BitField& f, int64_t v) {
+  const bool fits = f.is_signed ? (v >= -(int64_t(1) << (f.width - 1)) && v < (int64_t(1) << (f.width - 1)))
+                                : (v >= 0 && uint64_t(v) <= mask(f.width));
+  if (!fits)
+    return std::string(opcodeName(op)) + " field " + fieldName(f.field) + " = " + std::to_string(v) +
+           " does not fit in " + std::to_string(f.width) + (f.is_signed ? " signed" : "") + " bits";
+  return illegalEnumValue(op, f.field, uint64_t(v));
+}
+
+namespace {
+
+// Rules that span fields: an ALU without use_imm ignores imm, so imm must be
+// zero there; otherwise two encodings would mean the same instruction and the
+// text form could not express one of them.
+std::string whyInconsistent(const Instruction& insn) {
+  if (insn.opcode == Opcode::Alu && !insn.use_imm && insn.imm != 0)
+    return "ALU imm = " + std::to_string(insn.imm) + " must be 0 when use_imm is 0";
+  return "";
+}
+
+}  // namespace
+
 EncodedInstruction IsaLayout::encode(const Instruction& insn, const std::string& where) const {
+  if (int(insn.opcode) >= kNumOpcodes) throw Error(prefix(where) + "unknown opcode " + std::to_string(int(insn.opcode)));
   EncodedInstruction bits{0, 0};
   for (const BitField& f : fields_[int(insn.opcode)]) {
-    int64_t v = getField(insn, f.field);
-    bool fits = f.is_signed ? (v >= -(int64_t(1) << (f.width - 1)) && v < (int64_t(1) << (f.width - 1)))
-                            : (v >= 0 && uint64_t(v) <= mask(f.width));
-    if (!fits)
-      throw Error(prefix(where) + opcodeName(insn.opcode) + " field " + fieldName(f.field) + " = " +
-                  std::to_string(v) + " does not fit in " + std::to_string(f.width) + (f.is_signed ? " signed" : "") +
-                  " bits");
-    std::string illegal = illegalEnumValue(insn.opcode, f.field, uint64_t(v));
-    if (!illegal.empty()) throw Error(prefix(where) + illegal);
+    const int64_t v = getField(insn, f.field);
+    std::string why = whyInvalidValue(insn.opcode, f, v);
+    if (!why.empty()) throw Error(prefix(where) + why);
     putBits(bits, f.offset, f.width, uint64_t(v) & mask(f.width));
   }
+  std::string why = whyInconsistent(insn);
+  if (!why.empty()) throw Error(prefix(where) + why);
   return bits;
 }
 
@@ -194,6 +213,8 @@ Instruction IsaLayout::decode(const EncodedInstruction& bits, const std::string&
   }
   if (seen != bits)
     throw Error(prefix(where) + opcodeName(insn.opcode) + " has bits set outside its fields (corrupt instruction?)");
+  std::string why = whyInconsistent(insn);
+  if (!why.empty()) throw Error(prefix(where) + why);
   return insn;
 }
 

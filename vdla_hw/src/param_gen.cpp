@@ -42,7 +42,7 @@ std::vector<Param> collectParams(const HwConfig& c) {
       {"AXI_DATA_BITS", c.axi_data_bits, "AXI master data width"},
       {"CMD_QUEUE_DEPTH", c.command_queue_depth, "per-module instruction queue"},
       {"TOKEN_QUEUE_DEPTH", c.token_queue_depth, "each dependency-token queue"},
-      {"CLOCK_MHZ", uint64_t(c.clock_mhz), "target clock"},
+      {"CLOCK_KHZ", uint64_t(c.clock_mhz * 1000 + 0.5), "target clock"},
       {"INSN_BITS", kInstructionBytes * 8, "instruction width"},
       {"UOP_BITS", kUopBytes * 8, "micro-op width"},
   };

@@ -29,6 +29,9 @@ class Dram {
 
   uint64_t bytesAllocated() const { return allocated_; }
 
+  // Unmapped bytes kept after every buffer.
+  static constexpr uint64_t kGuardBytes = 4096;
+
  private:
   struct Region {
     uint64_t size;

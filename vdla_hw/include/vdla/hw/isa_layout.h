@@ -30,6 +30,7 @@ class IsaLayout {
   explicit IsaLayout(const HwConfig& cfg);
 
   // Fields encoded for an opcode, in bit order (the common fields first).
+  // `op` must be a valid opcode (decode() is the place that validates raw bits).
   const std::vector<BitField>& fields(Opcode op) const { return fields_[int(op)]; }
   uint32_t usedBits(Opcode op) const;
   uint32_t uopDstBits() const { return uop_dst_bits_; }
@@ -45,6 +46,10 @@ class IsaLayout {
 
   uint32_t encodeUop(const Uop& uop, const std::string& where = "") const;
   Uop decodeUop(uint32_t bits) const;
+
+  // Empty if `value` is a legal value of field `f` of opcode `op` (fits the
+  // width and sign; a valid memory or ALU op), otherwise the reason.
+  static std::string whyInvalidValue(Opcode op, const BitField& f, int64_t value);
 
   // Empty if every field of every instruction fits in 128 bits and a micro-op in
   // 32 bits; otherwise the reason.

@@ -1,0 +1,2 @@
+FINISH
+LOAD INP sram=0 reset

@@ -1,0 +1,1 @@
+LOAD INP pad=1,2

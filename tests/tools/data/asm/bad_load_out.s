@@ -1,0 +1,1 @@
+LOAD OUT sram=0

@@ -1,0 +1,1 @@
+LOAD FOO sram=0

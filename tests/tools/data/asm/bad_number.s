@@ -1,0 +1,1 @@
+LOAD INP x=12abc

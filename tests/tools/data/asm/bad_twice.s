@@ -1,0 +1,1 @@
+LOAD INP x=1 x=2

@@ -1,0 +1,1 @@
+; no instructions at all
