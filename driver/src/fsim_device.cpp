@@ -18,12 +18,19 @@ void FsimDevice::finishPrevious() {
   running_ = {};
 }
 
-Buffer FsimDevice::allocate(uint64_t bytes) { return Buffer{dram_.allocate(bytes, 4096), bytes}; }
+Buffer FsimDevice::allocate(uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(dram_mutex_);
+  return Buffer{dram_.allocate(bytes, 4096), bytes};
+}
 
-void FsimDevice::release(const Buffer& buffer) { dram_.release(buffer.phys_addr); }
+void FsimDevice::release(const Buffer& buffer) {
+  std::lock_guard<std::mutex> lock(dram_mutex_);
+  dram_.release(buffer.phys_addr);
+}
 
 void FsimDevice::write(const Buffer& buffer, uint64_t offset, const void* data, uint64_t bytes) {
   checkBufferRange(buffer, offset, bytes, "write");
+  std::lock_guard<std::mutex> lock(dram_mutex_);
   uint8_t* p = dram_.map(buffer.phys_addr + offset, bytes);
   if (!p) throw Error("write to a buffer that is not allocated on this device");
   std::memcpy(p, data, bytes);
@@ -31,13 +38,16 @@ void FsimDevice::write(const Buffer& buffer, uint64_t offset, const void* data, 
 
 void FsimDevice::read(const Buffer& buffer, uint64_t offset, void* data, uint64_t bytes) {
   checkBufferRange(buffer, offset, bytes, "read");
+  std::lock_guard<std::mutex> lock(dram_mutex_);
   const uint8_t* p = dram_.map(buffer.phys_addr + offset, bytes);
   if (!p) throw Error("read from a buffer that is not allocated on this device");
   std::memcpy(data, p, bytes);
 }
 
 void FsimDevice::launch(uint64_t insn_addr, uint32_t count) {
-  if (running_.valid() && running_.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+  // A run that timed out has been cancelled and stops within one loop
+  // iteration, so it is waited for; a run still in progress is an error.
+  if (!cancel_ && running_.valid() && running_.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
     throw Error("launch while a program is still running on the fsim device (wait for it first)");
   finishPrevious();
   cancel_ = false;
@@ -45,6 +55,7 @@ void FsimDevice::launch(uint64_t insn_addr, uint32_t count) {
     RunResult r;
     auto start = std::chrono::steady_clock::now();
     try {
+      std::lock_guard<std::mutex> lock(dram_mutex_);
       r.stats = fsim_.run(insn_addr, count, &cancel_);
     } catch (const std::exception& e) {
       r.status = RunResult::Status::Error;

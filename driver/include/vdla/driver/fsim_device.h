@@ -1,7 +1,7 @@
 #pragma once
 // Device backend on the functional simulator. Programs run on a worker thread so
 // that wait() honours its timeout; a timed-out run is cancelled at the next
-// instruction boundary.
+// instruction boundary or loop iteration.
 #include <atomic>
 #include <future>
 #include <mutex>
@@ -32,6 +32,10 @@ class FsimDevice : public Device {
   hw::HwConfig cfg_;
   sim::Dram dram_;
   sim::FunctionalSimulator fsim_;
+  // Held by a running program for its whole run and by every buffer call, so
+  // that host access never races with the simulator; buffer calls made during
+  // a run wait for it (a cancelled run stops within one loop iteration).
+  std::mutex dram_mutex_;
   std::atomic<bool> cancel_{false};
   std::future<RunResult> running_;
 };
