@@ -32,7 +32,8 @@ int selftestCommand(const std::vector<std::string>& args) {
   opts.seed = vm["seed"].as<uint64_t>();
   opts.filter = vm["filter"].as<std::string>();
   opts.timeout = std::chrono::milliseconds(vm["timeout-ms"].as<int64_t>());
-  const size_t total = selftest::selftestCaseNames(cfg).size();
+  size_t total = 0;
+  for (const auto& name : selftest::selftestCaseNames(cfg)) total += name.find(opts.filter) != std::string::npos;
   std::FILE* progress = json ? stderr : stdout;
   std::fprintf(progress, "selftest: device %s, config %s (hash %s)\n", device->backendName().c_str(), cfg.name.c_str(),
                cfg.hashHex().c_str());

@@ -7,11 +7,7 @@ namespace vdla::selftest {
 
 CaseResult gemmCase(CaseContext& ctx, const GemmShape& shape, bool double_buffer, int shift) {
   const hw::HwConfig& cfg = ctx.device.config();
-  CaseResult result;
-  std::ostringstream name;
-  name << "gemm-" << (double_buffer ? "double-buffered-" : "") << shape.m_blocks * cfg.batch << "x"
-       << shape.k_blocks * cfg.block_in << "x" << shape.n_blocks * cfg.block_out;
-  result.name = name.str();
+  CaseResult result;  // named by the caller
 
   std::uniform_int_distribution<int> byte(-128, 127);
   std::vector<int8_t> a(size_t(shape.m_blocks) * shape.k_blocks * cfg.batch * cfg.block_in);
