@@ -30,6 +30,7 @@ void FsimDevice::release(const Buffer& buffer) {
 
 void FsimDevice::write(const Buffer& buffer, uint64_t offset, const void* data, uint64_t bytes) {
   checkBufferRange(buffer, offset, bytes, "write");
+  if (bytes == 0) return;  // memcpy needs valid pointers even for zero bytes
   std::lock_guard<std::mutex> lock(dram_mutex_);
   uint8_t* p = dram_.map(buffer.phys_addr + offset, bytes);
   if (!p) throw Error("write to a buffer that is not allocated on this device");
@@ -38,6 +39,7 @@ void FsimDevice::write(const Buffer& buffer, uint64_t offset, const void* data, 
 
 void FsimDevice::read(const Buffer& buffer, uint64_t offset, void* data, uint64_t bytes) {
   checkBufferRange(buffer, offset, bytes, "read");
+  if (bytes == 0) return;
   std::lock_guard<std::mutex> lock(dram_mutex_);
   const uint8_t* p = dram_.map(buffer.phys_addr + offset, bytes);
   if (!p) throw Error("read from a buffer that is not allocated on this device");
