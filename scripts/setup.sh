@@ -10,6 +10,13 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git python3
   libboost-program-options-dev nlohmann-json3-dev
   libgtest-dev googletest
+  # Cycle-accurate simulator and resource reports (vdla_hw/rtl, simulator/cycle).
+  verilator libsystemc-dev yosys
+  # Compiler frontends and tests against outside references.
+  libonnx-dev libprotobuf-dev protobuf-compiler libstb-dev
+  python3-onnx python3-numpy python3-torch python3-torchvision
+  # libFuzzer targets.
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()

@@ -1,0 +1,50 @@
+#include <gtest/gtest.h>
+
+#include "vdla/runtime/attributes.h"
+#include "vdla/runtime/tensor.h"
+
+namespace vdla::rt {
+namespace {
+
+TEST(Tensor, TypedAccessChecksElementType) {
+  Tensor t = Tensor::fromVector<int8_t>({2, 2}, {1, -2, 3, -4});
+  EXPECT_EQ(t.numElements(), 4);
+  EXPECT_EQ(t.byteSize(), 4u);
+  EXPECT_EQ(t.data<int8_t>()[1], -2);
+  EXPECT_THROW(t.data<float>(), std::invalid_argument);
+  EXPECT_EQ(t.getAsInt(3), -4);
+  EXPECT_EQ(t.type().toString(), "i8[2,2]");
+  EXPECT_THROW(Tensor::fromVector<float>({3}, {1, 2}), std::invalid_argument);
+}
+
+TEST(Tensor, ReshapeSharesCloneCopies) {
+  Tensor t = Tensor::fromVector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor r = t.reshaped({3, 2});
+  Tensor c = t.clone();
+  t.data<float>()[0] = 9;
+  EXPECT_EQ(r.data<float>()[0], 9);
+  EXPECT_EQ(c.data<float>()[0], 1);
+  EXPECT_THROW(t.reshaped({4}), std::invalid_argument);
+  EXPECT_EQ(rowMajorStrides({2, 3, 4}), (std::vector<int64_t>{12, 4, 1}));
+  EXPECT_THROW(numElements({2, -1}), std::invalid_argument);
+}
+
+TEST(Attributes, TypedGettersNameTheAttribute) {
+  AttributeMap m;
+  m.set("group", int64_t{2});
+  m.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  m.set("alpha", int64_t{1});
+  EXPECT_EQ(m.getInt("group"), 2);
+  EXPECT_EQ(m.getInt("missing", 7), 7);
+  EXPECT_DOUBLE_EQ(m.getFloat("alpha"), 1.0);  // ints accepted where floats are expected
+  try {
+    m.getString("pads");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "attribute 'pads' is ints, expected string");
+  }
+  EXPECT_THROW(m.getInts("nope"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace vdla::rt
