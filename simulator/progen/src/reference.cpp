@@ -1,0 +1,261 @@
+// The sequential reference interpreter, written from docs/isa.md without
+// fsim's datapath: every memory is a flat array handled one element at a
+// time, and every ALU op is restated in 64-bit arithmetic.
+#include <sstream>
+
+#include "tokens.h"
+#include "vdla/hw/error.h"
+#include "vdla/hw/isa_layout.h"
+#include "vdla/sim/progen_reference.h"
+
+namespace vdla::sim::progen {
+namespace {
+
+using hw::AluOp;
+using hw::Instruction;
+using hw::Memory;
+using hw::Opcode;
+
+int64_t clampShift(int64_t b) { return b < -31 ? -31 : (b > 31 ? 31 : b); }
+
+// docs/isa.md, ALU table.
+int32_t aluReference(AluOp op, int32_t a32, int32_t b32) {
+  const int64_t a = a32, b = b32;
+  int64_t r = 0;
+  switch (op) {
+    case AluOp::Min: r = a < b ? a : b; break;
+    case AluOp::Max: r = a > b ? a : b; break;
+    case AluOp::Add: r = a + b; break;
+    case AluOp::Mul: r = int64_t(uint64_t(a) * uint64_t(b)); break;
+    case AluOp::Shr:
+    case AluOp::Rshr: {
+      const int64_t s = clampShift(b);
+      if (s < 0) r = int64_t(uint64_t(a) << -s);
+      else if (s == 0 || op == AluOp::Shr) r = a >> s;  // arithmetic on a negative int64
+      else r = (a + (int64_t(1) << (s - 1))) >> s;
+      break;
+    }
+    case AluOp::Mov: r = b; break;
+  }
+  return int32_t(uint32_t(uint64_t(r)));  // low 32 bits
+}
+
+class Interpreter {
+ public:
+  Interpreter(const hw::HwConfig& cfg, const RandomProgram& p)
+      : cfg_(cfg), p_(p), layout_(cfg), B_(cfg.batch), BI_(cfg.block_in), BO_(cfg.block_out) {
+    uop_.resize(cfg.depth(Memory::Uop));
+    uop_ok_.assign(cfg.depth(Memory::Uop), false);
+    inp_.assign(size_t(cfg.depth(Memory::Input)) * B_ * BI_, 0);
+    inp_ok_.assign(cfg.depth(Memory::Input), false);
+    wgt_.assign(size_t(cfg.depth(Memory::Weight)) * BO_ * BI_, 0);
+    wgt_ok_.assign(cfg.depth(Memory::Weight), false);
+    acc_.assign(size_t(cfg.depth(Memory::Acc)) * B_ * BO_, 0);
+    acc_ok_.assign(cfg.depth(Memory::Acc), false);
+    out_.assign(size_t(cfg.depth(Memory::Acc)) * B_ * BO_, 0);
+    out_ok_.assign(cfg.depth(Memory::Acc), false);
+    for (const auto& b : p.buffers) dram_.push_back(b.init);
+  }
+
+  std::vector<std::vector<uint8_t>> run() {
+    if (p_.instructions.empty() || p_.instructions.back().opcode != Opcode::Finish)
+      throw Error("reference: the program does not end with FINISH");
+    for (size_t i = 0; i < p_.instructions.size(); ++i) {
+      where_ = "reference: instruction " + std::to_string(i);
+      const Instruction& insn = p_.instructions[i];
+      if (insn.opcode == Opcode::Finish && i + 1 != p_.instructions.size()) fail("FINISH before the end");
+      tokensBefore(insn);
+      switch (insn.opcode) {
+        case Opcode::Load: load(insn, p_.buffer_of[i]); break;
+        case Opcode::Store: store(insn, p_.buffer_of[i]); break;
+        case Opcode::Gemm: gemm(insn); break;
+        case Opcode::Alu: alu(insn); break;
+        case Opcode::Finish: break;
+      }
+      tokensAfter(insn);
+    }
+    for (int q = 0; q < 4; ++q)
+      if (tokens_[q] != 0) throw Error("reference: " + std::to_string(tokens_[q]) + " token(s) left in queue " + std::to_string(q));
+    return dram_;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const { throw Error(where_ + ": " + why); }
+
+  // In program order every pop must find a token and every push room.
+  void tokensBefore(const Instruction& insn) {
+    const int m = int(hw::moduleOf(insn));
+    if (m == kLoadModule && (insn.pop_prev || insn.push_prev)) fail("load has no previous stage");
+    if (m == kStoreModule && (insn.pop_next || insn.push_next)) fail("store has no next stage");
+    for (int q = 0; q < 4; ++q)
+      if (kQueueEnds[q].consumer == m && pops(insn, q)) {
+        if (tokens_[q] == 0) fail("pops an empty token queue in program order");
+        tokens_[q]--;
+      }
+  }
+  void tokensAfter(const Instruction& insn) {
+    const int m = int(hw::moduleOf(insn));
+    for (int q = 0; q < 4; ++q)
+      if (kQueueEnds[q].producer == m && pushes(insn, q)) {
+        if (tokens_[q] >= cfg_.token_queue_depth) fail("pushes to a full token queue in program order");
+        tokens_[q]++;
+      }
+  }
+
+  // Byte offset of DRAM entry `entry` of a memory in buffer `b`, checked.
+  uint64_t dramOffset(int b, uint64_t entry, Memory m) const {
+    if (b < 0 || size_t(b) >= dram_.size()) fail("transfer without a buffer");
+    const uint64_t bytes = cfg_.entryBytes(m), off = entry * bytes;
+    if (off + bytes > dram_[size_t(b)].size()) fail("DRAM entry " + std::to_string(entry) + " outside its buffer");
+    return off;
+  }
+
+  void checkIndex(uint64_t index, Memory m, const char* what) const {
+    if (index >= cfg_.depth(m))
+      fail(std::string(what) + " index " + std::to_string(index) + " past the memory's " +
+           std::to_string(cfg_.depth(m)) + " entries");
+  }
+
+  void load(const Instruction& insn, int b) {
+    const Memory m = insn.memory;
+    const uint64_t rows = uint64_t(insn.y_pad_top) + insn.y_size + insn.y_pad_bottom;
+    const uint64_t cols = uint64_t(insn.x_pad_left) + insn.x_size + insn.x_pad_right;
+    if (m == Memory::Uop && rows * cols != uint64_t(insn.y_size) * insn.x_size) fail("LOAD UOP with padding");
+    for (uint64_t r = 0; r < rows; ++r)
+      for (uint64_t c = 0; c < cols; ++c) {
+        const uint64_t sram = insn.sram_base + r * cols + c;
+        checkIndex(sram, m == Memory::Acc8 ? Memory::Acc : m, "SRAM");
+        const bool pad = r < insn.y_pad_top || r >= insn.y_pad_top + insn.y_size || c < insn.x_pad_left ||
+                         c >= insn.x_pad_left + insn.x_size;
+        const uint8_t* src = nullptr;
+        if (!pad) {
+          const uint64_t entry = insn.dram_base + (r - insn.y_pad_top) * insn.x_stride + (c - insn.x_pad_left);
+          src = &dram_[size_t(b)][dramOffset(b, entry, m)];
+        }
+        loadEntry(m, sram, src);
+      }
+  }
+
+  // One SRAM entry from DRAM bytes at `src`, or zeros when `src` is null.
+  void loadEntry(Memory m, uint64_t e, const uint8_t* src) {
+    switch (m) {
+      case Memory::Uop: {
+        uint32_t w = 0;
+        for (int k = 0; k < 4 && src; ++k) w |= uint32_t(src[k]) << (8 * k);
+        const uint32_t db = layout_.uopDstBits(), sb = layout_.uopSrcBits(), wb = layout_.uopWgtBits();
+        uop_[e] = {w & ((1u << db) - 1), (w >> db) & ((1u << sb) - 1), (w >> (db + sb)) & ((1u << wb) - 1)};
+        uop_ok_[e] = true;
+        break;
+      }
+      case Memory::Input:
+        for (uint32_t k = 0; k < B_ * BI_; ++k) inp_[e * B_ * BI_ + k] = src ? int8_t(src[k]) : 0;
+        inp_ok_[e] = true;
+        break;
+      case Memory::Weight:
+        for (uint32_t k = 0; k < BO_ * BI_; ++k) wgt_[e * BO_ * BI_ + k] = src ? int8_t(src[k]) : 0;
+        wgt_ok_[e] = true;
+        break;
+      case Memory::Acc:
+        for (uint32_t k = 0; k < B_ * BO_; ++k) {
+          uint32_t v = 0;
+          for (int byte = 0; byte < 4 && src; ++byte) v |= uint32_t(src[4 * k + byte]) << (8 * byte);
+          acc_[e * B_ * BO_ + k] = int32_t(v);
+        }
+        acc_ok_[e] = true;  // OUT is not written by loads
+        break;
+      case Memory::Acc8:
+        for (uint32_t k = 0; k < B_ * BO_; ++k) acc_[e * B_ * BO_ + k] = src ? int32_t(int8_t(src[k])) : 0;
+        acc_ok_[e] = true;
+        break;
+      case Memory::Output: fail("LOAD into OUT");
+    }
+  }
+
+  void store(const Instruction& insn, int b) {
+    if (insn.memory != Memory::Output) fail("STORE of a memory other than OUT");
+    for (uint64_t r = 0; r < insn.y_size; ++r)
+      for (uint64_t c = 0; c < insn.x_size; ++c) {
+        const uint64_t sram = insn.sram_base + r * insn.x_size + c;
+        checkIndex(sram, Memory::Output, "OUT");
+        if (!out_ok_[sram]) fail("STORE reads OUT entry " + std::to_string(sram) + " that no GEMM/ALU wrote");
+        const uint64_t off = dramOffset(b, insn.dram_base + r * insn.x_stride + c, Memory::Output);
+        for (uint32_t k = 0; k < B_ * BO_; ++k) dram_[size_t(b)][off + k] = uint8_t(out_[sram * B_ * BO_ + k]);
+      }
+  }
+
+  // Calls f(dst, src, wgt) for every step of the loop nest, in order.
+  template <class F>
+  void loopNest(const Instruction& insn, F f) {
+    if (insn.uop_begin > insn.uop_end || insn.uop_end > cfg_.depth(Memory::Uop)) fail("micro-op range outside UOP");
+    for (uint64_t o = 0; o < insn.iter_out; ++o)
+      for (uint64_t i = 0; i < insn.iter_in; ++i)
+        for (uint32_t u = insn.uop_begin; u < insn.uop_end; ++u) {
+          if (!uop_ok_[u]) fail("uses micro-op " + std::to_string(u) + " that was not loaded");
+          f(uop_[u].dst + o * insn.dst_factor_out + i * insn.dst_factor_in,
+            uop_[u].src + o * insn.src_factor_out + i * insn.src_factor_in,
+            uop_[u].wgt + o * insn.wgt_factor_out + i * insn.wgt_factor_in);
+        }
+  }
+
+  void writeOut(uint64_t d) {
+    for (uint32_t k = 0; k < B_ * BO_; ++k) out_[d * B_ * BO_ + k] = int8_t(uint8_t(uint32_t(acc_[d * B_ * BO_ + k])));
+    out_ok_[d] = true;
+  }
+
+  void gemm(const Instruction& insn) {
+    loopNest(insn, [&](uint64_t d, uint64_t s, uint64_t w) {
+      checkIndex(d, Memory::Acc, "dst");
+      if (insn.reset) {
+        for (uint32_t k = 0; k < B_ * BO_; ++k) acc_[d * B_ * BO_ + k] = 0;
+        acc_ok_[d] = true;
+      } else {
+        checkIndex(s, Memory::Input, "src");
+        checkIndex(w, Memory::Weight, "wgt");
+        if (!acc_ok_[d] || !inp_ok_[s] || !wgt_ok_[w]) fail("GEMM reads an entry the program did not write");
+        for (uint32_t bb = 0; bb < B_; ++bb)
+          for (uint32_t n = 0; n < BO_; ++n) {
+            int64_t sum = 0;
+            for (uint32_t k = 0; k < BI_; ++k)
+              sum += int64_t(inp_[(s * B_ + bb) * BI_ + k]) * int64_t(wgt_[(w * BO_ + n) * BI_ + k]);
+            int32_t& a = acc_[(d * B_ + bb) * BO_ + n];
+            a = int32_t(uint32_t(uint64_t(int64_t(a) + sum)));
+          }
+      }
+      writeOut(d);
+    });
+  }
+
+  void alu(const Instruction& insn) {
+    loopNest(insn, [&](uint64_t d, uint64_t s, uint64_t) {
+      checkIndex(d, Memory::Acc, "dst");
+      if (!insn.use_imm) checkIndex(s, Memory::Acc, "src");
+      if (!acc_ok_[d] || (!insn.use_imm && !acc_ok_[s])) fail("ALU reads an entry the program did not write");
+      for (uint32_t k = 0; k < B_ * BO_; ++k) {
+        const int32_t b = insn.use_imm ? insn.imm : acc_[s * B_ * BO_ + k];
+        int32_t& a = acc_[d * B_ * BO_ + k];
+        a = aluReference(insn.alu_op, a, b);
+      }
+      writeOut(d);
+    });
+  }
+
+  const hw::HwConfig& cfg_;
+  const RandomProgram& p_;
+  hw::IsaLayout layout_;
+  const uint32_t B_, BI_, BO_;
+  std::string where_;
+  std::vector<hw::Uop> uop_;
+  std::vector<int8_t> inp_, wgt_, out_;
+  std::vector<int32_t> acc_;
+  std::vector<bool> uop_ok_, inp_ok_, wgt_ok_, acc_ok_, out_ok_;  // written by this program
+  std::vector<std::vector<uint8_t>> dram_;
+  uint32_t tokens_[4] = {0, 0, 0, 0};
+};
+
+}  // namespace
+
+std::vector<std::vector<uint8_t>> referenceRun(const hw::HwConfig& cfg, const RandomProgram& program) {
+  return Interpreter(cfg, program).run();
+}
+
+}  // namespace vdla::sim::progen

@@ -1,0 +1,114 @@
+// Over a few hundred seeds the generator exercises the whole ISA: every
+// opcode and memory, every ALU op with an immediate and a tensor operand,
+// negative and clamped shift immediates, each padding side, padding-only and
+// overlapping-row transfers, GEMM reset and accumulate, token-only NOPs, every
+// token queue, and full command and token queues in the eager schedule.
+#include <gtest/gtest.h>
+
+#include "vdla/hw/config.h"
+#include "vdla/sim/progen.h"
+#include "vdla/sim/progen_reference.h"
+
+namespace vdla::sim::progen {
+namespace {
+
+ProgramFeatures sumFeatures(const std::string& config, int seeds, const ProgenOptions& opts = {}) {
+  const hw::HwConfig cfg = hw::loadConfig(config);
+  ProgramFeatures total;
+  for (int s = 0; s < seeds; ++s) {
+    const ProgramFeatures f = analyzeProgram(cfg, generateProgram(cfg, uint64_t(s), opts));
+    for (int i = 0; i < hw::kNumOpcodes; ++i) total.opcodes[i] += f.opcodes[i];
+    for (int i = 0; i < hw::kNumMemoryIds; ++i) total.loads_by_memory[i] += f.loads_by_memory[i];
+    for (int i = 0; i < hw::kNumAluOps; ++i) {
+      total.alu_imm[i] += f.alu_imm[i];
+      total.alu_tensor[i] += f.alu_tensor[i];
+    }
+    total.alu_negative_imm += f.alu_negative_imm;
+    total.alu_shift_clamped += f.alu_shift_clamped;
+    total.pad_top += f.pad_top;
+    total.pad_bottom += f.pad_bottom;
+    total.pad_left += f.pad_left;
+    total.pad_right += f.pad_right;
+    total.padding_only_loads += f.padding_only_loads;
+    total.overlapping_rows += f.overlapping_rows;
+    total.gemm_reset += f.gemm_reset;
+    total.gemm_accumulate += f.gemm_accumulate;
+    total.empty_ops += f.empty_ops;
+    total.fetch_stalls += f.fetch_stalls;
+    for (int q = 0; q < 4; ++q) {
+      total.pushes[q] += f.pushes[q];
+      total.pops[q] += f.pops[q];
+      total.push_stalls[q] += f.push_stalls[q];
+      total.pop_waits[q] += f.pop_waits[q];
+      total.max_tokens[q] = std::max(total.max_tokens[q], f.max_tokens[q]);
+    }
+  }
+  return total;
+}
+
+TEST(ProgenCoverage, TinyProgramsCoverTheIsa) {
+  const hw::HwConfig cfg = hw::loadConfig("tiny");
+  const ProgramFeatures f = sumFeatures("tiny", 300);
+  for (int op = 0; op < hw::kNumOpcodes; ++op)
+    EXPECT_GT(f.opcodes[op], 0u) << hw::opcodeName(hw::Opcode(op));
+  EXPECT_EQ(f.opcodes[int(hw::Opcode::Finish)], 300u);  // exactly one per program
+  for (hw::Memory m : {hw::Memory::Uop, hw::Memory::Weight, hw::Memory::Input, hw::Memory::Acc, hw::Memory::Acc8})
+    EXPECT_GT(f.loads_by_memory[int(m)], 0u) << hw::memoryName(m);
+  for (int op = 0; op < hw::kNumAluOps; ++op) {
+    EXPECT_GT(f.alu_imm[op], 0u) << hw::aluOpName(hw::AluOp(op)) << " with an immediate";
+    EXPECT_GT(f.alu_tensor[op], 0u) << hw::aluOpName(hw::AluOp(op)) << " with a tensor operand";
+  }
+  EXPECT_GT(f.alu_negative_imm, 0u);
+  EXPECT_GT(f.alu_shift_clamped, 0u);
+  EXPECT_GT(f.pad_top, 0u);
+  EXPECT_GT(f.pad_bottom, 0u);
+  EXPECT_GT(f.pad_left, 0u);
+  EXPECT_GT(f.pad_right, 0u);
+  EXPECT_GT(f.padding_only_loads, 0u);
+  EXPECT_GT(f.overlapping_rows, 0u);
+  EXPECT_GT(f.gemm_reset, 0u);
+  EXPECT_GT(f.gemm_accumulate, 0u);
+  EXPECT_GT(f.empty_ops, 0u);
+  for (int q = 0; q < 4; ++q) {
+    EXPECT_GT(f.pushes[q], 0u) << "queue " << q;
+    EXPECT_EQ(f.pushes[q], f.pops[q]) << "queue " << q;
+    EXPECT_GT(f.pop_waits[q], 0u) << "queue " << q;
+    EXPECT_EQ(f.max_tokens[q], cfg.token_queue_depth) << "queue " << q << " never filled";
+  }
+  // Back-pressure in the eager schedule: fetch waiting on a full command queue
+  // and a producer waiting on a full token queue.
+  EXPECT_GT(f.fetch_stalls, 0u);
+  EXPECT_GT(f.push_stalls[0] + f.push_stalls[1] + f.push_stalls[2] + f.push_stalls[3], 0u);
+}
+
+TEST(ProgenCoverage, OptionsRestrictTheProgram) {
+  ProgenOptions o;
+  o.ops = kLoadUop | kLoadAcc | kAlu | kStore;
+  o.alu_ops = 1u << int(hw::AluOp::Max);
+  o.padding = false;
+  const ProgramFeatures f = sumFeatures("tiny", 50, o);
+  EXPECT_GT(f.alu_imm[int(hw::AluOp::Max)] + f.alu_tensor[int(hw::AluOp::Max)], 0u);
+  for (int op = 0; op < hw::kNumAluOps; ++op) {
+    if (op != int(hw::AluOp::Max)) {
+      EXPECT_EQ(f.alu_imm[op] + f.alu_tensor[op], 0u) << hw::aluOpName(hw::AluOp(op));
+    }
+  }
+  EXPECT_EQ(f.gemm_reset + f.gemm_accumulate, 0u);
+  EXPECT_EQ(f.loads_by_memory[int(hw::Memory::Input)] + f.loads_by_memory[int(hw::Memory::Weight)] +
+                f.loads_by_memory[int(hw::Memory::Acc8)],
+            0u);
+  EXPECT_EQ(f.pad_top + f.pad_bottom + f.pad_left + f.pad_right, 0u);
+  EXPECT_GT(f.opcodes[int(hw::Opcode::Store)], 0u);
+}
+
+TEST(ProgenCoverage, QueueFillingCanBeTurnedOff) {
+  ProgenOptions o;
+  o.queue_filling = false;
+  const ProgramFeatures calm = sumFeatures("tiny", 100, o), busy = sumFeatures("tiny", 100);
+  uint64_t calm_stalls = 0, busy_stalls = 0;
+  for (int q = 0; q < 4; ++q) calm_stalls += calm.push_stalls[q], busy_stalls += busy.push_stalls[q];
+  EXPECT_GT(busy_stalls, calm_stalls);
+}
+
+}  // namespace
+}  // namespace vdla::sim::progen
