@@ -15,6 +15,8 @@ PACKAGES=(
   # Compiler frontends and tests against outside references.
   libonnx-dev libprotobuf-dev protobuf-compiler libstb-dev
   python3-onnx python3-numpy python3-torch python3-torchvision
+  # Runtime image decoding: libjpeg (JPEG, the library PIL uses; stb_image above for PNG).
+  libjpeg-dev
   # libFuzzer targets.
   clang-14 libclang-rt-14-dev
 )

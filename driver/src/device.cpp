@@ -2,6 +2,9 @@
 
 #include "vdla/driver/fsim_device.h"
 #include "vdla/hw/error.h"
+#ifdef VDLA_HAVE_CYCLE_SIM
+#include "vdla/driver/cycle_device.h"
+#endif
 
 namespace vdla::driver {
 
@@ -10,10 +13,28 @@ RunResult Device::run(uint64_t insn_addr, uint32_t count, std::chrono::milliseco
   return wait(timeout);
 }
 
-std::vector<std::string> deviceBackends() { return {"fsim"}; }
+std::vector<std::string> deviceBackends() {
+#ifdef VDLA_HAVE_CYCLE_SIM
+  return {"fsim", "cycle"};
+#else
+  return {"fsim"};
+#endif
+}
 
 std::unique_ptr<Device> createDevice(const std::string& backend, const hw::HwConfig& cfg) {
-  if (backend == "fsim") return std::make_unique<FsimDevice>(cfg);
+  return createDevice(backend, cfg, DeviceOptions{});
+}
+
+std::unique_ptr<Device> createDevice(const std::string& backend, const hw::HwConfig& cfg,
+                                     const DeviceOptions& options) {
+  if (backend == "fsim") {
+    if (!options.empty())
+      throw Error("the fsim device has no clock: --trace, --waves and --max-cycles need the cycle device");
+    return std::make_unique<FsimDevice>(cfg);
+  }
+#ifdef VDLA_HAVE_CYCLE_SIM
+  if (backend == "cycle") return std::make_unique<CycleDevice>(cfg, options);
+#endif
   std::string names;
   for (const auto& n : deviceBackends()) names += (names.empty() ? "" : ", ") + n;
   throw Error("unknown device '" + backend + "' (this build has: " + names + ")");

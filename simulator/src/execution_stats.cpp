@@ -10,6 +10,11 @@ uint64_t ExecutionStats::totalInstructions() const {
   return total;
 }
 
+double ExecutionStats::gemmUtilisation() const {
+  if (!has_cycle_counters || cycles == 0) return 0;
+  return double(cycle_counters.gemm_uop_cycles) / double(cycles);
+}
+
 std::string ExecutionStats::toJson(int indent) const {
   nlohmann::json j;
   for (int op = 0; op < hw::kNumOpcodes; ++op) j["instructions"][hw::opcodeName(hw::Opcode(op))] = instructions[op];
@@ -26,6 +31,20 @@ std::string ExecutionStats::toJson(int indent) const {
   j["alu_element_ops"] = alu_element_ops;
   for (int q = 0; q < 4; ++q) j["tokens_pushed"][tokenQueueName(TokenQueue(q))] = tokens_pushed[q];
   if (cycles) j["cycles"] = cycles;
+  if (has_cycle_counters) {
+    auto module = [](const ModuleCycles& m) {
+      return nlohmann::json{
+          {"busy", m.busy}, {"wait_token", m.wait_token}, {"wait_room", m.wait_room}, {"wait_dram", m.wait_dram}};
+    };
+    const CycleCounters& c = cycle_counters;
+    j["cycle_counters"] = {{"fetch", module(c.fetch)},
+                           {"load", module(c.load)},
+                           {"compute", module(c.compute)},
+                           {"store", module(c.store)},
+                           {"gemm_uop_cycles", c.gemm_uop_cycles},
+                           {"alu_cycles", c.alu_cycles}};
+    j["gemm_utilisation"] = gemmUtilisation();
+  }
   return j.dump(indent);
 }
 

@@ -38,7 +38,18 @@ void addDeviceOption(po::options_description& options) {
   std::string names;
   for (const auto& n : driver::deviceBackends()) names += (names.empty() ? "" : ", ") + n;
   options.add_options()("device", po::value<std::string>()->default_value("fsim"),
-                        ("device backend (" + names + ")").c_str());
+                        ("device backend (" + names + ")").c_str())(
+      "trace", po::value<std::string>(), "cycle device: write a Chrome/Perfetto timeline of module activity")(
+      "waves", po::value<std::string>(), "cycle device: write a VCD waveform of the RTL")(
+      "max-cycles", po::value<uint64_t>(), "cycle device: stop a run with an error after this many cycles");
+}
+
+std::unique_ptr<driver::Device> deviceFrom(const po::variables_map& vm, const hw::HwConfig& cfg) {
+  driver::DeviceOptions o;
+  if (vm.count("trace")) o.trace_path = vm["trace"].as<std::string>();
+  if (vm.count("waves")) o.waves_path = vm["waves"].as<std::string>();
+  if (vm.count("max-cycles")) o.max_cycles = vm["max-cycles"].as<uint64_t>();
+  return driver::createDevice(vm["device"].as<std::string>(), cfg, o);
 }
 
 std::vector<uint8_t> readFile(const std::string& path) {

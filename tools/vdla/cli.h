@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "vdla/driver/device.h"
 #include "vdla/hw/config.h"
 
 namespace vdla::cli {
@@ -29,8 +30,11 @@ bool parseArgs(const std::string& usage, const std::vector<std::string>& args, p
 void addConfigOption(po::options_description& options);
 hw::HwConfig configFrom(const po::variables_map& vm);
 
-// Adds --device (a Device backend name, default fsim).
+// Adds --device (a Device backend name, default fsim) and the cycle device's
+// --trace FILE, --waves FILE and --max-cycles N.
 void addDeviceOption(po::options_description& options);
+// Creates the device those options select.
+std::unique_ptr<driver::Device> deviceFrom(const po::variables_map& vm, const hw::HwConfig& cfg);
 
 std::vector<uint8_t> readFile(const std::string& path);
 std::string readTextFile(const std::string& path);
@@ -43,5 +47,8 @@ int asmCommand(const std::vector<std::string>& args);
 int disasmCommand(const std::vector<std::string>& args);
 int selftestCommand(const std::vector<std::string>& args);
 int execCommand(const std::vector<std::string>& args);
+int compileCommand(const std::vector<std::string>& args);
+int runCommand(const std::vector<std::string>& args);
+int inspectCommand(const std::vector<std::string>& args);
 
 }  // namespace vdla::cli

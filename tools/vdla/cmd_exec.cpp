@@ -41,7 +41,7 @@ int execCommand(const std::vector<std::string>& args) {
   hw::HwConfig cfg = configFrom(vm);
   const std::string path = vm["program"].as<std::string>();
   std::vector<hw::Instruction> program = loadProgram(cfg, path);
-  std::unique_ptr<driver::Device> device = driver::createDevice(vm["device"].as<std::string>(), cfg);
+  std::unique_ptr<driver::Device> device = deviceFrom(vm, cfg);
 
   driver::Buffer dram = device->allocate(vm["dram-size"].as<uint64_t>());
   if (vm.count("dram-in")) {

@@ -27,7 +27,7 @@ int selftestCommand(const std::vector<std::string>& args) {
     return 0;
   }
   const bool json = vm.count("json");
-  std::unique_ptr<driver::Device> device = driver::createDevice(vm["device"].as<std::string>(), cfg);
+  std::unique_ptr<driver::Device> device = deviceFrom(vm, cfg);
   selftest::SelftestOptions opts;
   opts.seed = vm["seed"].as<uint64_t>();
   opts.filter = vm["filter"].as<std::string>();

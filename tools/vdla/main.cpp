@@ -18,6 +18,9 @@ const std::map<std::string, Entry>& commands() {
       {"asm", {vdla::cli::asmCommand, "assemble a text program into a program file"}},
       {"disasm", {vdla::cli::disasmCommand, "disassemble a program file or raw instruction stream"}},
       {"exec", {vdla::cli::execCommand, "run an assembled or text program on a device"}},
+      {"compile", {vdla::cli::compileCommand, "compile an ONNX or zoo model into an artifact for a target"}},
+      {"run", {vdla::cli::runCommand, "run an artifact or model on images or a synthetic input"}},
+      {"inspect", {vdla::cli::inspectCommand, "summarise a model or artifact (inputs, operators, parameters, IR)"}},
       {"selftest", {vdla::cli::selftestCommand, "run the built-in programs on a device against C++ references"}},
   };
   return table;

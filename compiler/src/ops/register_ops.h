@@ -6,8 +6,24 @@
 
 namespace vdla::ir {
 
-void registerElementwiseOps(OpRegistry& r);
+void registerElementwiseOps(OpRegistry& r);     // elementwise_ops.cpp
+void registerConvOps(OpRegistry& r);            // conv_ops.cpp
+void registerMatMulOps(OpRegistry& r);          // matmul_ops.cpp
+void registerPoolOps(OpRegistry& r);            // pool_ops.cpp
+void registerNormalizationOps(OpRegistry& r);   // normalization_ops.cpp
+void registerReduceOps(OpRegistry& r);          // reduce_ops.cpp
+void registerTensorOps(OpRegistry& r);          // tensor_ops.cpp
+void registerQuantizeOps(OpRegistry& r);        // quantize_ops.cpp
 
-inline void registerBuiltinOps(OpRegistry& r) { registerElementwiseOps(r); }
+inline void registerBuiltinOps(OpRegistry& r) {
+  registerElementwiseOps(r);
+  registerConvOps(r);
+  registerMatMulOps(r);
+  registerPoolOps(r);
+  registerNormalizationOps(r);
+  registerReduceOps(r);
+  registerTensorOps(r);
+  registerQuantizeOps(r);
+}
 
 }  // namespace vdla::ir

@@ -55,12 +55,24 @@ class Device {
   RunResult run(uint64_t insn_addr, uint32_t count, std::chrono::milliseconds timeout);
 };
 
-// Backend names that this build can create ("fsim", ...).
+// Backend names that this build can create ("fsim", "cycle" when the
+// cycle-accurate simulator is built, ...).
 std::vector<std::string> deviceBackends();
+
+// Options that only some backends support; a backend refuses one it cannot
+// honour rather than ignoring it.
+struct DeviceOptions {
+  std::string trace_path;   // timeline trace (Chrome/Perfetto JSON)
+  std::string waves_path;   // waveform (VCD)
+  uint64_t max_cycles = 0;  // cycle limit of a run; 0 = the backend's default
+  bool empty() const { return trace_path.empty() && waves_path.empty() && max_cycles == 0; }
+};
 
 // Creates a device by backend name; throws vdla::Error naming the available
 // backends for an unknown one.
 std::unique_ptr<Device> createDevice(const std::string& backend, const hw::HwConfig& cfg);
+std::unique_ptr<Device> createDevice(const std::string& backend, const hw::HwConfig& cfg,
+                                     const DeviceOptions& options);
 
 // Checks that [offset, offset+bytes) lies in `buffer`; shared by backends.
 void checkBufferRange(const Buffer& buffer, uint64_t offset, uint64_t bytes, const char* what);

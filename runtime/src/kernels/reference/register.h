@@ -5,6 +5,13 @@
 
 namespace vdla::rt::ref {
 
-void registerElementwise(KernelRegistry& r);
+void registerElementwise(KernelRegistry& r);    // elementwise.cpp
+void registerConv(KernelRegistry& r);           // conv.cpp
+void registerMatMul(KernelRegistry& r);         // matmul.cpp
+void registerPool(KernelRegistry& r);           // pool.cpp
+void registerNormalization(KernelRegistry& r);  // normalization.cpp
+void registerReduce(KernelRegistry& r);         // reduce.cpp
+void registerTensorOps(KernelRegistry& r);      // tensor_ops.cpp
+void registerQuantize(KernelRegistry& r);       // quantize.cpp
 
 }  // namespace vdla::rt::ref

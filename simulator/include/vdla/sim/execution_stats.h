@@ -19,6 +19,22 @@ struct ExecutionStats {
   uint64_t tokens_pushed[4] = {};                    // see TokenQueue
   // Filled by timing models only (0 for the functional simulator).
   uint64_t cycles = 0;
+  // Hardware counters of the cycle-accurate simulator (absent for fsim).
+  struct ModuleCycles {
+    uint64_t busy = 0;        // executing an instruction (includes waiting for DRAM)
+    uint64_t wait_token = 0;  // head instruction waits for a token to pop
+    uint64_t wait_room = 0;   // waits for room: a token queue (or, for fetch, a command queue)
+    uint64_t wait_dram = 0;   // executing but waiting for DRAM/AXI (subset of busy)
+  };
+  struct CycleCounters {
+    ModuleCycles fetch, load, compute, store;
+    uint64_t gemm_uop_cycles = 0;  // cycles in which the GEMM core consumed a micro-op
+    uint64_t alu_cycles = 0;       // cycles in which the ALU processed a vector
+  };
+  bool has_cycle_counters = false;
+  CycleCounters cycle_counters;
+  // gemm_uop_cycles / cycles (0 without cycle counters).
+  double gemmUtilisation() const;
 
   uint64_t totalInstructions() const;
   std::string toJson(int indent = -1) const;

@@ -1,0 +1,103 @@
+#include "vdla/compiler/compile.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "vdla/compiler/ir/verifier.h"
+#include "vdla/hw/config.h"
+#include "vdla/runtime/kernels/reference_kernels.h"
+
+namespace vdla {
+
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void checkTarget(const std::string& target) {
+  std::vector<std::string> known = compileTargets();
+  if (std::find(known.begin(), known.end(), target) == known.end())
+    throw std::invalid_argument("unknown target '" + target + "' (known: " + joined(known) + ")");
+  if (!isTargetAvailable(target))
+    throw std::runtime_error("target '" + target + "' is not available in this build yet (available: ref)");
+}
+
+}  // namespace
+
+std::vector<std::string> compileTargets() { return {"ref", "vdla", "llvm", "cuda"}; }
+
+bool isTargetAvailable(const std::string& target) { return target == "ref"; }
+
+rt::Artifact lowerToArtifact(const ir::Graph& graph, const std::string& target, const std::string& hw_config_name,
+                             uint64_t hw_config_hash) {
+  checkTarget(target);
+  rt::KernelRegistry& kernels = rt::KernelRegistry::global();
+  rt::registerReferenceKernels(kernels);
+
+  rt::Artifact a;
+  a.target = target;
+  a.model_name = graph.name;
+  a.hw_config_name = hw_config_name;
+  a.hw_config_hash = hw_config_hash;
+  a.metadata["producer"] = "vdla compiler";
+
+  std::unordered_map<const ir::Value*, int32_t> ids;
+  auto idOf = [&](const ir::Value* v) -> int32_t {
+    auto it = ids.find(v);
+    if (it != ids.end()) return it->second;
+    if (!v->hasType()) throw std::runtime_error("lowering: value '" + v->name() + "' has no type");
+    rt::ArtifactTensor t;
+    t.name = v->name();
+    t.type = v->type();
+    if (v->isConstant()) t.constant = v->constant();
+    int32_t id = static_cast<int32_t>(a.tensors.size());
+    a.tensors.push_back(std::move(t));
+    ids.emplace(v, id);
+    return id;
+  };
+  for (const ir::Value* v : graph.inputs()) a.inputs.push_back(idOf(v));
+  for (const ir::Node* node : graph.nodes()) {
+    rt::ArtifactStep step;
+    step.kernel = rt::referenceKernelName(node->qualifiedOp());
+    if (!kernels.find(step.kernel))
+      throw std::runtime_error(node->describe() + ": target '" + target + "' has no kernel '" + step.kernel + "'");
+    step.name = node->name();
+    for (const ir::Value* in : node->inputs()) step.inputs.push_back(in ? idOf(in) : -1);
+    for (const ir::Value* out : node->outputs()) step.outputs.push_back(idOf(out));
+    step.attrs = node->attrs();
+    a.steps.push_back(std::move(step));
+  }
+  for (const ir::Value* v : graph.outputs()) a.outputs.push_back(idOf(v));
+  a.validate("lowering of graph '" + graph.name + "'");
+  return a;
+}
+
+rt::Artifact compileGraph(ir::Graph& graph, const CompileOptions& options, CompileReport* report) {
+  checkTarget(options.target);
+  hw::HwConfig cfg = hw::loadConfig(options.hw_config);
+  CompileReport local;
+  CompileReport& r = report ? *report : local;
+
+  auto start = std::chrono::steady_clock::now();
+  if (options.optimize)
+    r.passes = runStandardPipeline(graph, options.pipeline);
+  else
+    ir::verifyGraphOrThrow(graph, ir::VerifyOptions{true});
+  r.pipeline_seconds = secondsSince(start);
+
+  start = std::chrono::steady_clock::now();
+  rt::Artifact a = lowerToArtifact(graph, options.target, cfg.name, cfg.hash);
+  r.lowering_seconds = secondsSince(start);
+  return a;
+}
+
+}  // namespace vdla

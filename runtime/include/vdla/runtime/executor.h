@@ -1,0 +1,76 @@
+// Runs a compiled artifact: resolves every step's kernel once, checks the
+// inputs, allocates each intermediate tensor when its step runs and frees it
+// after its last reader, and can time every step.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "vdla/hw/config.h"
+#include "vdla/runtime/artifact.h"
+#include "vdla/runtime/kernel_registry.h"
+#include "vdla/runtime/tensor.h"
+
+namespace vdla::rt {
+
+struct ExecutorOptions {
+  // The configuration of the device the artifact will run on. Required for
+  // targets that run on an accelerator ("vdla"): the artifact is refused when
+  // its configuration hash differs. Ignored for host targets ("ref").
+  const hw::HwConfig* device_config = nullptr;
+  // Time every step (see Executor::profile()).
+  bool profile = false;
+};
+
+struct StepProfile {
+  std::string name;    // the step's (graph node's) name
+  std::string kernel;  // "ref.Conv"
+  double seconds = 0;  // of the last run
+};
+
+// True for targets whose artifacts run on a VDLA accelerator and therefore
+// carry a hardware configuration that must match the device's.
+bool targetNeedsDevice(const std::string& target);
+
+// Throws ArtifactError unless the artifact may run on a device with this
+// configuration (its hash is the artifact's); the message names both
+// configurations and hashes. `source` names the artifact.
+void checkArtifactDevice(const Artifact& artifact, const hw::HwConfig& device_config,
+                         const std::string& source = "artifact");
+
+class Executor {
+ public:
+  // Uses the global kernel registry, with the reference kernels registered.
+  explicit Executor(Artifact artifact, const ExecutorOptions& options = {});
+  Executor(Artifact artifact, const KernelRegistry& registry, const ExecutorOptions& options = {});
+
+  const Artifact& artifact() const { return artifact_; }
+  size_t numInputs() const { return artifact_.inputs.size(); }
+  const ArtifactTensor& input(size_t i) const { return artifact_.tensors.at(artifact_.inputs.at(i)); }
+  size_t numOutputs() const { return artifact_.outputs.size(); }
+  const ArtifactTensor& output(size_t i) const { return artifact_.tensors.at(artifact_.outputs.at(i)); }
+
+  // Runs the plan on one tensor per graph input (in order, each with its
+  // input's element type and shape) and returns the graph outputs. Errors name
+  // the input or the step.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs);
+
+  void setProfiling(bool on) { options_.profile = on; }
+  // Per-step times of the last run (empty unless profiling).
+  const std::vector<StepProfile>& profile() const { return profile_; }
+  // The largest number of bytes of step outputs alive at once in the last run.
+  size_t peakActivationBytes() const { return peak_bytes_; }
+
+ private:
+  void prepare(const KernelRegistry& registry);
+
+  Artifact artifact_;
+  ExecutorOptions options_;
+  std::vector<const KernelFn*> kernels_;  // one per step
+  // Tensors whose last reader is each step (freed after it runs).
+  std::vector<std::vector<int32_t>> release_after_;
+  std::vector<StepProfile> profile_;
+  size_t peak_bytes_ = 0;
+};
+
+}  // namespace vdla::rt

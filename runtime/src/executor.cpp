@@ -1,0 +1,155 @@
+#include "vdla/runtime/executor.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "vdla/runtime/kernels/reference_kernels.h"
+
+namespace vdla::rt {
+
+namespace {
+
+std::string hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string describeStep(const ArtifactStep& s, size_t index) {
+  return "step " + std::to_string(index) + (s.name.empty() ? "" : " '" + s.name + "'") + " (" + s.kernel + ")";
+}
+
+const KernelRegistry& globalWithReference() {
+  KernelRegistry& r = KernelRegistry::global();
+  registerReferenceKernels(r);
+  return r;
+}
+
+}  // namespace
+
+bool targetNeedsDevice(const std::string& target) { return target == "vdla"; }
+
+void checkArtifactDevice(const Artifact& a, const hw::HwConfig& device, const std::string& source) {
+  if (a.hw_config_hash == device.hash) return;
+  throw ArtifactError(source + ": compiled for hardware config '" + a.hw_config_name + "' (hash " +
+                      hex64(a.hw_config_hash) + ") but the device's config '" + device.name + "' has hash " +
+                      hex64(device.hash) + "; refusing to run it (recompile with --config " + device.name + ")");
+}
+
+Executor::Executor(Artifact artifact, const ExecutorOptions& options)
+    : artifact_(std::move(artifact)), options_(options) {
+  prepare(globalWithReference());
+}
+
+Executor::Executor(Artifact artifact, const KernelRegistry& registry, const ExecutorOptions& options)
+    : artifact_(std::move(artifact)), options_(options) {
+  prepare(registry);
+}
+
+void Executor::prepare(const KernelRegistry& registry) {
+  const std::string source = artifact_.model_name.empty() ? "artifact" : "artifact '" + artifact_.model_name + "'";
+  artifact_.validate(source);
+  if (targetNeedsDevice(artifact_.target)) {
+    if (!options_.device_config)
+      throw ArtifactError(source + ": target '" + artifact_.target + "' runs on an accelerator, but no device config was given");
+    checkArtifactDevice(artifact_, *options_.device_config, source);
+  }
+  for (size_t i = 0; i < artifact_.steps.size(); ++i) {
+    const KernelFn* k = registry.find(artifact_.steps[i].kernel);
+    if (!k)
+      throw ArtifactError(source + ": " + describeStep(artifact_.steps[i], i) + " needs kernel '" +
+                          artifact_.steps[i].kernel + "', which this runtime does not have (target '" +
+                          artifact_.target + "')");
+    kernels_.push_back(k);
+  }
+  // Last reader of every step output and graph input; graph outputs stay.
+  std::vector<int64_t> last_use(artifact_.tensors.size(), -1);
+  for (size_t s = 0; s < artifact_.steps.size(); ++s) {
+    for (int32_t id : artifact_.steps[s].inputs)
+      if (id >= 0) last_use[id] = static_cast<int64_t>(s);
+    for (int32_t id : artifact_.steps[s].outputs)
+      if (last_use[id] < 0) last_use[id] = static_cast<int64_t>(s);  // written, never read: free at once
+  }
+  for (int32_t id : artifact_.outputs) last_use[id] = -1;
+  release_after_.assign(artifact_.steps.size(), {});
+  for (size_t id = 0; id < artifact_.tensors.size(); ++id)
+    if (last_use[id] >= 0 && !artifact_.tensors[id].isConstant())
+      release_after_[last_use[id]].push_back(static_cast<int32_t>(id));
+}
+
+std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
+  const Artifact& a = artifact_;
+  if (inputs.size() != a.inputs.size())
+    throw std::invalid_argument("model '" + a.model_name + "' takes " + std::to_string(a.inputs.size()) +
+                                " input(s), got " + std::to_string(inputs.size()));
+  std::vector<Tensor> env(a.tensors.size());
+  std::vector<char> live(a.tensors.size(), 0);
+  for (size_t id = 0; id < a.tensors.size(); ++id)
+    if (a.tensors[id].isConstant()) {
+      env[id] = *a.tensors[id].constant;
+      live[id] = 1;
+    }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ArtifactTensor& t = a.tensors[a.inputs[i]];
+    if (inputs[i].empty())
+      throw std::invalid_argument("input " + std::to_string(i) + " '" + t.name + "': no tensor given");
+    if (inputs[i].dtype() != t.type.dtype || inputs[i].shape() != t.type.shape)
+      throw std::invalid_argument("input " + std::to_string(i) + " '" + t.name + "' expects " + t.type.toString() +
+                                  ", got " + inputs[i].type().toString());
+    env[a.inputs[i]] = inputs[i];
+    live[a.inputs[i]] = 1;
+  }
+
+  profile_.clear();
+  if (options_.profile) profile_.reserve(a.steps.size());
+  size_t live_bytes = 0;
+  peak_bytes_ = 0;
+  using Clock = std::chrono::steady_clock;
+  for (size_t s = 0; s < a.steps.size(); ++s) {
+    const ArtifactStep& step = a.steps[s];
+    KernelArgs args;
+    args.attrs = &step.attrs;
+    args.inputs.reserve(step.inputs.size());
+    for (int32_t id : step.inputs) {
+      if (id < 0) {
+        args.inputs.push_back(nullptr);
+        continue;
+      }
+      if (!live[id])  // validate() rules this out; kept as a guard against plan bugs
+        throw std::runtime_error(describeStep(step, s) + ": input tensor '" + a.tensors[id].name + "' is not live");
+      args.inputs.push_back(&env[id]);
+    }
+    for (int32_t id : step.outputs) {
+      env[id] = Tensor(a.tensors[id].type);
+      live[id] = 1;
+      live_bytes += env[id].byteSize();
+    }
+    for (int32_t id : step.outputs) args.outputs.push_back(&env[id]);
+    peak_bytes_ = std::max(peak_bytes_, live_bytes);
+
+    Clock::time_point start = options_.profile ? Clock::now() : Clock::time_point{};
+    try {
+      (*kernels_[s])(args);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(describeStep(step, s) + ": " + e.what());
+    }
+    if (options_.profile)
+      profile_.push_back({step.name, step.kernel, std::chrono::duration<double>(Clock::now() - start).count()});
+
+    for (int32_t id : release_after_[s]) {
+      if (!a.tensors[id].isConstant() && live[id]) {
+        bool is_input = false;
+        for (int32_t in : a.inputs) is_input |= in == id;
+        if (!is_input) live_bytes -= env[id].byteSize();
+      }
+      env[id] = Tensor();
+      live[id] = 0;
+    }
+  }
+  std::vector<Tensor> results;
+  results.reserve(a.outputs.size());
+  for (int32_t id : a.outputs) results.push_back(env[id]);
+  return results;
+}
+
+}  // namespace vdla::rt

@@ -1,0 +1,179 @@
+// Matrix products: Gemm, MatMul (numpy.matmul semantics), MatMulInteger and
+// QLinearMatMul. The integer forms subtract zero points (per tensor, per row of
+// A, per column of B) and accumulate exactly in int32; QLinearMatMul
+// requantises with the float a_scale * b_scale / y_scale, rounding half to even.
+#include "common.h"
+#include "gemm.h"
+#include "register.h"
+
+namespace vdla::rt::ref {
+
+namespace {
+
+// numpy.matmul geometry: 1-D operands are promoted to [1,K] / [K,1].
+struct MatMulGeometry {
+  int64_t m, k, n;
+  Shape a_batch, b_batch, batch, output;
+};
+
+MatMulGeometry resolveMatMul(const Shape& a, const Shape& b) {
+  require(!a.empty() && !b.empty(), "operands must have rank >= 1");
+  Shape a2 = a.size() == 1 ? Shape{1, a[0]} : a;
+  Shape b2 = b.size() == 1 ? Shape{b[0], 1} : b;
+  MatMulGeometry g;
+  g.m = a2[a2.size() - 2];
+  g.k = a2.back();
+  g.n = b2.back();
+  require(b2[b2.size() - 2] == g.k, "inner dimensions of " + shapeToString(a) + " and " + shapeToString(b) + " differ");
+  g.a_batch.assign(a2.begin(), a2.end() - 2);
+  g.b_batch.assign(b2.begin(), b2.end() - 2);
+  const size_t rank = std::max(g.a_batch.size(), g.b_batch.size());
+  g.batch.assign(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t da = i + g.a_batch.size() >= rank ? g.a_batch[i + g.a_batch.size() - rank] : 1;
+    const int64_t db = i + g.b_batch.size() >= rank ? g.b_batch[i + g.b_batch.size() - rank] : 1;
+    require(da == db || da == 1 || db == 1, "batch dimensions of " + shapeToString(a) + " and " + shapeToString(b) +
+                                                " do not broadcast");
+    g.batch[i] = da == 1 ? db : da;
+  }
+  g.output = g.batch;
+  if (a.size() > 1) g.output.push_back(g.m);
+  if (b.size() > 1) g.output.push_back(g.n);
+  return g;
+}
+
+// C[batch][M][N] = A[batch'][M][K] * B[batch''][K][N] with broadcast batches.
+template <typename T>
+void batchedMatMul(const MatMulGeometry& g, const T* A, const T* B, T* C) {
+  std::fill_n(C, numElements(g.batch) * g.m * g.n, T(0));
+  forEachBroadcast(g.batch, g.a_batch, g.b_batch, [&](int64_t i, int64_t ia, int64_t ib) {
+    gemmAccumulate<T>(g.m, g.n, g.k, A + ia * g.m * g.k, g.k, B + ib * g.k * g.n, g.n, C + i * g.m * g.n, g.n);
+  });
+}
+
+void matMulF32(const KernelArgs& a) {
+  const Tensor& x = a.input(0);
+  const Tensor& w = a.input(1);
+  Tensor& y = a.output(0);
+  requireDType(x, DType::F32, "input A");
+  requireDType(w, DType::F32, "input B");
+  MatMulGeometry g = resolveMatMul(x.shape(), w.shape());
+  requireShape(y, g.output);
+  batchedMatMul<float>(g, x.data<float>(), w.data<float>(), y.data<float>());
+  readActivation(a.attributes()).apply(y.data<float>(), y.numElements());
+}
+
+// Row-major copy of the transpose of a [rows][cols] matrix.
+std::vector<float> transposed(const float* p, int64_t rows, int64_t cols) {
+  std::vector<float> t(static_cast<size_t>(rows * cols));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) t[c * rows + r] = p[r * cols + c];
+  return t;
+}
+
+// Y = alpha * A' * B' + beta * C, A' = transA ? A^T : A, B' likewise.
+void gemmF32(const KernelArgs& a) {
+  const AttributeMap& attrs = a.attributes();
+  const Tensor& ta = a.input(0);
+  const Tensor& tb = a.input(1);
+  Tensor& y = a.output(0);
+  requireDType(ta, DType::F32, "input A");
+  requireDType(tb, DType::F32, "input B");
+  require(ta.rank() == 2 && tb.rank() == 2, "A and B must be 2-D");
+  const bool trans_a = attrs.getInt("transA", 0) != 0, trans_b = attrs.getInt("transB", 0) != 0;
+  const int64_t m = trans_a ? ta.dim(1) : ta.dim(0), k = trans_a ? ta.dim(0) : ta.dim(1);
+  const int64_t n = trans_b ? tb.dim(0) : tb.dim(1);
+  require((trans_b ? tb.dim(1) : tb.dim(0)) == k, "inner dimensions of A and B differ");
+  requireShape(y, {m, n});
+  std::vector<float> at, bt;
+  const float* pa = ta.data<float>();
+  const float* pb = tb.data<float>();
+  if (trans_a) pa = (at = transposed(pa, k, m)).data();
+  if (trans_b) pb = (bt = transposed(pb, n, k)).data();
+  float* py = y.data<float>();
+  std::fill_n(py, m * n, 0.0f);
+  gemmAccumulate<float>(m, n, k, pa, k, pb, n, py, n);
+  const float alpha = static_cast<float>(attrs.getFloat("alpha", 1.0));
+  const float beta = static_cast<float>(attrs.getFloat("beta", 1.0));
+  if (alpha != 1.0f)
+    for (int64_t i = 0; i < m * n; ++i) py[i] *= alpha;
+  if (a.hasInput(2)) {
+    const Tensor& c = a.input(2);
+    requireDType(c, DType::F32, "input C");
+    require(c.rank() <= 2, "C must have rank <= 2");
+    const float* pc = c.data<float>();
+    forEachBroadcast({m, n}, {m, n}, c.shape(), [&](int64_t i, int64_t, int64_t ic) { py[i] += beta * pc[ic]; });
+  }
+  readActivation(attrs).apply(py, m * n);
+}
+
+// (q - zp) as int32 with zp per tensor, per row (axis -2, `rows` of them) or
+// per column (axis -1) of the trailing matrix.
+std::vector<int32_t> centeredMatrix(const Tensor& q, const std::vector<int32_t>& zp, bool per_row, int64_t rows,
+                                    int64_t cols) {
+  std::vector<int32_t> v = toInt32(q);
+  if (zp.size() == 1) {
+    for (auto& e : v) e -= zp[0];
+  } else {
+    for (size_t i = 0; i < v.size(); ++i) {
+      const int64_t index = static_cast<int64_t>(i);
+      v[i] -= per_row ? zp[(index / cols) % rows] : zp[index % cols];
+    }
+  }
+  return v;
+}
+
+// int32 product of (A - a_zp) and (B - b_zp).
+std::vector<int32_t> integerMatMul(const Tensor& ta, const Tensor* a_zp, const Tensor& tb, const Tensor* b_zp,
+                                   MatMulGeometry* geometry) {
+  require(ta.dtype() == DType::U8 || ta.dtype() == DType::I8, "input A must be u8 or i8");
+  require(tb.dtype() == DType::U8 || tb.dtype() == DType::I8, "input B must be u8 or i8");
+  MatMulGeometry g = resolveMatMul(ta.shape(), tb.shape());
+  const std::vector<int32_t> az = readZeroPoints(a_zp, g.m, "a_zero_point");
+  const std::vector<int32_t> bz = readZeroPoints(b_zp, g.n, "b_zero_point");
+  const std::vector<int32_t> ac = centeredMatrix(ta, az, true, g.m, g.k);
+  const std::vector<int32_t> bc = centeredMatrix(tb, bz, false, g.k, g.n);
+  std::vector<int32_t> acc(static_cast<size_t>(numElements(g.batch) * g.m * g.n));
+  batchedMatMul<int32_t>(g, ac.data(), bc.data(), acc.data());
+  *geometry = g;
+  return acc;
+}
+
+void matMulInteger(const KernelArgs& a) {
+  Tensor& y = a.output(0);
+  requireDType(y, DType::I32, "output Y");
+  MatMulGeometry g;
+  std::vector<int32_t> acc = integerMatMul(a.input(0), a.hasInput(2) ? &a.input(2) : nullptr, a.input(1),
+                                           a.hasInput(3) ? &a.input(3) : nullptr, &g);
+  requireShape(y, g.output);
+  std::copy(acc.begin(), acc.end(), y.data<int32_t>());
+}
+
+void qlinearMatMul(const KernelArgs& a) {
+  Tensor& y = a.output(0);
+  MatMulGeometry g;
+  std::vector<int32_t> acc = integerMatMul(a.input(0), a.hasInput(2) ? &a.input(2) : nullptr, a.input(3),
+                                           a.hasInput(5) ? &a.input(5) : nullptr, &g);
+  requireShape(y, g.output);
+  const std::vector<float> a_scale = readScales(a.input(1), g.m, "a_scale");
+  const std::vector<float> b_scale = readScales(a.input(4), g.n, "b_scale");
+  const std::vector<float> y_scale = readScales(a.input(6), g.m, "y_scale");
+  const std::vector<int32_t> y_zp = readZeroPoints(a.hasInput(7) ? &a.input(7) : nullptr, g.m, "y_zero_point");
+  if (a.hasInput(7)) require(a.input(7).dtype() == y.dtype(), "y_zero_point's type must be the output's");
+  for (size_t i = 0; i < acc.size(); ++i) {
+    const int64_t row = (static_cast<int64_t>(i) / g.n) % g.m, col = static_cast<int64_t>(i) % g.n;
+    const float scale = param(a_scale, row) * param(b_scale, col) / param(y_scale, row);
+    storeQuantized(y, static_cast<int64_t>(i), static_cast<float>(acc[i]) * scale, param(y_zp, row));
+  }
+}
+
+}  // namespace
+
+void registerMatMul(KernelRegistry& r) {
+  r.add("ref.Gemm", gemmF32);
+  r.add("ref.MatMul", matMulF32);
+  r.add("ref.MatMulInteger", matMulInteger);
+  r.add("ref.QLinearMatMul", qlinearMatMul);
+}
+
+}  // namespace vdla::rt::ref

@@ -1,0 +1,41 @@
+#include "program_stats.h"
+
+#include "vdla/sim/fsim.h"
+
+namespace vdla::sim {
+
+ExecutionStats programStats(const hw::HwConfig& cfg, const std::vector<hw::Instruction>& program) {
+  ExecutionStats s;
+  for (const hw::Instruction& insn : program) {
+    s.instructions[int(insn.opcode)]++;
+    const uint64_t iterations = uint64_t(insn.iter_out) * insn.iter_in * (insn.uop_end - insn.uop_begin);
+    switch (insn.opcode) {
+      case hw::Opcode::Load: {
+        const int m = int(insn.memory);
+        const uint64_t rows = uint64_t(insn.y_pad_top) + insn.y_size + insn.y_pad_bottom;
+        const uint64_t cols = uint64_t(insn.x_pad_left) + insn.x_size + insn.x_pad_right;
+        const uint64_t data = uint64_t(insn.y_size) * insn.x_size;
+        s.loads_by_memory[m]++;
+        s.dram_bytes_read[m] += data * cfg.entryBytes(insn.memory);
+        s.padding_entries += rows * cols - data;
+        break;
+      }
+      case hw::Opcode::Store:
+        s.dram_bytes_written += uint64_t(insn.y_size) * insn.x_size * cfg.entryBytes(hw::Memory::Output);
+        break;
+      case hw::Opcode::Gemm:
+        s.gemm_uop_iterations += iterations;
+        if (!insn.reset) s.gemm_macs += iterations * cfg.macsPerCycle();
+        break;
+      case hw::Opcode::Alu: s.alu_element_ops += iterations * cfg.batch * cfg.block_out; break;
+      case hw::Opcode::Finish: break;
+    }
+    // Queue numbering as in TokenQueue: which queue a flag names depends on the module.
+    const hw::Module m = hw::moduleOf(insn);
+    if (insn.push_next) s.tokens_pushed[int(m == hw::Module::Load ? TokenQueue::LoadToCompute : TokenQueue::ComputeToStore)]++;
+    if (insn.push_prev) s.tokens_pushed[int(m == hw::Module::Store ? TokenQueue::StoreToCompute : TokenQueue::ComputeToLoad)]++;
+  }
+  return s;
+}
+
+}  // namespace vdla::sim

@@ -1,0 +1,79 @@
+// Type inference of the data-movement operators, normalisations and reductions.
+#include "op_test_util.h"
+
+namespace vdla::ir::testing {
+namespace {
+
+TEST(ReshapeShape, ZeroMinusOneAndAllowzero) {
+  EXPECT_EQ(infer1("Reshape", {f32({2, 3, 4}), In::ints({0, -1})}), f32({2, 12}));
+  EXPECT_EQ(infer1("Reshape", {f32({2, 3, 4}), In::ints({-1, 2, 2})}), f32({6, 2, 2}));
+  EXPECT_EQ(infer1("Reshape", {f32({0, 3}), In::ints({3, 0})}, makeAttrs({{"allowzero", int64_t{1}}})), f32({3, 0}));
+  EXPECT_INFER_ERROR(inferError("Reshape", {f32({2, 3}), In::ints({4, -1})}), "cannot reshape [2,3] to [4,-1]");
+  EXPECT_INFER_ERROR(inferError("Reshape", {f32({2, 3}), In::ints({-1, -1})}), "more than one -1");
+  EXPECT_INFER_ERROR(inferError("Reshape", {f32({2, 3}), tt(DType::I64, {2})}), "must be a constant");
+}
+
+TEST(FlattenConcatTransposeShape, Basics) {
+  EXPECT_EQ(infer1("Flatten", {f32({2, 3, 4, 5})}), f32({2, 60}));
+  EXPECT_EQ(infer1("Flatten", {f32({2, 3, 4, 5})}, makeAttrs({{"axis", int64_t{0}}})), f32({1, 120}));
+  EXPECT_EQ(infer1("Flatten", {f32({2, 3, 4, 5})}, makeAttrs({{"axis", int64_t{-1}}})), f32({24, 5}));
+  EXPECT_EQ(infer1("Concat", {f32({1, 2, 3}), f32({1, 5, 3})}, makeAttrs({{"axis", int64_t{1}}})), f32({1, 7, 3}));
+  EXPECT_INFER_ERROR(inferError("Concat", {f32({1, 2, 3}), f32({1, 5, 4})}, makeAttrs({{"axis", int64_t{1}}})),
+                     "input 1 [1,5,4] does not match input 0 [1,2,3] outside axis 1");
+  EXPECT_EQ(infer1("Transpose", {f32({2, 3, 4})}), f32({4, 3, 2}));
+  EXPECT_EQ(infer1("Transpose", {f32({2, 3, 4})}, makeAttrs({{"perm", Ints{0, 2, 1}}})), f32({2, 4, 3}));
+  EXPECT_INFER_ERROR(inferError("Transpose", {f32({2, 3, 4})}, makeAttrs({{"perm", Ints{0, 0, 1}}})),
+                     "attribute 'perm' [0,0,1] is not a permutation");
+}
+
+TEST(PadShape, AttributeInputAndModes) {
+  EXPECT_EQ(infer1("Pad", {f32({1, 3, 4, 4})}, makeAttrs({{"pads", Ints{0, 0, 1, 2, 0, 0, 3, 4}}})), f32({1, 3, 8, 10}));
+  EXPECT_EQ(infer1("Pad", {f32({1, 3, 4, 4}), In::ints({0, 0, 1, 1, 0, 0, -1, 1})}, makeAttrs({{"mode", std::string("reflect")}})),
+            f32({1, 3, 4, 6}));
+  EXPECT_EQ(infer1("Pad", {f32({2, 4}), In::ints({1, 1}), In(), In::ints({-1})}), f32({2, 6}));
+  EXPECT_INFER_ERROR(inferError("Pad", {f32({2, 4}), In::ints({1, 1, 1, 1})}, makeAttrs({{"mode", std::string("wrap")}})),
+                     "attribute 'mode' has unsupported value \"wrap\"");
+  EXPECT_INFER_ERROR(inferError("Pad", {f32({2, 4}), In::ints({1, 1})}), "'pads' has 2 values, expected 4");
+}
+
+TEST(SqueezeUnsqueezeShape, AttributeAndInputAxes) {
+  EXPECT_EQ(infer1("Squeeze", {f32({1, 3, 1, 2})}), f32({3, 2}));
+  EXPECT_EQ(infer1("Squeeze", {f32({1, 3, 1, 2})}, makeAttrs({{"axes", Ints{-2}}})), f32({1, 3, 2}));
+  EXPECT_EQ(infer1("Squeeze", {f32({1, 3, 1, 2}), In::ints({0})}), f32({3, 1, 2}));
+  EXPECT_INFER_ERROR(inferError("Squeeze", {f32({1, 3})}, makeAttrs({{"axes", Ints{1}}})), "its size is not 1");
+  EXPECT_EQ(infer1("Unsqueeze", {f32({3, 2})}, makeAttrs({{"axes", Ints{0, 3}}})), f32({1, 3, 2, 1}));
+  EXPECT_EQ(infer1("Unsqueeze", {f32({3}), In::ints({-1})}), f32({3, 1}));
+  EXPECT_INFER_ERROR(inferError("Unsqueeze", {f32({3})}), "'axes' is missing or empty");
+}
+
+TEST(ShapeGatherShape, Basics) {
+  EXPECT_EQ(infer1("Shape", {f32({1, 3, 5})}), tt(DType::I64, {3}));
+  EXPECT_EQ(infer1("Shape", {f32({1, 3, 5})}, makeAttrs({{"start", int64_t{-2}}})), tt(DType::I64, {2}));
+  EXPECT_EQ(infer1("Gather", {f32({5, 6}), tt(DType::I64, {2, 3})}, makeAttrs({{"axis", int64_t{1}}})), f32({5, 2, 3}));
+  EXPECT_EQ(infer1("Gather", {tt(DType::I64, {4}), In::constant(Tensor::fromVector<int64_t>({}, {0}))}), tt(DType::I64, {}));
+  EXPECT_INFER_ERROR(inferError("Gather", {f32({5, 6}), In::ints({7})}), "index 7 is out of range for axis 0 of size 5");
+}
+
+TEST(NormalizationShape, BatchNormAndSoftmax) {
+  EXPECT_EQ(infer1("BatchNormalization", {f32({1, 4, 2, 2}), f32({4}), f32({4}), f32({4}), f32({4})}), f32({1, 4, 2, 2}));
+  EXPECT_INFER_ERROR(inferError("BatchNormalization", {f32({1, 4, 2, 2}), f32({4}), f32({3}), f32({4}), f32({4})}),
+                     "B must have shape [4] (one value per channel), got [3]");
+  EXPECT_INFER_ERROR(inferError("BatchNormalization", {f32({1, 4, 2, 2}), f32({4}), f32({4}), f32({4}), f32({4})},
+                                makeAttrs({{"training_mode", int64_t{1}}})),
+                     "attribute 'training_mode' = 1 is not supported");
+  EXPECT_EQ(infer1("Softmax", {f32({2, 10})}), f32({2, 10}));
+  EXPECT_INFER_ERROR(inferError("Softmax", {f32({2, 10})}, makeAttrs({{"axis", int64_t{2}}})), "axis 2 is out of range");
+  EXPECT_EQ(infer1("Softmax", {f32({2, 10})}, makeAttrs({{"axis", int64_t{2}}, {"legacy_2d", int64_t{1}}})), f32({2, 10}));
+}
+
+TEST(ReduceShape, AxesKeepdims) {
+  EXPECT_EQ(infer1("ReduceMean", {f32({1, 64, 7, 7})}, makeAttrs({{"axes", Ints{2, 3}}})), f32({1, 64, 1, 1}));
+  EXPECT_EQ(infer1("ReduceMean", {f32({1, 64, 7, 7})}, makeAttrs({{"axes", Ints{-1, -2}}, {"keepdims", int64_t{0}}})),
+            f32({1, 64}));
+  EXPECT_EQ(infer1("ReduceMean", {f32({1, 64, 7, 7}), In::ints({1})}), f32({1, 1, 7, 7}));
+  EXPECT_EQ(infer1("ReduceSum", {f32({2, 3})}, makeAttrs({{"keepdims", int64_t{0}}})), f32({}));
+  EXPECT_INFER_ERROR(inferError("ReduceMean", {f32({2, 3})}, makeAttrs({{"axes", Ints{1, -1}}})), "repeats an axis");
+}
+
+}  // namespace
+}  // namespace vdla::ir::testing

@@ -1,0 +1,251 @@
+// Directed ISA corners on the cycle device, compared bit for bit against fsim.
+#include "cycle_test_util.h"
+
+namespace vdla::cycletest {
+namespace {
+
+using hw::LoopNest;
+using hw::Padding;
+
+// Copies ACC entries [0, n) to OUT through ALU ADD #0 and stores them.
+void storeAccThroughOut(DualRig& r, std::vector<Instruction>& p, uint32_t n, uint64_t uop_addr_entry) {
+  p.push_back(hw::makeLoad(Memory::Uop, 0, uop_addr_entry, 1, 1, 1));
+  p.push_back(hw::makeAluImm(AluOp::Add, LoopNest{0, 1, 1, n, 0, 1, 0, 1}, 0));
+  p.back().push_next = true;
+  uint64_t out = r.buffer(size_t(n) * r.cfg.entryBytes(Memory::Output));
+  Instruction st = hw::makeStore(0, r.entryOf(out, Memory::Output), 1, n, n);
+  st.pop_prev = true;
+  p.push_back(st);
+}
+
+class PaddingTest : public ::testing::TestWithParam<std::tuple<std::string, Memory, int>> {};
+
+TEST_P(PaddingTest, EachSideMatchesFsim) {
+  const auto& [config, mem, side] = GetParam();
+  DualRig r(config);
+  Padding pad;
+  (side == 0 ? pad.top : side == 1 ? pad.bottom : side == 2 ? pad.left : pad.right) = 2;
+  const uint32_t y = 3, x = 2, stride = 5;
+  uint64_t src = r.buffer(size_t(y) * stride * r.cfg.entryBytes(mem));
+  uint64_t uop = r.uops({Uop{0, 0, 0}});
+  std::vector<Instruction> p;
+  const uint32_t rows = y + pad.top + pad.bottom, cols = x + pad.left + pad.right;
+  if (mem == Memory::Acc || mem == Memory::Acc8) {
+    p.push_back(hw::makeLoad(mem, 1, r.entryOf(src, mem), y, x, stride, pad));
+    storeAccThroughOut(r, p, 1 + rows * cols, r.entryOf(uop, Memory::Uop));
+  } else {
+    // INP or WGT: GEMM every loaded entry against a random other operand.
+    const Memory other = mem == Memory::Input ? Memory::Weight : Memory::Input;
+    uint64_t other_src = r.buffer(size_t(rows * cols) * r.cfg.entryBytes(other));
+    Instruction l = hw::makeLoad(mem, 0, r.entryOf(src, mem), y, x, stride, pad);
+    Instruction lo = hw::makeLoad(other, 0, r.entryOf(other_src, other), 1, rows * cols, rows * cols);
+    lo.push_next = true;
+    p.push_back(l);
+    p.push_back(lo);
+    p.push_back(hw::makeLoad(Memory::Uop, 0, r.entryOf(uop, Memory::Uop), 1, 1, 1));
+    Instruction reset = hw::makeGemm(LoopNest{0, 1, 1, rows * cols, 0, 1}, true);
+    reset.pop_prev = true;
+    p.push_back(reset);
+    Instruction g = hw::makeGemm(LoopNest{0, 1, 1, rows * cols, 0, 1, 0, 1, 0, 1});
+    g.push_next = true;
+    p.push_back(g);
+    uint64_t out = r.buffer(size_t(rows * cols) * r.cfg.entryBytes(Memory::Output));
+    Instruction st = hw::makeStore(0, r.entryOf(out, Memory::Output), 1, rows * cols, rows * cols);
+    st.pop_prev = true;
+    p.push_back(st);
+  }
+  p.push_back(hw::makeFinish());
+  auto o = r.run(p);
+  EXPECT_TRUE(o.cycle.ok()) << o.cycle.message;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllMemories, PaddingTest,
+                         ::testing::Combine(::testing::Values("tiny", "pynq"),
+                                            ::testing::Values(Memory::Input, Memory::Weight, Memory::Acc,
+                                                              Memory::Acc8),
+                                            ::testing::Values(0, 1, 2, 3)));
+
+class CornerTest : public ::testing::TestWithParam<std::string> {};
+
+// Consecutive micro-ops on the same accumulator row: the read-modify-write
+// hazard of the pipeline, with reset then several accumulations.
+TEST_P(CornerTest, GemmResetAccumulateAndAccHazards) {
+  DualRig r(GetParam());
+  uint64_t inp = r.buffer(4 * r.cfg.entryBytes(Memory::Input));
+  uint64_t wgt = r.buffer(4 * r.cfg.entryBytes(Memory::Weight));
+  uint64_t uop = r.uops({{0, 0, 0}, {0, 1, 1}, {0, 2, 3}, {1, 3, 2}, {1, 0, 0}, {0, 1, 2}});
+  std::vector<Instruction> p;
+  Instruction li = hw::makeLoad(Memory::Input, 0, r.entryOf(inp, Memory::Input), 1, 4, 4);
+  Instruction lw = hw::makeLoad(Memory::Weight, 0, r.entryOf(wgt, Memory::Weight), 1, 4, 4);
+  lw.push_next = true;
+  p.push_back(li);
+  p.push_back(lw);
+  p.push_back(hw::makeLoad(Memory::Uop, 0, r.entryOf(uop, Memory::Uop), 1, 6, 6));
+  Instruction reset = hw::makeGemm(LoopNest{0, 2, 1, 1}, true);
+  reset.pop_prev = true;
+  p.push_back(reset);
+  p.push_back(hw::makeGemm(LoopNest{0, 6, 2, 3, 0, 0, 0, 1, 0, 0}));  // repeats with src offsets
+  Instruction g = hw::makeGemm(LoopNest{0, 1, 1, 3});                  // same row three times
+  g.push_next = true;
+  p.push_back(g);
+  uint64_t out = r.buffer(2 * r.cfg.entryBytes(Memory::Output));
+  Instruction st = hw::makeStore(0, r.entryOf(out, Memory::Output), 1, 2, 2);
+  st.pop_prev = true;
+  p.push_back(st);
+  p.push_back(hw::makeFinish());
+  auto o = r.run(p);
+  EXPECT_TRUE(o.cycle.ok()) << o.cycle.message;
+}
+
+// Every ALU op, immediate and tensor, with micro-op chains where each vector
+// reads the one written just before it (ALU RAW hazards on ACC).
+TEST_P(CornerTest, EveryAluOpImmAndTensorWithHazards) {
+  DualRig r(GetParam());
+  const uint32_t n = 8;
+  uint64_t acc = r.buffer(n * r.cfg.entryBytes(Memory::Acc));
+  // dst i takes src i-1: a chain through consecutive micro-ops.
+  std::vector<Uop> chain;
+  for (uint32_t i = 1; i < n; ++i) chain.push_back({i, i - 1, 0});
+  uint64_t uop = r.uops(chain);
+  std::vector<Instruction> p;
+  p.push_back(hw::makeLoad(Memory::Acc, 0, r.entryOf(acc, Memory::Acc), 1, n, n));
+  p.push_back(hw::makeLoad(Memory::Uop, 0, r.entryOf(uop, Memory::Uop), 1, n - 1, n - 1));
+  for (int op = 0; op < hw::kNumAluOps; ++op) {
+    p.push_back(hw::makeAlu(AluOp(op), LoopNest{0, n - 1, 1, 1}));
+    const int32_t imm = op == int(AluOp::Shr) || op == int(AluOp::Rshr) ? (op == int(AluOp::Shr) ? -3 : 5) : 77 * op - 200;
+    p.push_back(hw::makeAluImm(AluOp(op), LoopNest{0, n - 1, 1, 1}, imm));
+  }
+  // Large shift amounts are clamped.
+  p.push_back(hw::makeAluImm(AluOp::Rshr, LoopNest{0, n - 1, 1, 1}, 40));
+  p.push_back(hw::makeAluImm(AluOp::Shr, LoopNest{0, n - 1, 1, 1}, -40));
+  p.back().push_next = true;
+  uint64_t out = r.buffer(n * r.cfg.entryBytes(Memory::Output));
+  Instruction st = hw::makeStore(0, r.entryOf(out, Memory::Output), 1, n, n);
+  st.pop_prev = true;
+  p.push_back(st);
+  p.push_back(hw::makeFinish());
+  auto o = r.run(p);
+  EXPECT_TRUE(o.cycle.ok()) << o.cycle.message;
+  EXPECT_GT(o.cycle.stats.cycle_counters.alu_cycles, 0u);
+}
+
+// Many more instructions than the command and token queues hold: fetch and
+// the modules must stall on full queues and still finish correctly.
+TEST_P(CornerTest, BackPressureOnFullCommandAndTokenQueues) {
+  DualRig r(GetParam());
+  // Load runs up to D tiles ahead (INP slots t % D), so the load->compute
+  // queue fills; the command queues fill because every module has many more
+  // instructions than slots.
+  const uint32_t D = r.cfg.token_queue_depth;
+  const uint32_t tiles = 3 * D + 2;
+  uint64_t inp = r.buffer(tiles * r.cfg.entryBytes(Memory::Input));
+  uint64_t wgt = r.buffer(r.cfg.entryBytes(Memory::Weight));
+  std::vector<Uop> slots;
+  for (uint32_t s = 0; s < D; ++s) slots.push_back({0, s, 0});
+  uint64_t uop = r.uops(slots);
+  uint64_t out = r.buffer(tiles * r.cfg.entryBytes(Memory::Output));
+  std::vector<Instruction> p;
+  p.push_back(hw::makeLoad(Memory::Weight, 0, r.entryOf(wgt, Memory::Weight), 1, 1, 1));
+  p.push_back(hw::makeLoad(Memory::Uop, 0, r.entryOf(uop, Memory::Uop), 1, D, D));
+  for (uint32_t t = 0; t < tiles; ++t) {
+    Instruction l = hw::makeLoad(Memory::Input, t % D, r.entryOf(inp, Memory::Input) + t, 1, 1, 1);
+    l.push_next = true;
+    l.pop_next = t >= D;
+    p.push_back(l);
+    Instruction g0 = hw::makeGemm(LoopNest{0, 1, 1, 1}, true);
+    g0.pop_prev = true;
+    g0.pop_next = t > 0;
+    p.push_back(g0);
+    Instruction g = hw::makeGemm(LoopNest{t % D, t % D + 1, 1, 1});
+    g.push_prev = t + D < tiles;
+    g.push_next = true;
+    p.push_back(g);
+    Instruction st = hw::makeStore(0, r.entryOf(out, Memory::Output) + t, 1, 1, 1);
+    st.pop_prev = true;
+    st.push_prev = t + 1 < tiles;
+    p.push_back(st);
+  }
+  p.push_back(hw::makeFinish());
+  auto o = r.run(p);
+  EXPECT_TRUE(o.cycle.ok()) << o.cycle.message;
+  EXPECT_GT(o.cycle.stats.cycle_counters.fetch.wait_room, 0u);
+}
+
+TEST_P(CornerTest, IllegalInstructionsReportTheirIndex) {
+  DualRig r(GetParam());
+  std::vector<Instruction> good = {hw::makeAluImm(AluOp::Add, LoopNest{0, 0, 1, 1}, 0), hw::makeFinish()};
+  std::vector<uint8_t> stream = hw::encodeInstructionStream(r.layout, good);
+  std::vector<uint8_t> bad = stream;
+  bad[16 * 0] = (bad[0] & ~7) | 7;  // opcode 7
+  auto o = r.runRaw(bad, 2);
+  EXPECT_FALSE(o.cycle.ok());
+  EXPECT_NE(o.cycle.message.find("instruction 0"), std::string::npos) << o.cycle.message;
+  EXPECT_NE(o.cycle.message.find("opcode"), std::string::npos) << o.cycle.message;
+
+  // SRAM range: a LOAD past the end of ACC.
+  uint64_t acc = r.buffer(4 * r.cfg.entryBytes(Memory::Acc));
+  std::vector<Instruction> p = {hw::makeLoad(Memory::Acc, r.cfg.depth(Memory::Acc) - 1, r.entryOf(acc, Memory::Acc), 1, 2, 2),
+                                hw::makeFinish()};
+  o = r.run(p);
+  EXPECT_FALSE(o.cycle.ok());
+  EXPECT_NE(o.cycle.message.find("instruction 0"), std::string::npos) << o.cycle.message;
+
+  // A loop nest reaching past ACC.
+  uint64_t uop = r.uops({{1, 0, 0}});
+  p = {hw::makeLoad(Memory::Uop, 0, r.entryOf(uop, Memory::Uop), 1, 1, 1),
+       hw::makeAluImm(AluOp::Add, LoopNest{0, 1, 1, r.cfg.depth(Memory::Acc), 0, 1}, 1), hw::makeFinish()};
+  o = r.run(p);
+  EXPECT_FALSE(o.cycle.ok());
+  EXPECT_NE(o.cycle.message.find("instruction 1"), std::string::npos) << o.cycle.message;
+  EXPECT_NE(o.cycle.message.find("dst"), std::string::npos) << o.cycle.message;
+
+  // The device recovers: a good program runs afterwards.
+  o = r.run(good);
+  EXPECT_TRUE(o.cycle.ok()) << o.cycle.message;
+}
+
+TEST_P(CornerTest, DeadlockIsReportedWithTheWaitingModule) {
+  DualRig r(GetParam());
+  Instruction g = hw::makeGemm(LoopNest{0, 0, 1, 1});
+  g.pop_prev = true;  // no load ever pushes
+  auto o = r.run({g, hw::makeFinish()});
+  EXPECT_FALSE(o.cycle.ok());
+  EXPECT_NE(o.cycle.message.find("deadlock"), std::string::npos) << o.cycle.message;
+  EXPECT_NE(o.cycle.message.find("compute module waits at instruction 0"), std::string::npos) << o.cycle.message;
+  EXPECT_NE(o.cycle.message.find("load->compute"), std::string::npos) << o.cycle.message;
+}
+
+TEST_P(CornerTest, CycleLimitStopsARunWithTheModuleStates) {
+  driver::DeviceOptions options;
+  options.max_cycles = 100;
+  DualRig r(GetParam(), options);
+  uint64_t acc = r.buffer(r.cfg.entryBytes(Memory::Acc));
+  uint64_t uop = r.uops({{0, 0, 0}});
+  auto o = r.run({hw::makeLoad(Memory::Acc, 0, r.entryOf(acc, Memory::Acc), 1, 1, 1),
+                  hw::makeLoad(Memory::Uop, 0, r.entryOf(uop, Memory::Uop), 1, 1, 1),
+                  hw::makeAluImm(AluOp::Add, LoopNest{0, 1, 100, 100}, 1), hw::makeFinish()},
+                 /*same_status=*/false);
+  // fsim has no cycle limit; only the cycle device stops.
+  EXPECT_TRUE(o.fsim.ok());
+  ASSERT_FALSE(o.cycle.ok());
+  EXPECT_NE(o.cycle.message.find("cycle limit of 100"), std::string::npos) << o.cycle.message;
+  EXPECT_NE(o.cycle.message.find("compute module is busy at instruction 2"), std::string::npos) << o.cycle.message;
+}
+
+TEST_P(CornerTest, OutOfRangeAxiAccessNamesAddressAndBurst) {
+  DualRig r(GetParam());
+  uint64_t inp = r.buffer(2 * r.cfg.entryBytes(Memory::Input));
+  // Two rows 4 KiB apart: the second lies in the unmapped guard gap after the buffer.
+  const uint32_t stride = 4096 / r.cfg.entryBytes(Memory::Input);
+  auto o = r.run({hw::makeLoad(Memory::Input, 0, r.entryOf(inp, Memory::Input), 2, 1, stride), hw::makeFinish()});
+  EXPECT_FALSE(o.fsim.ok());
+  ASSERT_FALSE(o.cycle.ok());
+  EXPECT_NE(o.cycle.message.find("instruction 0"), std::string::npos) << o.cycle.message;
+  EXPECT_NE(o.cycle.message.find("AXI read burst"), std::string::npos) << o.cycle.message;
+  EXPECT_NE(o.cycle.message.find("load module"), std::string::npos) << o.cycle.message;
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, CornerTest, ::testing::Values("tiny", "pynq"));
+
+}  // namespace
+}  // namespace vdla::cycletest

@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# End-to-end tests of the model commands: vdla compile, run and inspect.
+#
+#   bash cli_model_test.sh VDLA TMPDIR CASE [ARGS...]
+#
+# The cases below are added to cli_test.sh's helpers and dispatcher (must,
+# match, json, expect, ...), which this script sources. Cases that need the
+# shared data folder next to the repository (real photographs, class names)
+# exit 77 (skipped) when it is absent.
+
+SHARED_DATA=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/shared/data
+
+skip() {
+  echo "SKIP [$CASE]: $*"
+  exit 77
+}
+
+# corrupt FILE OFFSET: flips one bit of the byte at OFFSET (negative: from the end).
+corrupt() {
+  "$PY" - "$1" "$2" <<'EOF' || fail "could not corrupt $1"
+import sys
+path, off = sys.argv[1], int(sys.argv[2])
+b = bytearray(open(path, "rb").read())
+b[off] ^= 0x10
+open(path, "wb").write(b)
+EOF
+}
+
+# compile -> inspect -> run on a small zoo model; running the artifact and
+# running the model directly give the same numbers.
+case_model_compile_run_inspect() {
+  must 0 compile cnn --image-size 32 -o "$TMP/cnn.vdla" --json
+  cp "$OUT" "$TMP/compile.json"
+  json '
+assert d["model"] == "cnn" and d["kind"] == "zoo model" and d["target"] == "ref", d
+assert d["config"] == "pynq" and len(d["config_hash"]) == 16
+assert d["steps"] > 0 and d["steps"] < d["nodes_before"], (d["steps"], d["nodes_before"])
+assert d["parameters"] > 0 and d["parameter_bytes"] == 4 * d["parameters"]
+assert [p["name"] for p in d["passes"]][0] == "fold-constants"
+assert d["seconds"]["total"] > 0
+' "$OUT"
+  [ -s "$TMP/cnn.vdla" ] || fail "no artifact written"
+
+  must 0 inspect "$TMP/cnn.vdla" --json
+  json '
+with open(argv[0]) as f:
+    c = json.load(f)
+assert d["format_version"] == 1 and d["target"] == "ref" and d["model"] == "cnn", d
+assert d["config"] == "pynq" and d["config_hash"] == argv[1], (d["config_hash"], argv[1])
+assert d["steps"] == c["steps"] and d["parameters"] == c["parameters"], (d, c)
+assert d["inputs"] == [{"name": "input", "type": "f32[1,3,32,32]"}], d["inputs"]
+assert d["outputs"][0]["name"] == "logits"
+assert sum(d["kernels"].values()) == d["steps"] and "ref.Conv" in d["kernels"], d["kernels"]
+assert d["blobs"] == [] and d["metadata"]["source"] == "cnn"
+' "$OUT" "$TMP/compile.json" "$(hash_of pynq)"
+
+  must 0 inspect "$TMP/cnn.vdla" --ir
+  match "$OUT" "VDLA artifact, format version 1, target ref"
+  match "$OUT" "= ref\.Conv\(%input, "
+  match "$OUT" "blobs: none"
+
+  must 0 run "$TMP/cnn.vdla" --json
+  cp "$OUT" "$TMP/run_artifact.json"
+  json '
+assert d["input"] == "synthetic" and d["target"] == "ref", d
+assert d["outputs"][0]["name"] == "logits" and d["outputs"][0]["type"] == "f32[1,1000]", d["outputs"]
+assert len(d["top"]) == 5
+' "$OUT"
+  must 0 run cnn --image-size 32 --json
+  json '
+with open(argv[0]) as f:
+    a = json.load(f)
+assert d["kind"] == "zoo model" and a["kind"] == "artifact"
+assert d["outputs"] == a["outputs"], (d["outputs"], a["outputs"])
+assert d["top"] == a["top"]
+' "$OUT" "$TMP/run_artifact.json"
+
+  must 0 run "$TMP/cnn.vdla"
+  match "$OUT" "no --image given: ran on a deterministic synthetic input"
+  match "$OUT" "^output 'logits' f32.1,1000.: min "
+  must 0 run "$TMP/cnn.vdla" --profile --top 2
+  match "$OUT" "^profile \("
+  match "$OUT" "ref\.Conv .*stem"
+  match "$OUT" "^by kernel:"
+}
+
+# inspect of a model: inputs, operator histogram, parameters, MACs, the IR.
+case_model_inspect_zoo() {
+  must 0 inspect resnet18 --json
+  json '
+assert d["kind"] == "zoo model" and d["name"] == "resnet18"
+assert d["parameters"] >= 11689512, d["parameters"]
+assert d["ops"]["Conv"] == 20 and d["ops"]["BatchNormalization"] == 20, d["ops"]
+assert 1.8e9 < d["macs"] < 1.83e9, d["macs"]
+assert d["inputs"] == [{"name": "input", "type": "f32[1,3,224,224]"}]
+' "$OUT"
+  must 0 inspect cnn --image-size 32 --optimize --ir
+  match "$OUT" "zoo model 'cnn'"
+  match "$OUT" "operators: .*Conv x"
+  match "$OUT" "^graph cnn\(%input: f32.1,3,32,32.\)"
+}
+
+# Real photographs with class names: top-k per image.
+case_model_run_images() {
+  local img1=$SHARED_DATA/images/calib/n01644900_tailed_frog.JPEG
+  local img2=$SHARED_DATA/images/calib/n02012849_crane.JPEG
+  local labels=$SHARED_DATA/imagenet_classes.txt
+  [ -f "$img1" ] && [ -f "$img2" ] && [ -f "$labels" ] || skip "no shared data at $SHARED_DATA"
+  must 0 compile cnn --image-size 64 --batch 2 -o "$TMP/cnn.vdla"
+  # Three images in batches of two: the last batch is padded.
+  must 0 run "$TMP/cnn.vdla" --image "$img1" "$img2" "$img1" --labels "$labels" --top 3 --json
+  json '
+r = d["results"]
+assert [x["image"] for x in r] == [argv[0], argv[1], argv[0]], r
+assert d["seconds"]["runs"] == 2
+for x in r:
+    assert len(x["top"]) == 3
+    assert all("label" in t and t["label"] for t in x["top"]), x
+    p = [t["probability"] for t in x["top"]]
+    assert p == sorted(p, reverse=True) and 0 < sum(p) <= 1.0001, p
+assert r[0]["top"] == r[2]["top"]
+' "$OUT" "$img1" "$img2"
+  must 0 run "$TMP/cnn.vdla" --image "$img2"
+  match "$OUT" "n02012849_crane\.JPEG:"
+  match "$OUT" "^ +[0-9]+ +0\.[0-9]{4}  \(score "
+  # The labels must fit the classes.
+  printf 'a\nb\nc\n' >"$TMP/three.txt"
+  must 1 run "$TMP/cnn.vdla" --image "$img2" --labels "$TMP/three.txt"
+  match "$ERR" "three\.txt: has 3 names but the model has 1000 classes"
+}
+
+# An ONNX model written here with the onnx package: compile, inspect, run.
+case_model_onnx() {
+  "$PY" - "$TMP/tiny.onnx" <<'EOF' || skip "python3 onnx package not available"
+import sys
+try:
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+except ImportError:
+    sys.exit(1)
+rng = np.random.default_rng(0)
+w = numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "w")
+b = numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), "b")
+g = helper.make_graph(
+    [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+     helper.make_node("Relu", ["c"], ["y"], name="relu")],
+    "tiny", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8])], [w, b])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+onnx.save(m, sys.argv[1])
+EOF
+  must 0 compile "$TMP/tiny.onnx" -o "$TMP/tiny.vdla"
+  match "$OUT" "compiled .*tiny\.onnx \(ONNX model\) for target ref"
+  must 0 inspect "$TMP/tiny.onnx"
+  match "$OUT" "ONNX model"
+  match "$OUT" "operators: Conv x1 Relu x1"
+  must 0 run "$TMP/tiny.vdla" --json
+  json '
+o = d["outputs"][0]
+assert o["name"] == "y" and o["type"] == "f32[1,4,8,8]" and o["min"] >= 0, o
+' "$OUT"
+  must 2 compile "$TMP/tiny.onnx" -o "$TMP/x.vdla" --batch 4
+  match "$ERR" "apply to zoo models only"
+}
+
+# Damaged and wrong files: exit 1 with the file and the problem named.
+case_model_bad_artifacts() {
+  must 0 compile cnn --image-size 32 -o "$TMP/good.vdla"
+  cp "$TMP/good.vdla" "$TMP/flipped.vdla"
+  corrupt "$TMP/flipped.vdla" -100
+  must 1 run "$TMP/flipped.vdla"
+  match "$ERR" "^vdla run: error: .*flipped\.vdla: checksum mismatch .*damaged"
+  must 1 inspect "$TMP/flipped.vdla"
+  match "$ERR" "flipped\.vdla: checksum mismatch"
+  head -c 1000 "$TMP/good.vdla" >"$TMP/cut.vdla"
+  must 1 run "$TMP/cut.vdla"
+  match "$ERR" "cut\.vdla: truncated: the header says [0-9]+ bytes but the file has 1000"
+  cp "$TMP/good.vdla" "$TMP/version.vdla"
+  corrupt "$TMP/version.vdla" 9
+  must 1 inspect "$TMP/version.vdla"
+  match "$ERR" "version\.vdla: artifact format version 4097 is not supported"
+  must 1 compile "$TMP/good.vdla" -o "$TMP/again.vdla"
+  match "$ERR" "good\.vdla: is already a compiled artifact"
+  # Not an artifact (and not ONNX either).
+  echo "hello" >"$TMP/text.onnx"
+  must 1 run "$TMP/text.onnx"
+  match "$ERR" "text\.onnx"
+}
+
+# Bad images: exit 1 naming the file.
+case_model_bad_images() {
+  must 0 compile cnn --image-size 32 -o "$TMP/cnn.vdla"
+  echo "not an image" >"$TMP/text.jpg"
+  must 1 run "$TMP/cnn.vdla" --image "$TMP/text.jpg"
+  match "$ERR" "text\.jpg: not a JPEG or PNG image"
+  : >"$TMP/empty.png"
+  must 1 run "$TMP/cnn.vdla" --image "$TMP/empty.png"
+  match "$ERR" "empty\.png: empty file, not an image"
+  must 1 run "$TMP/cnn.vdla" --image "$TMP/missing.jpg"
+  match "$ERR" "missing\.jpg: cannot open image"
+  local img=$SHARED_DATA/images/calib/n01910747_jellyfish.JPEG
+  if [ -f "$img" ]; then
+    head -c 8000 "$img" >"$TMP/cut.jpg"
+    must 1 run "$TMP/cnn.vdla" --image "$TMP/cut.jpg"
+    match "$ERR" "cut\.jpg: bad JPEG image: Premature end of JPEG file"
+  fi
+}
+
+# A real quantised network (the shared MobileNetV2 int8 QDQ export) compiled
+# and run on real photographs: the top-1 classes are right.
+case_model_onnx_mobilenet_images() {
+  local model=$SHARED_DATA/models/mobilenetv2-imagenet-int8-qdq.onnx
+  local c=$SHARED_DATA/images/calib
+  [ -f "$model" ] && [ -f "$SHARED_DATA/imagenet_classes.txt" ] || skip "no shared data at $SHARED_DATA"
+  must 0 compile "$model" -o "$TMP/mnv2.vdla"
+  must 0 run "$TMP/mnv2.vdla" --image "$c/n01644900_tailed_frog.JPEG" "$c/n03791053_motor_scooter.JPEG" \
+    "$c/n04465501_tractor.JPEG" --labels "$SHARED_DATA/imagenet_classes.txt" --json
+  json '
+top1 = [r["top"][0]["label"] for r in d["results"]]
+assert top1 == ["tailed frog", "motor scooter", "tractor"], top1
+assert d["results"][0]["top"][0]["probability"] > 0.9, d["results"][0]
+' "$OUT"
+}
+
+# The figure the lead records: resnet18 compiles in well under a second.
+case_model_compile_resnet18() {
+  must 0 compile resnet18 -o "$TMP/r18.vdla" --json
+  json '
+s = d["seconds"]
+print("vdla compile resnet18: %.1f ms (load %.1f, passes %.1f, lowering %.1f, write %.1f)" % (
+    1e3 * s["total"], 1e3 * s["load"], 1e3 * s["passes"], 1e3 * s["lowering"], 1e3 * s["write"]))
+assert d["steps"] == 32, d["steps"]
+assert s["total"] < 5.0, s  # the budget is 1 s; a loaded CI machine gets slack
+' "$OUT"
+  rm -f "$TMP/r18.vdla"
+}
+
+source "$(dirname "${BASH_SOURCE[0]}")/cli_test.sh" "$@"

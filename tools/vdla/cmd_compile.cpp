@@ -1,0 +1,127 @@
+// vdla compile MODEL -o OUT: imports an ONNX model or builds a zoo model, runs
+// the standard pass pipeline and writes an artifact for a target. Prints where
+// the time went (the compile of resnet18 is budgeted at under one second).
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "model_loading.h"
+#include "vdla/compiler/compile.h"
+#include "vdla/hw/error.h"
+
+namespace vdla::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string targetList() {
+  std::string s;
+  for (const auto& t : compileTargets()) s += (s.empty() ? "" : "|") + t;
+  return s;
+}
+
+}  // namespace
+
+int compileCommand(const std::vector<std::string>& args) {
+  const Clock::time_point start = Clock::now();
+  po::options_description options("vdla compile options");
+  options.add_options()("model", po::value<std::string>()->required(), "ONNX file or zoo model name")(
+      "output,o", po::value<std::string>()->required(), "artifact file to write")(
+      "target", po::value<std::string>()->default_value("ref"), ("target (" + targetList() + ")").c_str())(
+      "print-after-all", "print the IR after every pass")("time-passes", "print the time of every pass")(
+      "no-verify", "do not verify the IR after every pass")("json", "print the report as JSON");
+  addConfigOption(options);
+  addModelOptions(options);
+  po::positional_options_description positional;
+  positional.add("model", 1);
+  po::variables_map vm;
+  const std::string usage =
+      "vdla compile MODEL -o OUT [--target " + targetList() +
+      "] [--config HW] [--print-after-all] [--time-passes] [--batch N] [--image-size N] [--seed N] [--json]";
+  if (!parseArgs(usage, args, options, positional, vm)) return 0;
+
+  CompileOptions copts;
+  copts.target = vm["target"].as<std::string>();
+  copts.hw_config = vm["config"].as<std::string>();
+  std::vector<std::string> targets = compileTargets();
+  if (std::find(targets.begin(), targets.end(), copts.target) == targets.end())
+    throw UsageError("unknown target '" + copts.target + "' (known: " + targetList() + ")\nusage: " + usage);
+  if (!isTargetAvailable(copts.target))
+    throw Error("target '" + copts.target + "' is not available in this build yet (available: ref)");
+  copts.pipeline.verify_each = !vm.count("no-verify");
+  if (vm.count("print-after-all")) copts.pipeline.print_after_each = &std::cout;
+
+  const std::string spec = vm["model"].as<std::string>();
+  const std::string out_path = vm["output"].as<std::string>();
+  ModelKind kind = classifyModel(spec);
+  if (kind == ModelKind::Artifact) throw Error(spec + ": is already a compiled artifact");
+  if (kind == ModelKind::Onnx && modelOptionsGiven(vm))
+    throw UsageError("--batch, --image-size and --seed apply to zoo models only\nusage: " + usage);
+  ModelOptions mopts = modelOptionsFrom(vm);
+
+  Clock::time_point t = Clock::now();
+  std::unique_ptr<ir::Graph> graph = loadModelGraph(spec, kind, mopts);
+  const double load_s = since(t);
+  const size_t nodes_before = graph->numNodes();
+
+  CompileReport report;
+  rt::Artifact artifact = compileGraph(*graph, copts, &report);
+  artifact.metadata["source"] = spec;
+  artifact.metadata["source_kind"] = modelKindName(kind);
+  if (kind == ModelKind::Zoo)
+    artifact.metadata["zoo_options"] = "batch=" + std::to_string(mopts.batch) +
+                                       " image_size=" + std::to_string(mopts.image_size) +
+                                       " seed=" + std::to_string(mopts.seed);
+
+  t = Clock::now();
+  rt::saveArtifact(artifact, out_path);
+  const double write_s = since(t);
+  const double total_s = since(start);
+  if (vm.count("time-passes")) report.passes.print(std::cout);
+
+  char hash[17];
+  std::snprintf(hash, sizeof(hash), "%016llx", static_cast<unsigned long long>(artifact.hw_config_hash));
+  if (vm.count("json")) {
+    nlohmann::json j{{"model", spec},
+                     {"kind", modelKindName(kind)},
+                     {"output", out_path},
+                     {"target", artifact.target},
+                     {"config", artifact.hw_config_name},
+                     {"config_hash", hash},
+                     {"nodes_before", nodes_before},
+                     {"steps", artifact.steps.size()},
+                     {"tensors", artifact.tensors.size()},
+                     {"parameters", artifact.constantElements()},
+                     {"parameter_bytes", artifact.constantBytes()},
+                     {"seconds",
+                      {{"load", load_s},
+                       {"passes", report.pipeline_seconds},
+                       {"lowering", report.lowering_seconds},
+                       {"write", write_s},
+                       {"total", total_s}}}};
+    nlohmann::json passes = nlohmann::json::array();
+    for (const auto& p : report.passes.passes)
+      passes.push_back({{"name", p.name}, {"changed", p.changed}, {"seconds", p.seconds},
+                        {"nodes_before", p.nodes_before}, {"nodes_after", p.nodes_after}});
+    j["passes"] = passes;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << "compiled " << spec << " (" << modelKindName(kind) << ") for target " << artifact.target
+              << ", config " << artifact.hw_config_name << " (hash " << hash << ")\n"
+              << "  graph: " << nodes_before << " nodes -> " << artifact.steps.size() << " steps, "
+              << artifact.tensors.size() << " tensors, " << formatCount(double(artifact.constantElements()))
+              << " parameters (" << formatBytes(double(artifact.constantBytes())) << ")\n"
+              << "  time: load " << formatSeconds(load_s) << ", passes " << formatSeconds(report.pipeline_seconds)
+              << ", lowering " << formatSeconds(report.lowering_seconds) << ", write " << formatSeconds(write_s)
+              << "; total " << formatSeconds(total_s) << "\n"
+              << "wrote " << out_path << "\n";
+  }
+  return 0;
+}
+
+}  // namespace vdla::cli

@@ -1,0 +1,399 @@
+// The compute module: LOAD UOP/ACC/ACC8 (through a 2-D read engine on AXI ID 2),
+// GEMM, ALU and FINISH, in order. Owns the UOP and ACC memories and writes OUT.
+//
+// GEMM and ALU share one fixed-latency pipeline fed by the loop nest:
+//   S0  loop nest -> UOP read
+//   S1  dst/src/wgt = micro-op + offsets; index range checks
+//   S2  INP/WGT reads (GEMM)
+//   S3  products (GEMM); ACC[src] read (ALU with tensor operand)
+//   S4  adder trees (GEMM); src operand arrives; ACC[dst] read
+//   S5  ACC[dst] arrives; accumulate or ALU op; write ACC[dst] and OUT[dst]
+// The ACC read-modify-write hazard: an ACC read at edge E misses only the write
+// made at the same edge (earlier writes are in the RAM), so data arriving in a
+// cycle is replaced by `last_wr` when that write hit the same entry. With one
+// micro-op per cycle, S4's dst read of op n+1 meets S5's write of op n exactly
+// at one edge, so one level of forwarding is exact. The ALU with a tensor
+// operand needs two ACC reads per vector on the one read port (a second port
+// would double the ACC block RAM), so it issues every other cycle; its src
+// read in S3 then also meets the previous op's write at the same edge.
+// An instruction completes when the pipeline has drained, so LOADs into ACC and
+// the next instruction never overlap it.
+module vdla_compute (
+    input  logic         clk,
+    input  logic         rst,
+    input  logic         halt,
+    input  logic         q_empty,
+    input  logic [159:0] q_head,
+    output logic         q_pop,
+    input  logic         prev_avail,  // load->compute
+    input  logic         next_avail,  // store->compute
+    input  logic         prev_room,   // compute->load
+    input  logic         next_room,   // compute->store
+    output logic         pop_prev,
+    output logic         pop_next,
+    output logic         push_prev,
+    output logic         push_next,
+    // AXI read
+    output logic         ar_valid,
+    input  logic         ar_ready,
+    output logic [31:0]  ar_addr,
+    output logic [7:0]   ar_len,
+    output logic [2:0]   ar_size,
+    input  logic         r_valid,
+    input  logic [vdla_pkg::AXI_DATA_BITS-1:0] r_data,
+    input  logic         r_last,
+    input  logic [1:0]   r_resp,
+    // INP and WGT read ports
+    output logic         inp_re,
+    output logic [vdla_pkg::INP_IDX_BITS-1:0] inp_raddr,
+    input  logic [vdla_pkg::INP_ENTRY_BITS-1:0] inp_rdata,
+    output logic         wgt_re,
+    output logic [vdla_pkg::WGT_IDX_BITS-1:0] wgt_raddr,
+    input  logic [vdla_pkg::WGT_ENTRY_BITS-1:0] wgt_rdata,
+    // OUT write port
+    output logic         out_we,
+    output logic [vdla_pkg::OUT_IDX_BITS-1:0] out_waddr,
+    output logic [vdla_pkg::OUT_ENTRY_BITS-1:0] out_wdata,
+    // status
+    output logic         finish,     // FINISH executed (pulse)
+    output logic         err_valid,
+    output logic [7:0]   err_code,
+    output logic [31:0]  err_info,
+    output logic [31:0]  index,
+    output logic [3:0]   state,
+    output logic         wait_dram,
+    output logic         gemm_fire,  // the GEMM core consumed a micro-op
+    output logic         alu_fire    // the ALU processed a vector
+);
+  localparam int LANES = vdla_pkg::BATCH * vdla_pkg::BLOCK_OUT;  // int32 elements of an ACC entry
+  localparam int ACC_W = vdla_pkg::ACC_ENTRY_BITS;
+  localparam int AXI = vdla_pkg::AXI_DATA_BITS;
+  localparam int ACC_BEAT = (ACC_W < AXI) ? ACC_W : AXI;  // LOAD ACC bits per beat
+  localparam int ACC8_BEAT = (vdla_pkg::ACC8_ENTRY_BITS < AXI) ? vdla_pkg::ACC8_ENTRY_BITS : AXI;
+
+  logic start, done;
+  logic [127:0] insn;
+  vdla_sequencer seq (
+      .clk, .rst, .halt, .q_empty, .q_head, .q_pop,
+      .prev_avail, .next_avail, .prev_room, .next_room,
+      .pop_prev, .pop_next, .push_prev, .push_next,
+      .start, .insn, .index, .done, .state
+  );
+
+  // ---------------- decode ----------------
+  wire [2:0] opcode = insn[vdla_pkg::LOAD_OPCODE_LSB+:3];
+  wire is_load = opcode == 3'(vdla_pkg::OPCODE_LOAD);
+  wire is_gemm = opcode == 3'(vdla_pkg::OPCODE_GEMM);
+  wire is_alu = opcode == 3'(vdla_pkg::OPCODE_ALU);
+  wire [2:0] memory = insn[vdla_pkg::LOAD_MEMORY_LSB+:3];
+  wire ld_uop = memory == 3'(vdla_pkg::MEM_UOP);
+  wire ld_acc8 = memory == 3'(vdla_pkg::MEM_ACC8);
+
+  // LOAD fields and SRAM range
+  wire [31:0] sram_base = 32'(insn[vdla_pkg::LOAD_SRAM_BASE_LSB+:vdla_pkg::LOAD_SRAM_BASE_W]);
+  wire [31:0] y_size = 32'(insn[vdla_pkg::LOAD_Y_SIZE_LSB+:vdla_pkg::LOAD_Y_SIZE_W]);
+  wire [31:0] x_size = 32'(insn[vdla_pkg::LOAD_X_SIZE_LSB+:vdla_pkg::LOAD_X_SIZE_W]);
+  wire [3:0] pad_top = 4'(insn[vdla_pkg::LOAD_Y_PAD_TOP_LSB+:vdla_pkg::LOAD_Y_PAD_TOP_W]);
+  wire [3:0] pad_bottom = 4'(insn[vdla_pkg::LOAD_Y_PAD_BOTTOM_LSB+:vdla_pkg::LOAD_Y_PAD_BOTTOM_W]);
+  wire [3:0] pad_left = 4'(insn[vdla_pkg::LOAD_X_PAD_LEFT_LSB+:vdla_pkg::LOAD_X_PAD_LEFT_W]);
+  wire [3:0] pad_right = 4'(insn[vdla_pkg::LOAD_X_PAD_RIGHT_LSB+:vdla_pkg::LOAD_X_PAD_RIGHT_W]);
+  wire [63:0] block_end = 64'(sram_base) + 64'(32'(pad_top) + y_size + 32'(pad_bottom)) *
+      64'(32'(pad_left) + x_size + 32'(pad_right));
+  wire [63:0] load_depth = ld_uop ? 64'(vdla_pkg::UOP_DEPTH) : 64'(vdla_pkg::ACC_DEPTH);
+  wire [3:0] load_entry_log2 = ld_uop ? 4'($clog2(vdla_pkg::UOP_ENTRY_BITS / 8)) :
+      (ld_acc8 ? 4'($clog2(vdla_pkg::ACC8_ENTRY_BITS / 8)) : 4'($clog2(vdla_pkg::ACC_ENTRY_BITS / 8)));
+
+  // GEMM / ALU fields (the loop nest fields differ in position between them)
+  wire gemm_reset = insn[vdla_pkg::GEMM_RESET_LSB];
+  wire [2:0] alu_op = insn[vdla_pkg::ALU_ALU_OP_LSB+:3];
+  wire use_imm = insn[vdla_pkg::ALU_USE_IMM_LSB];
+  wire [31:0] imm = 32'($signed(insn[vdla_pkg::ALU_IMM_LSB+:vdla_pkg::ALU_IMM_W]));
+  wire [31:0] uop_begin = is_gemm ? 32'(insn[vdla_pkg::GEMM_UOP_BEGIN_LSB+:vdla_pkg::GEMM_UOP_BEGIN_W]) :
+      32'(insn[vdla_pkg::ALU_UOP_BEGIN_LSB+:vdla_pkg::ALU_UOP_BEGIN_W]);
+  wire [31:0] uop_end = is_gemm ? 32'(insn[vdla_pkg::GEMM_UOP_END_LSB+:vdla_pkg::GEMM_UOP_END_W]) :
+      32'(insn[vdla_pkg::ALU_UOP_END_LSB+:vdla_pkg::ALU_UOP_END_W]);
+  wire [31:0] iter_out = is_gemm ? 32'(insn[vdla_pkg::GEMM_ITER_OUT_LSB+:vdla_pkg::GEMM_ITER_OUT_W]) :
+      32'(insn[vdla_pkg::ALU_ITER_OUT_LSB+:vdla_pkg::ALU_ITER_OUT_W]);
+  wire [31:0] iter_in = is_gemm ? 32'(insn[vdla_pkg::GEMM_ITER_IN_LSB+:vdla_pkg::GEMM_ITER_IN_W]) :
+      32'(insn[vdla_pkg::ALU_ITER_IN_LSB+:vdla_pkg::ALU_ITER_IN_W]);
+  wire [31:0] dst_out = is_gemm ? 32'(insn[vdla_pkg::GEMM_DST_FACTOR_OUT_LSB+:vdla_pkg::GEMM_DST_FACTOR_OUT_W]) :
+      32'(insn[vdla_pkg::ALU_DST_FACTOR_OUT_LSB+:vdla_pkg::ALU_DST_FACTOR_OUT_W]);
+  wire [31:0] dst_in = is_gemm ? 32'(insn[vdla_pkg::GEMM_DST_FACTOR_IN_LSB+:vdla_pkg::GEMM_DST_FACTOR_IN_W]) :
+      32'(insn[vdla_pkg::ALU_DST_FACTOR_IN_LSB+:vdla_pkg::ALU_DST_FACTOR_IN_W]);
+  wire [31:0] src_out = is_gemm ? 32'(insn[vdla_pkg::GEMM_SRC_FACTOR_OUT_LSB+:vdla_pkg::GEMM_SRC_FACTOR_OUT_W]) :
+      32'(insn[vdla_pkg::ALU_SRC_FACTOR_OUT_LSB+:vdla_pkg::ALU_SRC_FACTOR_OUT_W]);
+  wire [31:0] src_in = is_gemm ? 32'(insn[vdla_pkg::GEMM_SRC_FACTOR_IN_LSB+:vdla_pkg::GEMM_SRC_FACTOR_IN_W]) :
+      32'(insn[vdla_pkg::ALU_SRC_FACTOR_IN_LSB+:vdla_pkg::ALU_SRC_FACTOR_IN_W]);
+  wire [31:0] wgt_out = is_gemm ? 32'(insn[vdla_pkg::GEMM_WGT_FACTOR_OUT_LSB+:vdla_pkg::GEMM_WGT_FACTOR_OUT_W]) : '0;
+  wire [31:0] wgt_in = is_gemm ? 32'(insn[vdla_pkg::GEMM_WGT_FACTOR_IN_LSB+:vdla_pkg::GEMM_WGT_FACTOR_IN_W]) : '0;
+  wire tensor_alu = is_alu && !use_imm;
+
+  // ---------------- control ----------------
+  // One cycle after `start` the instruction is checked and dispatched to the
+  // load engine or the loop nest; FINISH completes at once.
+  localparam logic [1:0] C_IDLE = 2'd0, C_CHECK = 2'd1, C_LOAD = 2'd2, C_LOOP = 2'd3;
+  logic [1:0] cstate;
+  logic engine_start, loop_start, loop_abort, hold;
+  logic x_done, x_busy, x_err_valid;
+  logic [7:0] x_err_code;
+  logic [31:0] x_err_info;
+  logic idx_err;  // an index error found in S1 this cycle
+  logic [7:0] idx_err_code;
+  logic [31:0] idx_err_info;
+  logic loop_active, pipe_busy;
+
+  always_ff @(posedge clk) begin
+    err_valid <= 1'b0;
+    engine_start <= 1'b0;
+    loop_start <= 1'b0;
+    done <= 1'b0;
+    finish <= 1'b0;
+    if (rst) begin
+      cstate <= C_IDLE;
+      hold <= 1'b0;
+      loop_abort <= 1'b0;
+    end else begin
+      case (cstate)
+        C_IDLE: if (start) cstate <= C_CHECK;
+        C_CHECK: begin
+          if (is_load) begin
+            if (block_end > load_depth) begin
+              err_valid <= 1'b1;
+              err_code <= vdla_status_pkg::E_SRAM_RANGE;
+              err_info <= block_end[31:0];
+              cstate <= C_IDLE;  // never completes; the error halts the run
+            end else begin
+              engine_start <= 1'b1;
+              cstate <= C_LOAD;
+            end
+          end else if (is_gemm || is_alu) begin
+            if (uop_begin > uop_end || uop_end > vdla_pkg::UOP_DEPTH) begin
+              err_valid <= 1'b1;
+              err_code <= vdla_status_pkg::E_UOP_RANGE;
+              err_info <= uop_end;
+              cstate <= C_IDLE;
+            end else begin
+              loop_start <= 1'b1;
+              loop_abort <= 1'b0;
+              hold <= 1'b0;
+              cstate <= C_LOOP;
+            end
+          end else begin  // FINISH
+            done <= 1'b1;
+            finish <= 1'b1;
+            cstate <= C_IDLE;
+          end
+        end
+        C_LOAD: begin
+          if (x_err_valid) begin
+            err_valid <= 1'b1;
+            err_code <= x_err_code;
+            err_info <= x_err_info;
+          end
+          if (x_done) begin
+            done <= 1'b1;
+            cstate <= C_IDLE;
+          end
+        end
+        C_LOOP: begin
+          if (tensor_alu && lg_valid) hold <= 1'b1;
+          else hold <= 1'b0;
+          if (idx_err) begin
+            err_valid <= 1'b1;
+            err_code <= idx_err_code;
+            err_info <= idx_err_info;
+            loop_abort <= 1'b1;
+          end
+          if (!loop_start && !loop_active && !pipe_busy && !loop_abort) begin
+            done <= 1'b1;
+            cstate <= C_IDLE;
+          end
+        end
+        default: cstate <= C_IDLE;
+      endcase
+    end
+  end
+
+  // ---------------- load engine ----------------
+  logic wr_valid, wr_zero;
+  logic [31:0] wr_addr;
+  logic [7:0] wr_beat;
+  logic [AXI-1:0] wr_data;
+  vdla_xfer_read xfer (
+      .clk, .rst, .start(engine_start),
+      .sram_base, .dram_base(32'(insn[vdla_pkg::LOAD_DRAM_BASE_LSB+:vdla_pkg::LOAD_DRAM_BASE_W])),
+      .y_size, .x_size, .x_stride(32'(insn[vdla_pkg::LOAD_X_STRIDE_LSB+:vdla_pkg::LOAD_X_STRIDE_W])),
+      .pad_top, .pad_bottom, .pad_left, .pad_right, .entry_log2(load_entry_log2),
+      .ar_valid, .ar_ready, .ar_addr, .ar_len, .ar_size, .r_valid, .r_data, .r_last, .r_resp,
+      .wr_valid, .wr_zero, .wr_addr, .wr_beat, .wr_data,
+      .busy(x_busy), .done(x_done), .err_valid(x_err_valid), .err_code(x_err_code), .err_info(x_err_info),
+      .wait_dram
+  );
+
+  // ---------------- loop nest (S0) ----------------
+  logic lg_valid;
+  logic [31:0] lg_u, lg_dst, lg_src, lg_wgt;
+  vdla_loop_gen loop (
+      .clk, .rst, .start(loop_start), .abort(loop_abort || idx_err), .hold,
+      .uop_begin, .uop_end, .iter_out, .iter_in,
+      .dst_out, .dst_in, .src_out, .src_in, .wgt_out, .wgt_in,
+      .valid(lg_valid), .u(lg_u), .dst_off(lg_dst), .src_off(lg_src), .wgt_off(lg_wgt), .active(loop_active)
+  );
+
+  // ---------------- UOP memory ----------------
+  logic [31:0] uop_rdata;
+  vdla_ram #(.WIDTH(32), .DEPTH(vdla_pkg::UOP_DEPTH)) uop_mem (
+      .clk,
+      .we(wr_valid && ld_uop && cstate == C_LOAD),
+      .waddr(wr_addr[vdla_pkg::UOP_IDX_BITS-1:0]),
+      .wdata(wr_data[31:0]),
+      .re(lg_valid),
+      .raddr(lg_u[vdla_pkg::UOP_IDX_BITS-1:0]),
+      .rdata(uop_rdata)
+  );
+
+  // ---------------- S1: indices and range checks ----------------
+  logic s1_valid;
+  logic [31:0] s1_dst_off, s1_src_off, s1_wgt_off;
+  always_ff @(posedge clk) begin
+    s1_valid <= lg_valid && !rst;
+    s1_dst_off <= lg_dst;
+    s1_src_off <= lg_src;
+    s1_wgt_off <= lg_wgt;
+  end
+  wire [31:0] d1 = 32'(uop_rdata[vdla_pkg::UOP_DST_BITS-1:0]) + s1_dst_off;
+  wire [31:0] s1 = 32'(uop_rdata[vdla_pkg::UOP_DST_BITS+:vdla_pkg::UOP_SRC_BITS]) + s1_src_off;
+  wire [31:0] w1 = 32'(uop_rdata[vdla_pkg::UOP_DST_BITS+vdla_pkg::UOP_SRC_BITS+:vdla_pkg::UOP_WGT_BITS]) + s1_wgt_off;
+  wire s1_live = s1_valid && !loop_abort;
+  always_comb begin
+    idx_err = 1'b0;
+    idx_err_code = vdla_status_pkg::E_NONE;
+    idx_err_info = '0;
+    if (s1_live) begin
+      if (d1 >= vdla_pkg::ACC_DEPTH) begin
+        idx_err = 1'b1;
+        idx_err_code = vdla_status_pkg::E_DST_RANGE;
+        idx_err_info = d1;
+      end else if (is_gemm && !gemm_reset && s1 >= vdla_pkg::INP_DEPTH) begin
+        idx_err = 1'b1;
+        idx_err_code = vdla_status_pkg::E_SRC_RANGE;
+        idx_err_info = s1;
+      end else if (is_gemm && !gemm_reset && w1 >= vdla_pkg::WGT_DEPTH) begin
+        idx_err = 1'b1;
+        idx_err_code = vdla_status_pkg::E_WGT_RANGE;
+        idx_err_info = w1;
+      end else if (tensor_alu && s1 >= vdla_pkg::ACC_DEPTH) begin
+        idx_err = 1'b1;
+        idx_err_code = vdla_status_pkg::E_SRC_RANGE;
+        idx_err_info = s1;
+      end
+    end
+  end
+
+  // ---------------- S2..S5 ----------------
+  logic s2_valid, s3_valid, s4_valid, s5_valid;
+  logic [vdla_pkg::ACC_IDX_BITS-1:0] s2_dst, s3_dst, s4_dst, s5_dst;
+  logic [31:0] s2_src, s3_src;
+  logic [31:0] s2_wgt;
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      s2_valid <= 1'b0;
+      s3_valid <= 1'b0;
+      s4_valid <= 1'b0;
+      s5_valid <= 1'b0;
+    end else begin
+      s2_valid <= s1_live && !idx_err;
+      s3_valid <= s2_valid;
+      s4_valid <= s3_valid;
+      s5_valid <= s4_valid;
+    end
+    s2_dst <= d1[vdla_pkg::ACC_IDX_BITS-1:0];
+    s2_src <= s1;
+    s2_wgt <= w1;
+    s3_dst <= s2_dst;
+    s3_src <= s2_src;
+    s4_dst <= s3_dst;
+    s5_dst <= s4_dst;
+  end
+  assign pipe_busy = s1_valid || s2_valid || s3_valid || s4_valid || s5_valid;
+
+  wire gemm_reads = s2_valid && is_gemm && !gemm_reset;
+  assign inp_re = gemm_reads;
+  assign inp_raddr = s2_src[vdla_pkg::INP_IDX_BITS-1:0];
+  assign wgt_re = gemm_reads;
+  assign wgt_raddr = s2_wgt[vdla_pkg::WGT_IDX_BITS-1:0];
+
+  logic [ACC_W-1:0] gemm_sum;
+  vdla_gemm gemm (
+      .clk, .en_mul(s3_valid && is_gemm && !gemm_reset), .en_sum(s4_valid && is_gemm && !gemm_reset),
+      .inp(inp_rdata), .wgt(wgt_rdata), .sum(gemm_sum)
+  );
+
+  // ---------------- ACC memory and forwarding ----------------
+  logic [LANES-1:0] acc_we;
+  logic [vdla_pkg::ACC_IDX_BITS-1:0] acc_waddr, acc_raddr;
+  logic [ACC_W-1:0] acc_wdata, acc_rdata, result;
+  logic acc_re;
+  vdla_ram #(.WIDTH(ACC_W), .DEPTH(vdla_pkg::ACC_DEPTH), .LANE(32)) acc_mem (
+      .clk, .we(acc_we), .waddr(acc_waddr), .wdata(acc_wdata), .re(acc_re), .raddr(acc_raddr), .rdata(acc_rdata)
+  );
+  wire src_read = s3_valid && tensor_alu;
+  assign acc_re = src_read || s4_valid;
+  assign acc_raddr = src_read ? s3_src[vdla_pkg::ACC_IDX_BITS-1:0] : s4_dst;
+
+  logic last_wr_valid;
+  logic [vdla_pkg::ACC_IDX_BITS-1:0] last_wr_addr;
+  logic [ACC_W-1:0] last_wr_data;
+  logic [ACC_W-1:0] src_operand;  // S5: ACC[src]
+  logic [vdla_pkg::ACC_IDX_BITS-1:0] s4_src_addr;
+  logic s4_src_pending;
+  always_ff @(posedge clk) begin
+    s4_src_pending <= src_read;
+    s4_src_addr <= s3_src[vdla_pkg::ACC_IDX_BITS-1:0];
+    if (s4_src_pending)
+      src_operand <= (last_wr_valid && last_wr_addr == s4_src_addr) ? last_wr_data : acc_rdata;
+    last_wr_valid <= s5_valid;
+    last_wr_addr <= s5_dst;
+    if (s5_valid) last_wr_data <= result;
+  end
+  wire [ACC_W-1:0] dst_operand = (last_wr_valid && last_wr_addr == s5_dst) ? last_wr_data : acc_rdata;
+
+  // S5: accumulate or ALU
+  for (genvar e = 0; e < LANES; e++) begin : g_lane
+    logic [31:0] alu_y;
+    vdla_alu_lane lane (
+        .op(alu_op), .a(dst_operand[e*32+:32]), .b(use_imm ? imm : src_operand[e*32+:32]), .y(alu_y)
+    );
+    always_comb begin
+      if (is_gemm) result[e*32+:32] = gemm_reset ? 32'd0 : dst_operand[e*32+:32] + gemm_sum[e*32+:32];
+      else result[e*32+:32] = alu_y;
+    end
+    assign out_wdata[e*8+:8] = result[e*32+:8];  // OUT keeps the low byte (truncation)
+  end
+
+  // ACC write port: the pipeline, or LOAD ACC / ACC8 beats.
+  wire load_acc_wr = wr_valid && !ld_uop && cstate == C_LOAD;
+  logic [LANES-1:0] load_lanes;
+  logic [ACC_W-1:0] load_data;
+  always_comb begin
+    if (wr_zero) begin
+      load_lanes = '1;
+      load_data = '0;
+    end else if (ld_acc8) begin
+      // ACC8: each int8 of the beat becomes a sign-extended int32 lane.
+      load_lanes = LANES'(((LANES + 1)'(1) << (ACC8_BEAT / 8)) - 1) << (32'(wr_beat) * (ACC8_BEAT / 8));
+      for (int j = 0; j < LANES; j++) load_data[j*32+:32] = 32'($signed(wr_data[(j%(ACC8_BEAT/8))*8+:8]));
+    end else begin
+      load_lanes = LANES'(((LANES + 1)'(1) << (ACC_BEAT / 32)) - 1) << (32'(wr_beat) * (ACC_BEAT / 32));
+      for (int j = 0; j < LANES; j++) load_data[j*32+:32] = wr_data[(j%(ACC_BEAT/32))*32+:32];
+    end
+  end
+  assign acc_we = s5_valid ? '1 : (load_acc_wr ? load_lanes : '0);
+  assign acc_waddr = s5_valid ? s5_dst : wr_addr[vdla_pkg::ACC_IDX_BITS-1:0];
+  assign acc_wdata = s5_valid ? result : load_data;
+
+  assign out_we = s5_valid;
+  assign out_waddr = s5_dst;
+  assign gemm_fire = s5_valid && is_gemm;
+  assign alu_fire = s5_valid && is_alu;
+endmodule

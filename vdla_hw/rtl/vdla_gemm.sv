@@ -1,0 +1,56 @@
+// The GEMM core: one (BATCH x BLOCK_IN) * (BLOCK_IN x BLOCK_OUT) int8 product per
+// cycle, two pipeline stages: products (registered in vdla_mul_pair), then one
+// adder tree per output element (registered here). The accumulation into ACC,
+// which needs the forwarded accumulator value, is done by the compute module.
+module vdla_gemm (
+    input  logic clk,
+    input  logic en_mul,  // inp/wgt valid this cycle
+    input  logic en_sum,  // products valid this cycle
+    input  logic [vdla_pkg::INP_ENTRY_BITS-1:0] inp,  // [b][k]
+    input  logic [vdla_pkg::WGT_ENTRY_BITS-1:0] wgt,  // [o][k]
+    output logic [vdla_pkg::ACC_ENTRY_BITS-1:0] sum   // [b][o], int32
+);
+  localparam int B = vdla_pkg::BATCH;
+  localparam int K = vdla_pkg::BLOCK_IN;
+  localparam int N = vdla_pkg::BLOCK_OUT;
+  localparam int PAIRS = (N + 1) / 2;
+
+  logic [16*B*N*K-1:0] products;  // [b][o][k], int16
+
+  for (genvar b = 0; b < B; b++) begin : g_b
+    for (genvar p = 0; p < PAIRS; p++) begin : g_pair
+      for (genvar k = 0; k < K; k++) begin : g_k
+        logic signed [15:0] lo, hi;
+        logic [7:0] w_hi;
+        if (2 * p + 1 < N) begin : g_hi
+          assign w_hi = wgt[((2*p+1)*K+k)*8+:8];
+          assign products[((b*N+2*p+1)*K+k)*16+:16] = hi;
+        end else begin : g_no_hi
+          assign w_hi = 8'd0;  // odd BLOCK_OUT: the last multiplier is half used
+        end
+        vdla_mul_pair mul (
+            .clk, .en(en_mul),
+            .x(inp[(b*K+k)*8+:8]),
+            .w_lo(wgt[(2*p*K+k)*8+:8]),
+            .w_hi(w_hi),
+            .p_lo(lo), .p_hi(hi)
+        );
+        assign products[((b*N+2*p)*K+k)*16+:16] = lo;
+      end
+    end
+  end
+
+  // Balanced adder trees; the reduction is exact in 32 bits. `level` is a
+  // blocking temporary (combinational), only the sums are registers.
+  logic signed [31:0] level[K];
+  always_ff @(posedge clk) begin
+    if (en_sum) begin
+      for (int e = 0; e < B * N; e++) begin
+        for (int k = 0; k < K; k++) level[k] = 32'($signed(products[(e*K+k)*16+:16]));
+        for (int w = K / 2; w >= 1; w = w / 2)
+          for (int k = 0; k < w; k++) level[k] = level[2*k] + level[2*k+1];
+        sum[e*32+:32] <= level[0];
+      end
+    end
+  end
+endmodule

@@ -1,0 +1,209 @@
+// The store module: executes STORE OUT in order. OUT entries are read in
+// order (the SRAM block is packed) into a two-entry buffer and sent as write
+// beats; each DRAM row becomes INCR bursts (at most MAX_BURST beats, never
+// across 4 KiB, at most MAX_OUTSTANDING awaiting their response). The
+// instruction completes when every write response is back, so the data is in
+// DRAM before the store pushes its token or the run ends.
+module vdla_store (
+    input  logic         clk,
+    input  logic         rst,
+    input  logic         halt,
+    input  logic         q_empty,
+    input  logic [159:0] q_head,
+    output logic         q_pop,
+    input  logic         prev_avail,  // compute->store has a token
+    input  logic         prev_room,   // store->compute has room
+    output logic         pop_prev,
+    output logic         push_prev,
+    // AXI write
+    output logic         aw_valid,
+    input  logic         aw_ready,
+    output logic [31:0]  aw_addr,
+    output logic [7:0]   aw_len,
+    output logic         w_valid,
+    input  logic         w_ready,
+    output logic [vdla_pkg::AXI_DATA_BITS-1:0] w_data,
+    output logic         w_last,
+    input  logic         b_valid,
+    input  logic [1:0]   b_resp,
+    // OUT read port
+    output logic         out_re,
+    output logic [vdla_pkg::OUT_IDX_BITS-1:0] out_raddr,
+    input  logic [vdla_pkg::OUT_ENTRY_BITS-1:0] out_rdata,
+    // status
+    output logic         err_valid,
+    output logic [7:0]   err_code,
+    output logic [31:0]  err_info,
+    output logic [31:0]  index,
+    output logic [3:0]   state,
+    output logic         wait_dram
+);
+  localparam int AXI = vdla_pkg::AXI_DATA_BITS;
+  localparam int AXI_LOG2 = $clog2(AXI / 8);
+  localparam int ENTRY_LOG2 = $clog2(vdla_pkg::OUT_ENTRY_BITS / 8);
+  localparam int BPE = vdla_pkg::OUT_ENTRY_BITS / AXI;  // beats per entry
+  localparam int MAX_BURST = 32;
+  localparam int MAX_OUTSTANDING = 4;
+
+  initial begin
+    if (vdla_pkg::OUT_ENTRY_BITS < AXI) $error("store assumes an OUT entry of at least one AXI beat");
+  end
+
+  logic start, done;
+  logic [127:0] insn;
+  logic unused_pop_next, unused_push_next;
+  vdla_sequencer seq (
+      .clk, .rst, .halt, .q_empty, .q_head, .q_pop,
+      .prev_avail, .next_avail(1'b0), .prev_room, .next_room(1'b0),
+      .pop_prev, .pop_next(unused_pop_next), .push_prev, .push_next(unused_push_next),
+      .start, .insn, .index, .done, .state
+  );
+
+  wire [31:0] sram_base = 32'(insn[vdla_pkg::STORE_SRAM_BASE_LSB+:vdla_pkg::STORE_SRAM_BASE_W]);
+  wire [31:0] dram_base = 32'(insn[vdla_pkg::STORE_DRAM_BASE_LSB+:vdla_pkg::STORE_DRAM_BASE_W]);
+  wire [31:0] y_size = 32'(insn[vdla_pkg::STORE_Y_SIZE_LSB+:vdla_pkg::STORE_Y_SIZE_W]);
+  wire [31:0] x_size = 32'(insn[vdla_pkg::STORE_X_SIZE_LSB+:vdla_pkg::STORE_X_SIZE_W]);
+  wire [31:0] x_stride = 32'(insn[vdla_pkg::STORE_X_STRIDE_LSB+:vdla_pkg::STORE_X_STRIDE_W]);
+  wire [63:0] entries = 64'(y_size) * 64'(x_size);
+  wire [63:0] block_end = 64'(sram_base) + entries;
+
+  logic checking, busy;
+  // ---- address side ----
+  logic aw_active;
+  logic [31:0] aw_row;
+  logic [39:0] aw_row_entry;
+  logic [47:0] aw_next;
+  logic [31:0] aw_beats_left;
+  logic [3:0] outstanding;  // bursts issued, response not yet back
+  wire [31:0] to_4k = (32'd4096 - {20'd0, aw_next[11:0]}) >> AXI_LOG2;
+  logic [31:0] burst;
+  always_comb begin
+    burst = aw_beats_left;
+    if (burst > MAX_BURST) burst = MAX_BURST;
+    if (burst > to_4k) burst = to_4k;
+  end
+  wire aw_fire = aw_valid && aw_ready;
+  // burst lengths handed from the address side to the data side
+  logic [7:0] len_fifo[MAX_OUTSTANDING];
+  logic [2:0] len_wr, len_rd;
+  logic [2:0] len_count;
+  wire can_issue = aw_active && aw_beats_left != 0 && !aw_valid && outstanding < MAX_OUTSTANDING &&
+      aw_next[47:32] == '0;
+
+  // ---- data side ----
+  logic [31:0] rd_entry, total;  // OUT entries read so far / to read
+  logic [vdla_pkg::OUT_ENTRY_BITS-1:0] ebuf[2];
+  logic ebuf_head, ebuf_tail;
+  logic [1:0] ebuf_count;
+  logic rd_pending;
+  logic [31:0] beat_in_entry;
+  logic [7:0] beat_in_burst;
+  logic [31:0] sent_entries;
+  wire issue_read = busy && rd_entry != total && 2'(ebuf_count) + 2'(rd_pending) < 2'd2;
+  assign out_re = issue_read;
+  assign out_raddr = vdla_pkg::OUT_IDX_BITS'(sram_base + rd_entry);
+
+  wire [vdla_pkg::OUT_ENTRY_BITS-1:0] head_entry = ebuf[ebuf_head];
+  assign w_valid = busy && ebuf_count != 0 && len_count != 0;
+  assign w_data = head_entry[beat_in_entry[$clog2(BPE+1)-1:0]*AXI+:AXI];
+  assign w_last = beat_in_burst == len_fifo[len_rd[1:0]];
+  wire w_fire = w_valid && w_ready;
+  wire entry_sent = w_fire && beat_in_entry == BPE - 1;
+
+  assign wait_dram = busy && !w_fire;
+
+  always_ff @(posedge clk) begin
+    err_valid <= 1'b0;
+    done <= 1'b0;
+    if (rst) begin
+      checking <= 1'b0;
+      busy <= 1'b0;
+      aw_valid <= 1'b0;
+      aw_active <= 1'b0;
+      outstanding <= '0;
+      len_wr <= '0;
+      len_rd <= '0;
+      len_count <= '0;
+      ebuf_count <= '0;
+      rd_pending <= 1'b0;
+    end else begin
+      checking <= start;
+      if (checking) begin
+        if (block_end > 64'(vdla_pkg::OUT_DEPTH)) begin
+          err_valid <= 1'b1;
+          err_code <= vdla_status_pkg::E_SRAM_RANGE;
+          err_info <= block_end[31:0];
+        end else begin
+          busy <= 1'b1;
+          aw_active <= y_size != 0 && x_size != 0;
+          aw_row <= '0;
+          aw_row_entry <= 40'(dram_base);
+          aw_beats_left <= '0;
+          rd_entry <= '0;
+          total <= entries[31:0];
+          sent_entries <= '0;
+          beat_in_entry <= '0;
+          beat_in_burst <= '0;
+          ebuf_head <= 1'b0;
+          ebuf_tail <= 1'b0;
+        end
+      end
+      if (busy) begin
+        // ---- addresses ----
+        if (aw_fire) aw_valid <= 1'b0;
+        if (aw_active && aw_beats_left == 0) begin
+          aw_next <= {8'd0, aw_row_entry} << ENTRY_LOG2;
+          aw_beats_left <= x_size * BPE;
+        end else if (aw_active && aw_next[47:32] != '0) begin
+          err_valid <= 1'b1;
+          err_code <= vdla_status_pkg::E_ADDR_OVERFLOW;
+          err_info <= aw_row_entry[31:0];
+          aw_active <= 1'b0;
+        end else if (can_issue) begin
+          aw_valid <= 1'b1;
+          aw_addr <= aw_next[31:0];
+          aw_len <= 8'(burst - 1);
+          len_fifo[len_wr[1:0]] <= 8'(burst - 1);
+          aw_next <= aw_next + (48'(burst) << AXI_LOG2);
+          aw_beats_left <= aw_beats_left - burst;
+          if (aw_beats_left == burst) begin
+            aw_row <= aw_row + 1;
+            aw_row_entry <= aw_row_entry + 40'(x_stride);
+            if (aw_row + 1 == y_size) aw_active <= 1'b0;
+          end
+        end
+        if (aw_fire) len_wr <= len_wr + 1;
+        outstanding <= outstanding + 4'(can_issue) - 4'(b_valid);
+        len_count <= len_count + 3'(aw_fire) - 3'(w_fire && w_last);
+        if (b_valid && b_resp != 2'b00) begin
+          err_valid <= 1'b1;
+          err_code <= vdla_status_pkg::E_AXI_WRITE;
+          err_info <= aw_row_entry[31:0];
+        end
+
+        // ---- data ----
+        rd_pending <= issue_read;
+        if (issue_read) rd_entry <= rd_entry + 1;
+        if (rd_pending) begin
+          ebuf[ebuf_tail] <= out_rdata;
+          ebuf_tail <= !ebuf_tail;
+        end
+        ebuf_count <= ebuf_count + 2'(rd_pending) - 2'(entry_sent);
+        if (w_fire) begin
+          beat_in_entry <= (beat_in_entry == BPE - 1) ? '0 : beat_in_entry + 1;
+          beat_in_burst <= w_last ? 8'd0 : beat_in_burst + 1'b1;
+          if (w_last) len_rd <= len_rd + 1;
+        end
+        if (entry_sent) begin
+          ebuf_head <= !ebuf_head;
+          sent_entries <= sent_entries + 1;
+        end
+
+        if (!aw_active && !aw_valid && outstanding == 0 && sent_entries == total && !checking) begin
+          busy <= 1'b0;
+          done <= 1'b1;
+        end
+      end
+    end
+  end
+endmodule

@@ -1,0 +1,314 @@
+// VDLA top: fetch, load, compute and store with their command queues, the four
+// dependency-token queues, the on-chip memories shared between modules (INP,
+// WGT, OUT), an AXI4 master to DRAM and an AXI4-Lite control slave.
+// docs/hardware.md describes the microarchitecture and the register map.
+module vdla_top (
+    input  logic        clk,
+    input  logic        rst,
+    // AXI4-Lite control slave
+    input  logic        s_axil_awvalid,
+    output logic        s_axil_awready,
+    input  logic [11:0] s_axil_awaddr,
+    input  logic        s_axil_wvalid,
+    output logic        s_axil_wready,
+    input  logic [31:0] s_axil_wdata,
+    output logic        s_axil_bvalid,
+    input  logic        s_axil_bready,
+    output logic [1:0]  s_axil_bresp,
+    input  logic        s_axil_arvalid,
+    output logic        s_axil_arready,
+    input  logic [11:0] s_axil_araddr,
+    output logic        s_axil_rvalid,
+    input  logic        s_axil_rready,
+    output logic [31:0] s_axil_rdata,
+    output logic [1:0]  s_axil_rresp,
+    // AXI4 master (INCR bursts; reads by ID: 0 fetch, 1 load, 2 compute)
+    output logic        m_axi_arvalid,
+    input  logic        m_axi_arready,
+    output logic [31:0] m_axi_araddr,
+    output logic [7:0]  m_axi_arlen,
+    output logic [2:0]  m_axi_arsize,
+    output logic [1:0]  m_axi_arburst,
+    output logic [1:0]  m_axi_arid,
+    input  logic        m_axi_rvalid,
+    output logic        m_axi_rready,
+    input  logic [vdla_pkg::AXI_DATA_BITS-1:0] m_axi_rdata,
+    input  logic [1:0]  m_axi_rid,
+    input  logic        m_axi_rlast,
+    input  logic [1:0]  m_axi_rresp,
+    output logic        m_axi_awvalid,
+    input  logic        m_axi_awready,
+    output logic [31:0] m_axi_awaddr,
+    output logic [7:0]  m_axi_awlen,
+    output logic [2:0]  m_axi_awsize,
+    output logic [1:0]  m_axi_awburst,
+    output logic [1:0]  m_axi_awid,
+    output logic        m_axi_wvalid,
+    input  logic        m_axi_wready,
+    output logic [vdla_pkg::AXI_DATA_BITS-1:0] m_axi_wdata,
+    output logic [vdla_pkg::AXI_DATA_BITS/8-1:0] m_axi_wstrb,
+    output logic        m_axi_wlast,
+    input  logic        m_axi_bvalid,
+    output logic        m_axi_bready,
+    input  logic [1:0]  m_axi_bid,
+    input  logic [1:0]  m_axi_bresp,
+    // Activity for timeline traces: {state[3:0], instruction index[27:0]}
+    output logic [31:0] trace_load,
+    output logic [31:0] trace_compute,
+    output logic [31:0] trace_store
+);
+  localparam int NUM_COUNTERS = 18;
+  localparam int INP_LANE = (vdla_pkg::INP_ENTRY_BITS < vdla_pkg::AXI_DATA_BITS) ?
+      vdla_pkg::INP_ENTRY_BITS : vdla_pkg::AXI_DATA_BITS;
+  localparam int WGT_LANE = (vdla_pkg::WGT_ENTRY_BITS < vdla_pkg::AXI_DATA_BITS) ?
+      vdla_pkg::WGT_ENTRY_BITS : vdla_pkg::AXI_DATA_BITS;
+
+  // ---------------- control ----------------
+  logic start;
+  logic [31:0] insn_addr, insn_addr_hi, insn_count;
+  logic running, done, error;
+  logic [7:0] err_code;
+  logic [1:0] err_module;
+  logic [31:0] err_index, err_info;
+  logic finish_seen;
+
+  // ---------------- command queues ----------------
+  logic [2:0] q_push, q_full, q_empty, q_pop;
+  logic [159:0] q_data;
+  logic [159:0] q_head[3];
+  for (genvar m = 0; m < 3; m++) begin : g_queue
+    vdla_cmd_queue #(.WIDTH(160), .DEPTH(vdla_pkg::CMD_QUEUE_DEPTH)) queue (
+        .clk, .rst, .push(q_push[m]), .din(q_data), .pop(q_pop[m]), .head(q_head[m]), .full(q_full[m]),
+        .empty(q_empty[m])
+    );
+  end
+
+  // ---------------- token queues: 0 l->c, 1 c->l, 2 c->s, 3 s->c ----------------
+  logic [3:0] t_push, t_pop, t_avail, t_room;
+  logic [7:0] t_count[4];
+  for (genvar t = 0; t < 4; t++) begin : g_token
+    vdla_token_queue token (
+        .clk, .rst(rst || (start && !running)), .push(t_push[t]), .pop(t_pop[t]), .avail(t_avail[t]), .room(t_room[t]),
+        .count(t_count[t])
+    );
+  end
+
+  // ---------------- AXI read sharing ----------------
+  logic [2:0] rq_valid, rq_ready, r_to;
+  logic [31:0] f_ar_addr, l_ar_addr, c_ar_addr;
+  logic [7:0] f_ar_len, l_ar_len, c_ar_len;
+  logic [2:0] l_ar_size, c_ar_size;
+  vdla_axi_read_arbiter arbiter (
+      .clk, .rst,
+      .req_valid(rq_valid), .req_ready(rq_ready),
+      .req_addr({c_ar_addr, l_ar_addr, f_ar_addr}),
+      .req_len({c_ar_len, l_ar_len, f_ar_len}),
+      .req_size({c_ar_size, l_ar_size, 3'($clog2(vdla_pkg::AXI_DATA_BITS / 8))}),
+      .ar_valid(m_axi_arvalid), .ar_ready(m_axi_arready), .ar_addr(m_axi_araddr), .ar_len(m_axi_arlen),
+      .ar_size(m_axi_arsize), .ar_id(m_axi_arid),
+      .r_valid(m_axi_rvalid), .r_id(m_axi_rid), .r_valid_to(r_to)
+  );
+  assign m_axi_arburst = 2'b01;  // INCR
+  assign m_axi_rready = 1'b1;
+  assign m_axi_awburst = 2'b01;
+  assign m_axi_awid = 2'd0;
+  assign m_axi_awsize = 3'($clog2(vdla_pkg::AXI_DATA_BITS / 8));
+  assign m_axi_wstrb = '1;
+  assign m_axi_bready = 1'b1;
+
+  // ---------------- memories shared between modules ----------------
+  logic [vdla_pkg::INP_ENTRY_BITS/INP_LANE-1:0] inp_we;
+  logic [vdla_pkg::INP_IDX_BITS-1:0] inp_waddr, inp_raddr;
+  logic [vdla_pkg::INP_ENTRY_BITS-1:0] inp_wdata, inp_rdata;
+  logic inp_re;
+  vdla_ram #(.WIDTH(vdla_pkg::INP_ENTRY_BITS), .DEPTH(vdla_pkg::INP_DEPTH), .LANE(INP_LANE)) inp_mem (
+      .clk, .we(inp_we), .waddr(inp_waddr), .wdata(inp_wdata), .re(inp_re), .raddr(inp_raddr), .rdata(inp_rdata)
+  );
+  logic [vdla_pkg::WGT_ENTRY_BITS/WGT_LANE-1:0] wgt_we;
+  logic [vdla_pkg::WGT_IDX_BITS-1:0] wgt_waddr, wgt_raddr;
+  logic [vdla_pkg::WGT_ENTRY_BITS-1:0] wgt_wdata, wgt_rdata;
+  logic wgt_re;
+  vdla_ram #(.WIDTH(vdla_pkg::WGT_ENTRY_BITS), .DEPTH(vdla_pkg::WGT_DEPTH), .LANE(WGT_LANE)) wgt_mem (
+      .clk, .we(wgt_we), .waddr(wgt_waddr), .wdata(wgt_wdata), .re(wgt_re), .raddr(wgt_raddr), .rdata(wgt_rdata)
+  );
+  logic out_we, out_re;
+  logic [vdla_pkg::OUT_IDX_BITS-1:0] out_waddr, out_raddr;
+  logic [vdla_pkg::OUT_ENTRY_BITS-1:0] out_wdata, out_rdata;
+  vdla_ram #(.WIDTH(vdla_pkg::OUT_ENTRY_BITS), .DEPTH(vdla_pkg::OUT_DEPTH)) out_mem (
+      .clk, .we(out_we), .waddr(out_waddr), .wdata(out_wdata), .re(out_re), .raddr(out_raddr), .rdata(out_rdata)
+  );
+
+  // ---------------- modules ----------------
+  wire halt = error;
+  logic f_err, l_err, c_err, s_err;
+  logic [7:0] f_code, l_code, c_code, s_code;
+  logic [31:0] f_index, l_index, c_index, s_index;
+  logic [31:0] f_err_index, f_info, l_info, c_info, s_info;
+  logic [3:0] f_state, l_state, c_state, s_state;
+  logic fetch_done, finish;
+  logic l_wait, c_wait, s_wait, gemm_fire, alu_fire;
+
+  vdla_fetch fetch (
+      .clk, .rst, .start(start && !running), .insn_addr, .insn_count, .halt,
+      .ar_valid(rq_valid[0]), .ar_ready(rq_ready[0]), .ar_addr(f_ar_addr), .ar_len(f_ar_len),
+      .r_valid(r_to[0]), .r_data(m_axi_rdata), .r_last(m_axi_rlast), .r_resp(m_axi_rresp),
+      .q_full, .q_push, .q_data, .dispatched_all(fetch_done),
+      .err_valid(f_err), .err_code(f_code), .err_index(f_err_index), .err_info(f_info),
+      .index(f_index), .state(f_state)
+  );
+
+  vdla_load load (
+      .clk, .rst, .halt, .q_empty(q_empty[0]), .q_head(q_head[0]), .q_pop(q_pop[0]),
+      .next_avail(t_avail[1]), .next_room(t_room[0]), .pop_next(t_pop[1]), .push_next(t_push[0]),
+      .ar_valid(rq_valid[1]), .ar_ready(rq_ready[1]), .ar_addr(l_ar_addr), .ar_len(l_ar_len), .ar_size(l_ar_size),
+      .r_valid(r_to[1]), .r_data(m_axi_rdata), .r_last(m_axi_rlast), .r_resp(m_axi_rresp),
+      .inp_we, .inp_waddr, .inp_wdata, .wgt_we, .wgt_waddr, .wgt_wdata,
+      .err_valid(l_err), .err_code(l_code), .err_info(l_info), .index(l_index), .state(l_state), .wait_dram(l_wait)
+  );
+
+  vdla_compute compute (
+      .clk, .rst, .halt, .q_empty(q_empty[1]), .q_head(q_head[1]), .q_pop(q_pop[1]),
+      .prev_avail(t_avail[0]), .next_avail(t_avail[3]), .prev_room(t_room[1]), .next_room(t_room[2]),
+      .pop_prev(t_pop[0]), .pop_next(t_pop[3]), .push_prev(t_push[1]), .push_next(t_push[2]),
+      .ar_valid(rq_valid[2]), .ar_ready(rq_ready[2]), .ar_addr(c_ar_addr), .ar_len(c_ar_len), .ar_size(c_ar_size),
+      .r_valid(r_to[2]), .r_data(m_axi_rdata), .r_last(m_axi_rlast), .r_resp(m_axi_rresp),
+      .inp_re, .inp_raddr, .inp_rdata, .wgt_re, .wgt_raddr, .wgt_rdata,
+      .out_we, .out_waddr, .out_wdata,
+      .finish, .err_valid(c_err), .err_code(c_code), .err_info(c_info), .index(c_index), .state(c_state),
+      .wait_dram(c_wait), .gemm_fire, .alu_fire
+  );
+
+  logic unused_s_pop_next, unused_s_push_next;
+  vdla_store store (
+      .clk, .rst, .halt, .q_empty(q_empty[2]), .q_head(q_head[2]), .q_pop(q_pop[2]),
+      .prev_avail(t_avail[2]), .prev_room(t_room[3]), .pop_prev(t_pop[2]), .push_prev(t_push[3]),
+      .aw_valid(m_axi_awvalid), .aw_ready(m_axi_awready), .aw_addr(m_axi_awaddr), .aw_len(m_axi_awlen),
+      .w_valid(m_axi_wvalid), .w_ready(m_axi_wready), .w_data(m_axi_wdata), .w_last(m_axi_wlast),
+      .b_valid(m_axi_bvalid), .b_resp(m_axi_bresp),
+      .out_re, .out_raddr, .out_rdata,
+      .err_valid(s_err), .err_code(s_code), .err_info(s_info), .index(s_index), .state(s_state), .wait_dram(s_wait)
+  );
+
+  // ---------------- run state and the first error ----------------
+  wire all_drained = fetch_done && finish_seen && &q_empty;
+  wire tokens_left = t_count[0] != 0 || t_count[1] != 0 || t_count[2] != 0 || t_count[3] != 0;
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      running <= 1'b0;
+      done <= 1'b0;
+      error <= 1'b0;
+      err_code <= '0;
+      err_module <= '0;
+      err_index <= '0;
+      err_info <= '0;
+      finish_seen <= 1'b0;
+    end else begin
+      if (start && !running) begin
+        running <= 1'b1;
+        done <= 1'b0;
+        error <= 1'b0;
+        err_code <= '0;
+        err_index <= '0;
+        err_info <= '0;
+        finish_seen <= 1'b0;
+      end else if (running) begin
+        if (finish) finish_seen <= 1'b1;
+        if (!error && (f_err || l_err || c_err || s_err)) begin
+          error <= 1'b1;
+          running <= 1'b0;
+          if (f_err) begin
+            err_code <= f_code;
+            err_module <= 2'd0;
+            err_index <= f_err_index;
+            err_info <= f_info;
+          end else if (l_err) begin
+            err_code <= l_code;
+            err_module <= 2'd1;
+            err_index <= l_index;
+            err_info <= l_info;
+          end else if (c_err) begin
+            err_code <= c_code;
+            err_module <= 2'd2;
+            err_index <= c_index;
+            err_info <= c_info;
+          end else begin
+            err_code <= s_code;
+            err_module <= 2'd3;
+            err_index <= s_index;
+            err_info <= s_info;
+          end
+        end else if (all_drained) begin
+          running <= 1'b0;
+          if (tokens_left) begin
+            error <= 1'b1;
+            err_code <= vdla_status_pkg::E_TOKENS_LEFT;
+            err_module <= 2'd2;
+            err_index <= insn_count - 1;
+            err_info <= {t_count[3], t_count[2], t_count[1], t_count[0]};
+          end else begin
+            done <= 1'b1;
+          end
+        end
+      end
+    end
+  end
+
+  // ---------------- counters ----------------
+  // 0 cycles; fetch: 1 busy, 2 wait DRAM, 3 wait queue; then for load (4),
+  // compute (8), store (12): busy, wait token, wait room, wait DRAM;
+  // 16 GEMM micro-ops, 17 ALU vectors.
+  logic [63:0] counter[NUM_COUNTERS];
+  logic [NUM_COUNTERS-1:0] bump;
+  always_comb begin
+    bump = '0;
+    bump[0] = 1'b1;
+    bump[1] = f_state == vdla_status_pkg::S_BUSY;
+    bump[2] = f_state == vdla_status_pkg::S_FETCH_WAIT_DRAM;
+    bump[3] = f_state == vdla_status_pkg::S_FETCH_WAIT_QUEUE;
+    bump[4] = l_state == vdla_status_pkg::S_BUSY;
+    bump[5] = l_state == vdla_status_pkg::S_WAIT_TOKEN;
+    bump[6] = l_state == vdla_status_pkg::S_WAIT_ROOM;
+    bump[7] = l_wait;
+    bump[8] = c_state == vdla_status_pkg::S_BUSY;
+    bump[9] = c_state == vdla_status_pkg::S_WAIT_TOKEN;
+    bump[10] = c_state == vdla_status_pkg::S_WAIT_ROOM;
+    bump[11] = c_wait;
+    bump[12] = s_state == vdla_status_pkg::S_BUSY;
+    bump[13] = s_state == vdla_status_pkg::S_WAIT_TOKEN;
+    bump[14] = s_state == vdla_status_pkg::S_WAIT_ROOM;
+    bump[15] = s_wait;
+    bump[16] = gemm_fire;
+    bump[17] = alu_fire;
+  end
+  logic [64*NUM_COUNTERS-1:0] counters_flat;
+  always_ff @(posedge clk) begin
+    for (int i = 0; i < NUM_COUNTERS; i++) begin
+      if (rst || (start && !running)) counter[i] <= '0;
+      else if (running && bump[i]) counter[i] <= counter[i] + 1;
+    end
+  end
+  for (genvar i = 0; i < NUM_COUNTERS; i++) begin : g_flat
+    assign counters_flat[i*64+:64] = counter[i];
+  end
+
+  vdla_ctrl_regs #(.NUM_COUNTERS(NUM_COUNTERS)) regs (
+      .clk, .rst,
+      .awvalid(s_axil_awvalid), .awready(s_axil_awready), .awaddr(s_axil_awaddr),
+      .wvalid(s_axil_wvalid), .wready(s_axil_wready), .wdata(s_axil_wdata),
+      .bvalid(s_axil_bvalid), .bready(s_axil_bready), .bresp(s_axil_bresp),
+      .arvalid(s_axil_arvalid), .arready(s_axil_arready), .araddr(s_axil_araddr),
+      .rvalid(s_axil_rvalid), .rready(s_axil_rready), .rdata(s_axil_rdata), .rresp(s_axil_rresp),
+      .start, .insn_addr, .insn_addr_hi, .insn_count,
+      .running, .done, .error,
+      .error_code({22'd0, err_module, err_code}), .error_index(err_index), .error_info(err_info),
+      .module_state({16'd0, s_state, c_state, l_state, f_state}),
+      .module_index({s_index, c_index, l_index, f_index}),
+      .tokens({t_count[3], t_count[2], t_count[1], t_count[0]}),
+      .queues({25'd0, q_empty, 1'b0, q_full}),
+      .counters(counters_flat)
+  );
+
+  assign trace_load = {l_state, l_index[27:0]};
+  assign trace_compute = {c_state, c_index[27:0]};
+  assign trace_store = {s_state, s_index[27:0]};
+endmodule
