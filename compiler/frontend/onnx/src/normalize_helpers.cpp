@@ -57,6 +57,19 @@ ir::Value* addInt64Constant(ir::Graph& graph, const std::string& hint, const std
 }
 
 rt::Tensor scalarOf(rt::DType dtype, double value) {
+  // Integer targets need a value they can hold (NaN, infinities and
+  // out-of-range values would be undefined behaviour to convert).
+  auto fits = [value](double lo, double hi) {
+    if (!(value >= lo && value <= hi))
+      throw std::runtime_error("value " + std::to_string(value) + " does not fit the input's integer element type");
+  };
+  switch (dtype) {
+    case rt::DType::I8: fits(-128, 127); break;
+    case rt::DType::U8: fits(0, 255); break;
+    case rt::DType::I32: fits(-2147483648.0, 2147483647.0); break;
+    case rt::DType::I64: fits(-9223372036854775808.0, 9223372036854774784.0); break;
+    default: break;
+  }
   switch (dtype) {
     case rt::DType::F32: return rt::Tensor::scalar<float>(static_cast<float>(value));
     case rt::DType::I8: return rt::Tensor::scalar<int8_t>(static_cast<int8_t>(value));

@@ -3,6 +3,7 @@
 // another exception type.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <random>
@@ -384,6 +385,18 @@ TEST(OnnxImportErrors, ModelHeaderProblems) {
   EXPECT_CONTAINS(importError(sparse), "sparse initializers are not supported");
 
   EXPECT_CONTAINS(importError(std::string()), "the model has no graph");
+}
+
+// Found by the fuzzer: a NaN Clip bound on an integer input was converted to int.
+TEST(OnnxImportErrors, ClipBoundThatDoesNotFitTheElementType) {
+  for (float bound : {std::nanf(""), 1e10f, -200.0f}) {
+    ModelBuilder b(10);
+    b.input("x", {2}, bound == -200.0f ? onnx::TensorProto::UINT8 : onnx::TensorProto::INT32);
+    setFloat(b.node("Clip", {"x"}, {"y"}, "clip"), "min", bound);
+    b.output("y");
+    EXPECT_CONTAINS(importError(b), "node 0 'clip' (Clip): value");
+    EXPECT_CONTAINS(importError(b), "does not fit the input's integer element type");
+  }
 }
 
 TEST(OnnxImportErrors, ConstantNodeProblems) {
