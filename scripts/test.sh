@@ -5,4 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-release}
 bash scripts/setup.sh "$preset"
+bash scripts/setup_python.sh
+# The model tests compare against onnxruntime; a missing onnxruntime must fail
+# them rather than skip them silently.
+export VDLA_REQUIRE_ORT=1
 ctest --preset "$preset" -j "$(nproc)"

@@ -8,6 +8,7 @@
 #include "vdla/compiler/passes/dead_code_elimination.h"
 #include "vdla/compiler/passes/fuse_activations.h"
 #include "vdla/compiler/passes/fuse_gemm.h"
+#include "vdla/compiler/passes/qdq_to_integer_ops.h"
 #include "vdla/compiler/passes/remove_identities.h"
 #include "vdla/compiler/passes/shape_inference.h"
 #include "vdla/compiler/passes/simplify_reshapes.h"
@@ -80,6 +81,7 @@ void addStandardPipeline(PassManager& pm, const PipelineOptions& options) {
     pm.add("infer-shapes", [](ir::Graph& g) { passes::inferShapes(g); });
   }
   pm.add("remove-identities", passes::removeIdentities);
+  pm.add("qdq-to-integer-ops", passes::rewriteQdqToIntegerOps);
   if (options.fold_batchnorm) {
     passes::BatchNormFoldingOptions bn = options.batchnorm;
     pm.add("fold-batchnorm", [bn](ir::Graph& g) { return passes::foldBatchNorms(g, bn); });

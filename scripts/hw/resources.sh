@@ -11,10 +11,10 @@
 # synth_xilinx family (xc7 for Zynq-7000, xcup for Zynq UltraScale+).
 #
 # The RTL package vdla_pkg.sv comes from <build>/generated/vdla_hw/<config>/
-# (default build dir build/release, or $VDLA_BUILD_DIR); when it is missing or
-# older than the config, the script builds it (cmake target vdla_hw_params, or
-# vdla_hwgen for a config outside vdla_hw/config), configuring the build dir
-# first if needed.
+# (build dir: --build-dir, else $VDLA_BUILD_DIR, else build/release); when it
+# is missing or stale, or the config is not a shipped one, the script builds
+# vdla_hwgen there and generates the package into the output dir. Without any
+# configured build dir it configures a private one, build/resources/_hwgen.
 #
 # Progress (synth_xilinx phase, current pass, elapsed time) goes to stderr;
 # the full yosys log, the script and the `stat` reports are written to the
@@ -70,7 +70,7 @@ if [[ -f $config_arg ]]; then
 elif [[ -f $ROOT/vdla_hw/config/$config_arg.json ]]; then
   config_file=$ROOT/vdla_hw/config/$config_arg.json
 else
-  die "no config '$config_arg' (shipped: $(cd "$ROOT/vdla_hw/config" && ls *.json | sed 's/\.json$//' | tr '\n' ' '))"
+  die "no config '$config_arg' (shipped: $(cd "$ROOT/vdla_hw/config" && echo *.json | sed 's/\.json//g'))"
 fi
 config_name=$(basename "$config_file" .json)
 shipped=0
@@ -107,36 +107,33 @@ log_file=$out_dir/yosys.log
 say "config $config_name: board $board, part $part (device $device, synth_xilinx -family $family)"
 
 # --- Generated RTL package -----------------------------------------------------
-build_dir=${build_dir:-$ROOT/build/release}
+# Use <build>/generated/vdla_hw/<config>/vdla_pkg.sv when it is there and newer
+# than the config (and vdla_hwgen); otherwise run vdla_hwgen into the output
+# dir, building it first. With no configured build dir (none given and no
+# build/release), a private one (build/resources/_hwgen, cycle simulator off:
+# only vdla_hwgen is needed) is configured.
+if [[ -z $build_dir ]]; then
+  build_dir=$ROOT/build/release
+  [[ -f $build_dir/CMakeCache.txt ]] || build_dir=$ROOT/build/resources/_hwgen
+fi
 [[ $build_dir = /* ]] || build_dir=$PWD/$build_dir
 hwgen=$build_dir/vdla_hw/vdla_hwgen
 pkg=$build_dir/generated/vdla_hw/$config_name/vdla_pkg.sv
 
-ensure_configured() {
-  [[ -f $build_dir/CMakeCache.txt ]] && return
-  say "configuring $build_dir (no CMake build there yet)"
-  if [[ $build_dir == "$ROOT/build/release" ]]; then
-    (cd "$ROOT" && cmake --preset release >"$out_dir/cmake.log" 2>&1)
-  else
-    cmake -S "$ROOT" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$out_dir/cmake.log" 2>&1
-  fi || die "cmake configure failed, see $out_dir/cmake.log"
-}
-
-if ((shipped)); then
-  if [[ ! -f $pkg || $pkg -ot $config_file ]] || { [[ -x $hwgen ]] && [[ $pkg -ot $hwgen ]]; }; then
-    ensure_configured
-    say "building the RTL package (cmake --build $build_dir --target vdla_hw_params)"
-    cmake --build "$build_dir" --target vdla_hw_params >"$out_dir/cmake.log" 2>&1 \
-      || die "building vdla_hw_params failed, see $out_dir/cmake.log"
-  fi
+if ((shipped)) && [[ -f $pkg && ! $pkg -ot $config_file ]] && ! [[ -x $hwgen && $pkg -ot $hwgen ]]; then
+  :
 else
-  if [[ ! -x $hwgen ]]; then
-    ensure_configured
-    say "building vdla_hwgen (cmake --build $build_dir --target vdla_hwgen)"
-    cmake --build "$build_dir" --target vdla_hwgen >"$out_dir/cmake.log" 2>&1 \
-      || die "building vdla_hwgen failed, see $out_dir/cmake.log"
+  if [[ ! -f $build_dir/CMakeCache.txt ]]; then
+    say "configuring $build_dir for vdla_hwgen (log: $out_dir/cmake.log)"
+    cmake -S "$ROOT" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVDLA_WITH_SYSTEMC=OFF \
+      -DVDLA_WITH_CUDA=OFF -DVDLA_WITH_XRT=OFF -DVDLA_BUILD_TESTS=OFF >"$out_dir/cmake.log" 2>&1 \
+      || die "cmake configure of $build_dir failed, see $out_dir/cmake.log"
   fi
+  say "building vdla_hwgen (cmake --build $build_dir --target vdla_hwgen)"
+  cmake --build "$build_dir" --target vdla_hwgen >>"$out_dir/cmake.log" 2>&1 \
+    || die "building vdla_hwgen failed, see $out_dir/cmake.log"
   pkg=$out_dir/vdla_pkg.sv
+  say "generating $pkg (vdla_hwgen)"
   "$hwgen" "$config_file" --sv "$pkg" || die "vdla_hwgen failed for $config_file"
 fi
 [[ -f $pkg ]] || die "RTL package $pkg was not generated"
@@ -186,7 +183,7 @@ while kill -0 "$ypid" 2>/dev/null; do
   new_pass=$(grep -aE '^[0-9]+\.[0-9]+\. Executing ' "$log_file" | tail -1 \
     | sed -E 's/^[0-9.]+ Executing //; s/ pass \(.*//; s/\.$//') || true
   if [[ -n $new_phase && $new_phase != "$phase" ]]; then
-    phase=$new_phase
+    phase=$new_phase pass_t=$now next_note=20
     say "synth_xilinx phase $phase"
   fi
   if [[ $new_pass != "$pass" ]]; then

@@ -5,7 +5,8 @@
 #
 # Configures BUILD_DIR with clang++-14, AddressSanitizer and UBSan on every
 # library the fuzzer links, builds onnx_import_fuzzer, seeds a corpus with
-# small valid models (gen_fuzz_corpus.py) and ONNX node-test models, and runs.
+# small valid models (gen_fuzz_corpus.py), ONNX node-test models and the inputs
+# of past crashes (compiler/frontend/onnx/fuzz/regressions/), and runs.
 # Exits non-zero on a crash, a sanitizer report or an exception other than
 # OnnxImportError; the reproducer is left in BUILD_DIR/artifacts/.
 set -euo pipefail
@@ -42,4 +43,4 @@ for m in "$BUILD_DIR"/node_tests/*/model.onnx; do cp "$m" "$SEEDS/node_tests/$(b
 exec "$BUILD_DIR/compiler/frontend/onnx/fuzz/onnx_import_fuzzer" \
   -max_total_time="$SECONDS_TO_RUN" -rss_limit_mb=3072 -timeout=20 -max_len=65536 \
   -artifact_prefix="$BUILD_DIR/artifacts/" -print_final_stats=1 \
-  "$CORPUS" "$SEEDS/generated" "$SEEDS/node_tests"
+  "$CORPUS" "$SEEDS/generated" "$SEEDS/node_tests" "$ROOT/compiler/frontend/onnx/fuzz/regressions"

@@ -2,6 +2,13 @@
 // cycle, two pipeline stages: products (registered in vdla_mul_pair), then one
 // adder tree per output element (registered here). The accumulation into ACC,
 // which needs the forwarded accumulator value, is done by the compute module.
+//
+// The products are an unpacked array (one int16 per element), not one flat
+// packed vector: Verilator assembles a 16*B*N*K-bit packed vector from its 256
+// (pynq) parts with a chain of wide concatenations on every evaluation, which
+// cost more than the rest of the design together; array elements are plain
+// stores. Synthesis sees the same wires (yosys turns the array into registers
+// -- here nets -- by mem2reg).
 module vdla_gemm (
     input  logic clk,
     input  logic en_mul,  // inp/wgt valid this cycle
@@ -15,16 +22,16 @@ module vdla_gemm (
   localparam int N = vdla_pkg::BLOCK_OUT;
   localparam int PAIRS = (N + 1) / 2;
 
-  logic [16*B*N*K-1:0] products;  // [b][o][k], int16
+  logic signed [15:0] products[B*N*K];  // [b][o][k], int16
 
   for (genvar b = 0; b < B; b++) begin : g_b
     for (genvar p = 0; p < PAIRS; p++) begin : g_pair
       for (genvar k = 0; k < K; k++) begin : g_k
-        logic signed [15:0] lo, hi;
+        logic signed [15:0] hi;
         logic [7:0] w_hi;
         if (2 * p + 1 < N) begin : g_hi
           assign w_hi = wgt[((2*p+1)*K+k)*8+:8];
-          assign products[((b*N+2*p+1)*K+k)*16+:16] = hi;
+          assign products[(b*N+2*p+1)*K+k] = hi;
         end else begin : g_no_hi
           assign w_hi = 8'd0;  // odd BLOCK_OUT: the last multiplier is half used
         end
@@ -33,24 +40,24 @@ module vdla_gemm (
             .x(inp[(b*K+k)*8+:8]),
             .w_lo(wgt[(2*p*K+k)*8+:8]),
             .w_hi(w_hi),
-            .p_lo(lo), .p_hi(hi)
+            .p_lo(products[(b*N+2*p)*K+k]), .p_hi(hi)
         );
-        assign products[((b*N+2*p)*K+k)*16+:16] = lo;
       end
     end
   end
 
-  // Balanced adder trees; the reduction is exact in 32 bits. `level` is a
-  // blocking temporary (combinational), only the sums are registers.
-  logic signed [31:0] level[K];
+  // Balanced adder trees; the reduction is exact in 32 bits. The tree is a
+  // function so that `level` is a temporary of the call (a local in the
+  // Verilated C++, kept in registers) rather than a module variable.
+  function automatic logic signed [31:0] tree_sum(input int e);  // sum over k of products[e*K+k]
+    logic signed [31:0] level[K];
+    for (int k = 0; k < K; k++) level[k] = 32'(products[e*K+k]);
+    for (int w = K / 2; w >= 1; w = w / 2)
+      for (int k = 0; k < w; k++) level[k] = level[2*k] + level[2*k+1];
+    tree_sum = level[0];
+  endfunction
+
   always_ff @(posedge clk) begin
-    if (en_sum) begin
-      for (int e = 0; e < B * N; e++) begin
-        for (int k = 0; k < K; k++) level[k] = 32'($signed(products[(e*K+k)*16+:16]));
-        for (int w = K / 2; w >= 1; w = w / 2)
-          for (int k = 0; k < w; k++) level[k] = level[2*k] + level[2*k+1];
-        sum[e*32+:32] <= level[0];
-      end
-    end
+    if (en_sum) for (int e = 0; e < B * N; e++) sum[e*32+:32] <= tree_sum(e);
   end
 endmodule

@@ -2,11 +2,15 @@
 // multiplier: (w_hi * 2^16 + w_lo) * x = (x*w_hi) * 2^16 + x*w_lo. The packed
 // operand is 25 bits and x is 8, so the multiply fits one DSP48E1 (25x18); this
 // is how 256 int8 products of the pynq GEMM core fit 128 DSPs instead of 256.
-// x*w_lo lies in [-16256, 16384] and so is exactly the low 16 bits read as
-// signed; the high part then needs +1 when the low product was negative (its
-// sign borrowed from the upper bits).
 //
-// The product is registered here (the DSP's MREG), and only computed when `en`,
+// x*w_lo lies in [-16256, 16384]. Adding a bias of 2^15 to the product (the
+// DSP's post-adder, so no logic) keeps the low part in [16512, 49152], inside
+// [0, 2^16): no borrow reaches the high half, which is then exactly x*w_hi,
+// and the low half is x*w_lo + 2^15, i.e. x*w_lo with bit 15 inverted. (Without
+// the bias the high half needs +1 when x*w_lo < 0: a 16-bit incrementer per
+// pair in carry logic.) Checked exhaustively for all 2^24 operand triples.
+//
+// The product is registered here (the DSP's PREG), and only computed when `en`,
 // which also keeps the simulator from evaluating idle multipliers.
 (* use_dsp = "yes" *)
 module vdla_mul_pair (
@@ -19,11 +23,12 @@ module vdla_mul_pair (
     output logic signed [15:0] p_hi
 );
   logic signed [24:0] packed_w;
-  logic signed [32:0] p;
+  logic signed [32:0] p;  // packed_w * x + 2^15
   assign packed_w = (25'(w_hi) <<< 16) + 25'(w_lo);
 
-  always_ff @(posedge clk) if (en) p <= packed_w * 33'(x);
+  // All operands signed (a sized unsigned literal would make the expression unsigned).
+  always_ff @(posedge clk) if (en) p <= packed_w * 33'(x) + 33'sd32768;
 
-  assign p_lo = p[15:0];
-  assign p_hi = p[31:16] + 16'(p[15]);
+  assign p_lo = {~p[15], p[14:0]};
+  assign p_hi = p[31:16];
 endmodule

@@ -257,38 +257,36 @@ module vdla_top (
   // 0 cycles; fetch: 1 busy, 2 wait DRAM, 3 wait queue; then for load (4),
   // compute (8), store (12): busy, wait token, wait room, wait DRAM;
   // 16 GEMM micro-ops, 17 ALU vectors.
-  logic [63:0] counter[NUM_COUNTERS];
-  logic [NUM_COUNTERS-1:0] bump;
-  always_comb begin
-    bump = '0;
-    bump[0] = 1'b1;
-    bump[1] = f_state == vdla_status_pkg::S_BUSY;
-    bump[2] = f_state == vdla_status_pkg::S_FETCH_WAIT_DRAM;
-    bump[3] = f_state == vdla_status_pkg::S_FETCH_WAIT_QUEUE;
-    bump[4] = l_state == vdla_status_pkg::S_BUSY;
-    bump[5] = l_state == vdla_status_pkg::S_WAIT_TOKEN;
-    bump[6] = l_state == vdla_status_pkg::S_WAIT_ROOM;
-    bump[7] = l_wait;
-    bump[8] = c_state == vdla_status_pkg::S_BUSY;
-    bump[9] = c_state == vdla_status_pkg::S_WAIT_TOKEN;
-    bump[10] = c_state == vdla_status_pkg::S_WAIT_ROOM;
-    bump[11] = c_wait;
-    bump[12] = s_state == vdla_status_pkg::S_BUSY;
-    bump[13] = s_state == vdla_status_pkg::S_WAIT_TOKEN;
-    bump[14] = s_state == vdla_status_pkg::S_WAIT_ROOM;
-    bump[15] = s_wait;
-    bump[16] = gemm_fire;
-    bump[17] = alu_fire;
-  end
+  // `bump` is one concatenation (not bit-by-bit assignments, which Verilator
+  // turns into a read-modify-write of the whole vector per bit) and each
+  // counter is its own register, always written (no per-element delayed
+  // assignment bookkeeping for an array).
+  wire [NUM_COUNTERS-1:0] bump = {
+    alu_fire,                                  // 17
+    gemm_fire,                                 // 16
+    s_wait,                                    // 15
+    s_state == vdla_status_pkg::S_WAIT_ROOM,   // 14
+    s_state == vdla_status_pkg::S_WAIT_TOKEN,  // 13
+    s_state == vdla_status_pkg::S_BUSY,        // 12
+    c_wait,                                    // 11
+    c_state == vdla_status_pkg::S_WAIT_ROOM,   // 10
+    c_state == vdla_status_pkg::S_WAIT_TOKEN,  // 9
+    c_state == vdla_status_pkg::S_BUSY,        // 8
+    l_wait,                                    // 7
+    l_state == vdla_status_pkg::S_WAIT_ROOM,   // 6
+    l_state == vdla_status_pkg::S_WAIT_TOKEN,  // 5
+    l_state == vdla_status_pkg::S_BUSY,        // 4
+    f_state == vdla_status_pkg::S_FETCH_WAIT_QUEUE,  // 3
+    f_state == vdla_status_pkg::S_FETCH_WAIT_DRAM,   // 2
+    f_state == vdla_status_pkg::S_BUSY,        // 1
+    1'b1                                       // 0
+  };
+  wire clear_counters = rst || (start && !running);
   logic [64*NUM_COUNTERS-1:0] counters_flat;
-  always_ff @(posedge clk) begin
-    for (int i = 0; i < NUM_COUNTERS; i++) begin
-      if (rst || (start && !running)) counter[i] <= '0;
-      else if (running && bump[i]) counter[i] <= counter[i] + 1;
-    end
-  end
-  for (genvar i = 0; i < NUM_COUNTERS; i++) begin : g_flat
-    assign counters_flat[i*64+:64] = counter[i];
+  for (genvar i = 0; i < NUM_COUNTERS; i++) begin : g_counter
+    logic [63:0] value;
+    always_ff @(posedge clk) value <= clear_counters ? 64'd0 : value + 64'(running && bump[i]);
+    assign counters_flat[i*64+:64] = value;
   end
 
   vdla_ctrl_regs #(.NUM_COUNTERS(NUM_COUNTERS)) regs (

@@ -128,7 +128,7 @@ void Graph::replaceAllUsesWith(Value* from, Value* to) {
     if (out == from) out = to;
 }
 
-void Graph::removeNode(Node* node) {
+void Graph::removeNode(Node* node, bool sweep_values) {
   for (Value* out : node->outputs_) {
     if (!users(out).empty() || isGraphOutput(out))
       throw std::logic_error("cannot remove " + node->describe() + ": output '" + out->name() + "' is still used");
@@ -137,7 +137,7 @@ void Graph::removeNode(Node* node) {
   if (it == nodes_.end()) throw std::logic_error("removeNode: " + node->describe() + " is not in the graph");
   for (Value* out : node->outputs_) out->producer_ = nullptr;
   nodes_.erase(it);
-  removeUnusedValues();
+  if (sweep_values) removeUnusedValues();
 }
 
 void Graph::removeUnusedValues() {

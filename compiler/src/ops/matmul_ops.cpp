@@ -131,6 +131,66 @@ void inferQLinearMatMul(Node& node) {
   setOutputType(node, 0, out, d.output);
 }
 
+// com.microsoft.QGemm(A, a_scale, a_zero_point, B, b_scale, b_zero_point, C?,
+// y_scale?, y_zero_point?): int32 A'*B' (transA/transB) plus the int32 C,
+// times alpha*a_scale*b_scale[/y_scale]; quantised output (y_zero_point's type,
+// else A's) with y_scale, f32 without. b's parameters per tensor or per column.
+void inferQGemm(Node& node) {
+  const TensorType& a = inputType(node, 0);
+  const TensorType& b = inputType(node, 3);
+  expectDType(a, {DType::U8, DType::I8}, "input A");
+  expectDType(b, {DType::U8, DType::I8}, "input B");
+  if (a.dtype == DType::I8) expectDType(b, {DType::I8}, "input B (with an i8 A)");
+  if (a.shape.size() != 2 || b.shape.size() != 2)
+    throw std::invalid_argument("A " + rt::shapeToString(a.shape) + " and B " + rt::shapeToString(b.shape) +
+                                " must be 2-D");
+  const AttributeMap& attrs = node.attrs();
+  const bool ta = attrs.getInt("transA", 0) != 0, tb = attrs.getInt("transB", 0) != 0;
+  const int64_t m = ta ? a.shape[1] : a.shape[0], k = ta ? a.shape[0] : a.shape[1];
+  const int64_t kb = tb ? b.shape[1] : b.shape[0], n = tb ? b.shape[0] : b.shape[1];
+  if (k != kb)
+    throw std::invalid_argument("inner dimensions differ: A' has " + std::to_string(k) + " columns, B' " +
+                                std::to_string(kb) + " rows");
+  expectDType(inputType(node, 1), {DType::F32}, "a_scale");
+  expectScalar(inputType(node, 1), "a_scale");
+  if (hasInput(node, 2)) {
+    expectDType(inputType(node, 2), {a.dtype}, "a_zero_point");
+    expectScalar(inputType(node, 2), "a_zero_point");
+  }
+  expectDType(inputType(node, 4), {DType::F32}, "b_scale");
+  expectScalarOrVector(inputType(node, 4), n, "b_scale");
+  if (hasInput(node, 5)) {
+    expectDType(inputType(node, 5), {b.dtype}, "b_zero_point");
+    expectScalarOrVector(inputType(node, 5), n, "b_zero_point");
+  }
+  if (hasInput(node, 6)) {
+    const TensorType& c = inputType(node, 6);
+    expectDType(c, {DType::I32}, "input C");
+    bool ok = c.shape.size() <= 2;
+    try {
+      ok = ok && broadcastShapes(c.shape, {m, n}) == Shape{m, n};
+    } catch (const std::invalid_argument&) {
+      ok = false;
+    }
+    if (!ok)
+      throw std::invalid_argument("C " + rt::shapeToString(c.shape) + " does not broadcast to [" +
+                                  std::to_string(m) + "," + std::to_string(n) + "]");
+  }
+  DType out = DType::F32;
+  if (hasInput(node, 7)) {
+    expectDType(inputType(node, 7), {DType::F32}, "y_scale");
+    expectScalar(inputType(node, 7), "y_scale");
+    out = a.dtype;
+    if (hasInput(node, 8)) {
+      expectDType(inputType(node, 8), {a.dtype}, "y_zero_point");
+      expectScalar(inputType(node, 8), "y_zero_point");
+    }
+  } else if (hasInput(node, 8)) {
+    throw std::invalid_argument("y_zero_point without y_scale");
+  }
+  setOutputType(node, 0, out, {m, n});
+}
+
 }  // namespace
 
 void registerMatMulOps(OpRegistry& r) {
@@ -138,6 +198,7 @@ void registerMatMulOps(OpRegistry& r) {
   r.add({"MatMul", 2, 2, 1, 1, inferMatMul});
   r.add({"MatMulInteger", 2, 4, 1, 1, inferMatMulInteger});
   r.add({"QLinearMatMul", 8, 8, 1, 1, inferQLinearMatMul});
+  r.add({"com.microsoft.QGemm", 6, 9, 1, 1, inferQGemm});
 }
 
 }  // namespace vdla::ir

@@ -109,7 +109,7 @@ TEST(StandardPipeline, PassOrder) {
   PassManager pm;
   addStandardPipeline(pm);
   EXPECT_EQ(pm.passNames(),
-            (std::vector<std::string>{"fold-constants", "remove-identities", "fold-batchnorm", "canonicalize-pooling",
+            (std::vector<std::string>{"fold-constants", "remove-identities", "qdq-to-integer-ops", "fold-batchnorm", "canonicalize-pooling",
                                       "simplify-reshapes",
                                       "fuse-gemm-bias", "fuse-activations", "eliminate-dead-code", "infer-shapes"}));
   PipelineOptions minimal;
@@ -118,7 +118,7 @@ TEST(StandardPipeline, PassOrder) {
   minimal.fuse = false;
   PassManager pm2;
   addStandardPipeline(pm2, minimal);
-  EXPECT_EQ(pm2.passNames(), (std::vector<std::string>{"infer-shapes", "remove-identities", "eliminate-dead-code",
+  EXPECT_EQ(pm2.passNames(), (std::vector<std::string>{"infer-shapes", "remove-identities", "qdq-to-integer-ops", "eliminate-dead-code",
                                                        "infer-shapes"}));
 }
 
@@ -171,7 +171,7 @@ TEST(StandardPipeline, CleansAPyTorchStyleGraph) {
   passes::foldConstants(reference);
   std::vector<rt::Tensor> before = runReference(reference, input);
   PassReport report = runStandardPipeline(g, options);
-  EXPECT_EQ(report.passes.size(), 9u);
+  EXPECT_EQ(report.passes.size(), 10u);
   EXPECT_EQ(testing::opHistogram(g), (std::map<std::string, int>{
                                          {"Conv", 1}, {"GlobalAveragePool", 1}, {"Flatten", 1}, {"Gemm", 1}}));
   ir::Node* conv = g.findNode("conv");

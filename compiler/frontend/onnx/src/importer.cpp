@@ -14,6 +14,7 @@
 #include "import_limits.h"
 #include "model_reader.h"
 #include "op_normalize.h"
+#include "shape_folding.h"
 #include "tensor_proto.h"
 #include "value_info.h"
 #include "vdla/compiler/ir/op_registry.h"
@@ -252,6 +253,10 @@ class Importer {
       if (!out->hasType()) throw std::runtime_error("shape inference left output '" + out->name() + "' untyped");
       detail::checkedNumElements(out->type().shape, out->type().dtype, "output '" + out->name() + "'");
     }
+    std::vector<ir::Value*> folded;
+    if (detail::foldShapeComputation(*graph_, node, &folded))
+      for (size_t i = 0; i < n.outputs.size(); ++i)
+        if (!n.outputs[i].empty()) values_[n.outputs[i]] = folded[i];
   }
 
   void addOutputs(const onnx::GraphProto& g) {

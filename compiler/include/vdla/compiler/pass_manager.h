@@ -7,6 +7,7 @@
 //                         (shape-computing subgraphs fold before the Reshape
 //                         that reads them is typed)
 //   remove-identities     Identity, Dropout, no-op Cast
+//   qdq-to-integer-ops    DQ -> Conv/Add/Gemm/... -> Q groups -> QLinearConv etc., as onnxruntime
 //   fold-batchnorm        Conv+BN into the Conv; other BNs into Mul+Add
 //   canonicalize-pooling  spatial ReduceMean / whole-input AveragePool -> GlobalAveragePool
 //   simplify-reshapes     no-op reshapes, reshape chains, Reshape -> Flatten

@@ -1,7 +1,8 @@
 // Matrix products: Gemm, MatMul (numpy.matmul semantics), MatMulInteger and
 // QLinearMatMul. The integer forms subtract zero points (per tensor, per row of
 // A, per column of B) and accumulate exactly in int32; QLinearMatMul
-// requantises with the float a_scale * b_scale / y_scale, rounding half to even.
+// requantises with the float a_scale * b_scale / y_scale, rounding half to even;
+// com.microsoft.QGemm adds an int32 C and the alpha of Gemm.
 #include "common.h"
 #include "gemm.h"
 #include "register.h"
@@ -167,6 +168,62 @@ void qlinearMatMul(const KernelArgs& a) {
   }
 }
 
+// com.microsoft.QGemm as onnxruntime computes it (contrib_ops quant_gemm.cc):
+// acc = C + sum (a - a_zp)(b - b_zp) in int32; scale[n] = alpha * a_scale *
+// b_scale[n] (then / y_scale) in float; quantised y = sat(round_half_even(acc *
+// scale) + y_zp), float y = acc * scale.
+void qgemm(const KernelArgs& a) {
+  const AttributeMap& attrs = a.attributes();
+  const Tensor& ta = a.input(0);
+  const Tensor& tb = a.input(3);
+  Tensor& y = a.output(0);
+  require(ta.rank() == 2 && tb.rank() == 2, "A and B must be 2-D");
+  require(ta.dtype() == DType::U8 || ta.dtype() == DType::I8, "input A must be u8 or i8");
+  require(tb.dtype() == DType::U8 || tb.dtype() == DType::I8, "input B must be u8 or i8");
+  const bool trans_a = attrs.getInt("transA", 0) != 0, trans_b = attrs.getInt("transB", 0) != 0;
+  const int64_t m = trans_a ? ta.dim(1) : ta.dim(0), k = trans_a ? ta.dim(0) : ta.dim(1);
+  const int64_t n = trans_b ? tb.dim(0) : tb.dim(1);
+  require((trans_b ? tb.dim(1) : tb.dim(0)) == k, "inner dimensions of A and B differ");
+  requireShape(y, {m, n});
+  const float a_scale = readScales(a.input(1), 1, "a_scale")[0];
+  const int32_t a_zp = readZeroPoints(a.hasInput(2) ? &a.input(2) : nullptr, 1, "a_zero_point")[0];
+  const std::vector<float> b_scale = readScales(a.input(4), n, "b_scale");
+  const std::vector<int32_t> b_zp = readZeroPoints(a.hasInput(5) ? &a.input(5) : nullptr, n, "b_zero_point");
+  const std::vector<int32_t> qa = toInt32(ta), qb = toInt32(tb);
+  // (a - a_zp) as [M][K] and (b - b_zp) as [K][N].
+  std::vector<int32_t> ac(static_cast<size_t>(m * k)), bc(static_cast<size_t>(k * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) ac[i * k + p] = qa[trans_a ? p * m + i : i * k + p] - a_zp;
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t j = 0; j < n; ++j) bc[p * n + j] = qb[trans_b ? j * k + p : p * n + j] - param(b_zp, j);
+  std::vector<int32_t> acc(static_cast<size_t>(m * n), 0);
+  if (a.hasInput(6)) {
+    const Tensor& c = a.input(6);
+    requireDType(c, DType::I32, "input C");
+    require(c.rank() <= 2, "C must have rank <= 2");
+    const int32_t* pc = c.data<int32_t>();
+    forEachBroadcast({m, n}, {m, n}, c.shape(), [&](int64_t i, int64_t, int64_t ic) { acc[i] = pc[ic]; });
+  }
+  gemmAccumulate<int32_t>(m, n, k, ac.data(), k, bc.data(), n, acc.data(), n);
+  const float alpha = static_cast<float>(attrs.getFloat("alpha", 1.0));
+  const bool quantised = a.hasInput(7);
+  const float y_scale = quantised ? readScales(a.input(7), 1, "y_scale")[0] : 1.0f;
+  std::vector<float> scale(b_scale.size());
+  for (size_t j = 0; j < scale.size(); ++j) {
+    scale[j] = alpha * a_scale * b_scale[j];
+    if (quantised) scale[j] /= y_scale;
+  }
+  if (quantised) {
+    require(y.dtype() == ta.dtype(), "a quantised output Y must have A's type");
+    const int32_t y_zp = readZeroPoints(a.hasInput(8) ? &a.input(8) : nullptr, 1, "y_zero_point")[0];
+    for (int64_t i = 0; i < m * n; ++i) storeQuantized(y, i, static_cast<float>(acc[i]) * param(scale, i % n), y_zp);
+  } else {
+    requireDType(y, DType::F32, "output Y");
+    float* py = y.data<float>();
+    for (int64_t i = 0; i < m * n; ++i) py[i] = static_cast<float>(acc[i]) * param(scale, i % n);
+  }
+}
+
 }  // namespace
 
 void registerMatMul(KernelRegistry& r) {
@@ -174,6 +231,7 @@ void registerMatMul(KernelRegistry& r) {
   r.add("ref.MatMul", matMulF32);
   r.add("ref.MatMulInteger", matMulInteger);
   r.add("ref.QLinearMatMul", qlinearMatMul);
+  r.add("ref.com.microsoft.QGemm", qgemm);
 }
 
 }  // namespace vdla::rt::ref

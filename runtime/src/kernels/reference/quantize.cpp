@@ -2,10 +2,13 @@
 // onnxruntime does:
 //   QuantizeLinear:   y = saturate(round_half_even(x / y_scale) + y_zero_point)
 //   DequantizeLinear: y = (x - x_zero_point) * x_scale
-// per tensor or per axis (`axis`, default 1). The contrib element-wise ops
-// dequantise, compute in float and requantise:
-//   QLinearAdd: C = saturate(round_half_even((A_s*(A-A_zp) + B_s*(B-B_zp)) / C_s) + C_zp)
+// per tensor or per axis (`axis`, default 1). The contrib element-wise ops:
+//   QLinearAdd: as MLAS's x86-64 AVX2 kernel (what onnxruntime runs there):
+//               ra = A_s/C_s, rb = B_s/C_s, fixed = C_zp - (ra*A_zp + rb*B_zp),
+//               C = saturate(round_half_even(fma(A, ra, fma(B, rb, fixed))))
 //   QLinearMul: C = saturate(round_half_even((A_s*(A-A_zp) * B_s*(B-B_zp)) / C_s) + C_zp)
+#include <cmath>
+
 #include "common.h"
 #include "register.h"
 
@@ -84,6 +87,20 @@ void qlinearBinary(const KernelArgs& a) {
   const float sc = readScales(a.input(6), 1, "C_scale")[0];
   const int32_t zc = readZeroPoints(a.hasInput(7) ? &a.input(7) : nullptr, 1, "C_zero_point")[0];
   const std::vector<int32_t> qa = toInt32(ta), qb = toInt32(tb);
+  if (!kMul) {
+    // MLAS's x86-64 AVX2 kernel (qladd_avx2.cpp), which onnxruntime runs on
+    // such hosts: scale ratios and a fixed part folded from the zero points,
+    // two fused multiply-adds on the raw quantised values, then
+    // round_half_even and saturation.
+    const float ratio_a = sa / sc, ratio_b = sb / sc;
+    const float fixed = static_cast<float>(zc) - (ratio_a * static_cast<float>(za) + ratio_b * static_cast<float>(zb));
+    forEachBroadcast(y.shape(), ta.shape(), tb.shape(), [&](int64_t i, int64_t ia, int64_t ib) {
+      float v = std::fma(static_cast<float>(qb[ib]), ratio_b, fixed);
+      v = std::fma(static_cast<float>(qa[ia]), ratio_a, v);
+      storeQuantized(y, i, v, 0);
+    });
+    return;
+  }
   forEachBroadcast(y.shape(), ta.shape(), tb.shape(), [&](int64_t i, int64_t ia, int64_t ib) {
     const float va = sa * static_cast<float>(qa[ia] - za);
     const float vb = sb * static_cast<float>(qb[ib] - zb);

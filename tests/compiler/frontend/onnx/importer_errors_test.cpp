@@ -213,6 +213,14 @@ TEST(OnnxImportErrors, InitializerDataMustMatchItsShape) {
                     t.add_dims(int64_t{1} << 62);
                   }),
                   "larger than the limit");
+  // Found by the fuzzer: an empty tensor whose other dimensions overflow int64.
+  EXPECT_CONTAINS(withInit([](onnx::TensorProto& t) {
+                    t.clear_raw_data();
+                    t.set_dims(0, 0);
+                    t.add_dims(int64_t{1} << 40);
+                    t.add_dims(int64_t{1} << 40);
+                  }),
+                  "larger than the limit");
   EXPECT_CONTAINS(withInit([](onnx::TensorProto& t) {
                     t.set_data_location(onnx::TensorProto::EXTERNAL);
                     auto* e = t.add_external_data();
@@ -410,6 +418,17 @@ TEST(OnnxImportErrors, ConstantNodeProblems) {
   b.node("Add", {"x", "c"}, {"y"});
   b.output("y");
   EXPECT_CONTAINS(importError(b), "node 0 'const0' (Constant): attribute 'value_strings' is not supported");
+}
+
+// Inputs that once crashed the importer under the fuzzer.
+TEST(OnnxImportErrors, FuzzerRegressionsAreRefusedCleanly) {
+  const std::string dir = VDLA_ONNX_FUZZ_REGRESSION_DIR;
+  for (const char* name : {"clip_nan_bound_on_int32.onnx", "empty_tensor_dims_overflow.onnx"}) {
+    const std::string path = dir + "/" + name;
+    std::ifstream in(path, std::ios::binary);
+    ASSERT_TRUE(in) << path;
+    EXPECT_THROW(importOnnxFile(path), OnnxImportError) << path;
+  }
 }
 
 TEST(OnnxImportErrors, TensorFilesAreChecked) {

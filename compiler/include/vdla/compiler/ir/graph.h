@@ -131,7 +131,9 @@ class Graph {
   // Rewires every reader of `from` (and graph outputs) to `to`.
   void replaceAllUsesWith(Value* from, Value* to);
   // Removes a node; its outputs must have no users and must not be graph outputs.
-  void removeNode(Node* node);
+  // Then drops every value nothing uses any more, unless sweep_values is false
+  // (the ONNX importer removes nodes while constants wait for later readers).
+  void removeNode(Node* node, bool sweep_values = true);
   // Drops values that nothing produces, reads or returns (dead constants).
   void removeUnusedValues();
   // Re-establishes topological order after rewrites; throws on a cycle.
