@@ -18,5 +18,5 @@ if "$vdla" selftest --help | grep -q cycle; then
   echo "timeline of the last program: build/release/selftest_pynq_trace.json (open in ui.perfetto.dev)"
   echo
 fi
-"$vdla" compile resnet18 -o build/release/resnet18.vart
-"$vdla" run build/release/resnet18.vart --top 5
+"$vdla" compile resnet18 -o build/release/resnet18.vdla
+"$vdla" run build/release/resnet18.vdla --top 5
