@@ -48,7 +48,9 @@ int64_t numElements(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d < 0) throw std::invalid_argument("negative dimension in shape " + shapeToString(shape));
-    n *= d;
+    // Shapes come from files; a product that does not fit is an error, not a wrap.
+    if (__builtin_mul_overflow(n, d, &n))
+      throw std::invalid_argument("shape " + shapeToString(shape) + " has too many elements");
   }
   return n;
 }

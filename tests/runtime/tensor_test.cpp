@@ -27,6 +27,8 @@ TEST(Tensor, ReshapeSharesCloneCopies) {
   EXPECT_THROW(t.reshaped({4}), std::invalid_argument);
   EXPECT_EQ(rowMajorStrides({2, 3, 4}), (std::vector<int64_t>{12, 4, 1}));
   EXPECT_THROW(numElements({2, -1}), std::invalid_argument);
+  EXPECT_THROW(numElements({int64_t{1} << 40, int64_t{1} << 40}), std::invalid_argument);
+  EXPECT_EQ(numElements({0, int64_t{1} << 40, int64_t{1} << 40}), 0);
 }
 
 TEST(Attributes, TypedGettersNameTheAttribute) {
