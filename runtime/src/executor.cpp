@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "vdla/runtime/kernels/reference_kernels.h"
+#include "vdla/runtime/accel/device_session.h"
 
 namespace vdla::rt {
 
@@ -41,6 +42,8 @@ Executor::Executor(Artifact artifact, const ExecutorOptions& options)
   prepare(globalWithReference());
 }
 
+Executor::~Executor() = default;
+
 Executor::Executor(Artifact artifact, const KernelRegistry& registry, const ExecutorOptions& options)
     : artifact_(std::move(artifact)), options_(options) {
   prepare(registry);
@@ -49,13 +52,21 @@ Executor::Executor(Artifact artifact, const KernelRegistry& registry, const Exec
 void Executor::prepare(const KernelRegistry& registry) {
   const std::string source = artifact_.model_name.empty() ? "artifact" : "artifact '" + artifact_.model_name + "'";
   artifact_.validate(source);
+  const KernelRegistry* kernels = &registry;
   if (targetNeedsDevice(artifact_.target)) {
+    if (options_.device) options_.device_config = &options_.device->config();
     if (!options_.device_config)
       throw ArtifactError(source + ": target '" + artifact_.target + "' runs on an accelerator, but no device config was given");
     checkArtifactDevice(artifact_, *options_.device_config, source);
+    if (options_.device) {
+      session_ = std::make_unique<accel::DeviceSession>(artifact_, *options_.device);
+      device_registry_ = registry;
+      session_->registerKernels(device_registry_);
+      kernels = &device_registry_;
+    }
   }
   for (size_t i = 0; i < artifact_.steps.size(); ++i) {
-    const KernelFn* k = registry.find(artifact_.steps[i].kernel);
+    const KernelFn* k = kernels->find(artifact_.steps[i].kernel);
     if (!k)
       throw ArtifactError(source + ": " + describeStep(artifact_.steps[i], i) + " needs kernel '" +
                           artifact_.steps[i].kernel + "', which this runtime does not have (target '" +
@@ -133,8 +144,19 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
     } catch (const std::exception& e) {
       throw std::runtime_error(describeStep(step, s) + ": " + e.what());
     }
-    if (options_.profile)
-      profile_.push_back({step.name, step.kernel, std::chrono::duration<double>(Clock::now() - start).count()});
+    if (options_.profile) {
+      StepProfile sp;
+      sp.name = step.name;
+      sp.kernel = step.kernel;
+      sp.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      profile_.push_back(std::move(sp));
+      if (session_ && !session_->runs().empty()) {
+        profile_.back().on_device = true;
+        profile_.back().device_stats = session_->runs().back().result.stats;
+      }
+    }
+    if (session_) session_->clearRuns();
+    if (options_.on_step) options_.on_step(s, step, args.outputs);
 
     for (int32_t id : release_after_[s]) {
       if (!a.tensors[id].isConstant() && live[id]) {

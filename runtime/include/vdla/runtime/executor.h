@@ -3,9 +3,12 @@
 // after its last reader, and can time every step.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "vdla/driver/device.h"
 #include "vdla/hw/config.h"
 #include "vdla/runtime/artifact.h"
 #include "vdla/runtime/kernel_registry.h"
@@ -13,19 +16,31 @@
 
 namespace vdla::rt {
 
+namespace accel {
+class DeviceSession;
+}
+
 struct ExecutorOptions {
   // The configuration of the device the artifact will run on. Required for
   // targets that run on an accelerator ("vdla"): the artifact is refused when
   // its configuration hash differs. Ignored for host targets ("ref").
   const hw::HwConfig* device_config = nullptr;
+  // The device that runs the offloaded steps of a "vdla" artifact (its config
+  // is then the device config). Not owned; must outlive the executor.
+  driver::Device* device = nullptr;
   // Time every step (see Executor::profile()).
   bool profile = false;
+  // Called after each step with its outputs (per-layer comparisons).
+  std::function<void(size_t step_index, const ArtifactStep& step, const std::vector<Tensor*>& outputs)> on_step;
 };
 
 struct StepProfile {
   std::string name;    // the step's (graph node's) name
   std::string kernel;  // "ref.Conv"
   double seconds = 0;  // of the last run
+  // Offloaded steps: what the device counted (cycles on timing models).
+  bool on_device = false;
+  sim::ExecutionStats device_stats;
 };
 
 // True for targets whose artifacts run on a VDLA accelerator and therefore
@@ -42,6 +57,7 @@ class Executor {
  public:
   // Uses the global kernel registry, with the reference kernels registered.
   explicit Executor(Artifact artifact, const ExecutorOptions& options = {});
+  ~Executor();
   Executor(Artifact artifact, const KernelRegistry& registry, const ExecutorOptions& options = {});
 
   const Artifact& artifact() const { return artifact_; }
@@ -66,6 +82,8 @@ class Executor {
 
   Artifact artifact_;
   ExecutorOptions options_;
+  std::unique_ptr<accel::DeviceSession> session_;  // for targets that run on a device
+  KernelRegistry device_registry_;                 // the registry plus the session's kernels
   std::vector<const KernelFn*> kernels_;  // one per step
   // Tensors whose last reader is each step (freed after it runs).
   std::vector<std::vector<int32_t>> release_after_;

@@ -1,0 +1,39 @@
+// The ALU instructions that turn a tile's int32 accumulators into int8
+// outputs, following the vdla.QConv definition exactly:
+//   acc = bias1 (init) ; acc += GEMM ; acc = RSHR(acc, shift1) ; acc *= mult ;
+//   res *= residual_mult ; acc += res ; acc += bias2 ; acc = RSHR(acc, shift2) ;
+//   acc = MAX(acc, clip_lo) ; acc = MIN(acc, clip_hi)
+// Passes with a neutral parameter are dropped; a per-channel parameter whose
+// values are all equal and fit the immediate field becomes an immediate, the
+// others are vectors kept in the accumulator memory for the whole layer.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "vdla/compiler/accel/conv_layer.h"
+#include "vdla/hw/config.h"
+#include "vdla/hw/isa.h"
+
+namespace vdla::accel {
+
+struct AluPass {
+  enum class Dst { Acc, Residual };
+  enum class Src { Imm, Param, Residual };
+  hw::AluOp op = hw::AluOp::Mov;
+  Dst dst = Dst::Acc;
+  Src src = Src::Imm;
+  int32_t imm = 0;
+  int param = -1;  // index into AluSequence::params for Src::Param
+};
+
+struct AluSequence {
+  std::vector<std::vector<int32_t>> params;  // per-channel vectors, each [o]
+  AluPass init;                              // before the first GEMM of a tile
+  std::vector<AluPass> after;                // after the last GEMM, in order
+  int residualPasses() const;                // passes that read the residual region
+};
+
+AluSequence buildAluSequence(const ConvLayer& layer, const hw::HwConfig& cfg);
+
+}  // namespace vdla::accel

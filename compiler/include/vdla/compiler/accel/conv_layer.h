@@ -1,0 +1,43 @@
+// One vdla.QConv node as the accelerator back end sees it: shapes after any
+// host-side input transform (explicit padding, im2col), the int8 weights and
+// the requantisation parameters that become ALU instructions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vdla/compiler/ir/graph.h"
+#include "vdla/runtime/accel/packed_layout.h"
+
+namespace vdla::accel {
+
+struct ConvLayer {
+  std::string name;
+  // Input as the device sees it (after `host`), NCHW.
+  int64_t n = 1, c = 0, h = 0, w = 0;
+  // Output channels and kernel.
+  int64_t o = 0, kh = 1, kw = 1, sh = 1, sw = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;  // zero padding done by the DMA
+  int64_t oh = 0, ow = 0;
+  bool residual = false;
+  // Requantisation (see the vdla.QConv definition in docs/quantization.md).
+  int32_t shift1 = 0, shift2 = 0, clip_lo = -128, clip_hi = 127;
+  std::vector<int32_t> bias1, mult, bias2, residual_mult;  // [o] each
+  std::vector<int8_t> weights;                             // [o][c][kh][kw]
+  rt::accel::InputTransform host;                          // applied by the runtime before upload
+
+  int64_t macs() const { return n * o * oh * ow * c * kh * kw; }
+};
+
+// Why a node cannot run on the accelerator ("" when it can be described).
+std::string whyNotOffloadable(const ir::Node& node);
+
+// Builds the layer of a vdla.QConv node (whyNotOffloadable must be "").
+ConvLayer convLayerFromNode(const ir::Node& node);
+
+// The same convolution as a 1x1 layer over im2col'd input (C*KH*KW channels),
+// with the im2col and the padding moved to the host.
+ConvLayer toIm2colLayer(const ConvLayer& layer);
+
+}  // namespace vdla::accel

@@ -1,0 +1,56 @@
+// Tiling of a convolution onto the accelerator's on-chip buffers, chosen by
+// searching every tile shape that fits against an analytic cost model.
+//
+// A layer is computed in output tiles of `rows` x `cols` output pixels x
+// `oc_blocks` output-channel blocks; each output tile accumulates
+// over reduction chunks of `ic_blocks` input-channel blocks, and each chunk is
+// one "load tile": its input rows and weights are loaded, then one GEMM
+// instruction consumes them. With latency hiding every buffer is split in two
+// halves used by alternating tiles (virtual threads), so the loads of one tile
+// and the store of another overlap the compute of a third.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "vdla/compiler/accel/conv_layer.h"
+#include "vdla/hw/config.h"
+
+namespace vdla::accel {
+
+struct TilePlan {
+  int64_t rows = 1, cols = 1, oc_blocks = 1, ic_blocks = 1;
+  int threads = 1;  // 2 with latency hiding (double buffering), else 1
+  // Output tiles run batch group, row tile, column tile, oc tile (innermost).
+};
+
+// What the cost model predicts for a plan (cycles of the accelerator clock).
+struct CostEstimate {
+  double cycles = 0;          // whole layer
+  double gemm_cycles = 0;     // cycles the GEMM core consumes a micro-op
+  double alu_cycles = 0;
+  double load_cycles = 0;     // load module busy
+  double store_cycles = 0;
+  double dram_bytes = 0;      // read + written
+  bool fits = false;
+  std::string why_not;        // when !fits
+};
+
+// Derived sizes shared by the cost model and the code generator.
+struct LayerBlocks {
+  int64_t batch_groups, in_blocks, out_blocks;  // NB, CB, OCB
+  int64_t param_kinds;                          // per-channel parameter vectors of the ALU sequence
+  int64_t param_vectors;                        // their ACC entries (kinds x OCB)
+  int alu_passes;                               // ALU passes per output element (init included)
+};
+LayerBlocks layerBlocks(const ConvLayer& layer, const hw::HwConfig& cfg);
+
+// Estimates a plan; `fits` is false (with the reason) when a buffer overflows.
+CostEstimate estimatePlan(const ConvLayer& layer, const TilePlan& plan, const hw::HwConfig& cfg);
+
+// The cheapest plan that fits. Throws std::runtime_error naming the layer when
+// no tiling fits (e.g. one output row does not fit the accumulator).
+TilePlan chooseTiling(const ConvLayer& layer, const hw::HwConfig& cfg, bool latency_hiding,
+                      CostEstimate* estimate = nullptr);
+
+}  // namespace vdla::accel

@@ -1,0 +1,309 @@
+#include "vdla/compiler/accel/conv_codegen.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+#include "vdla/compiler/accel/alu_sequence.h"
+#include "vdla/hw/instruction_builders.h"
+#include "vdla/hw/isa_layout.h"
+
+namespace vdla::accel {
+
+namespace {
+
+using hw::Instruction;
+using hw::Memory;
+using rt::accel::Region;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+constexpr uint64_t kRegionAlign = 4096;
+
+// Instructions in program order, with the DRAM region each one addresses.
+class Emitter {
+ public:
+  size_t emit(const Instruction& insn, Region region = Region::None) {
+    program.insns.push_back(insn);
+    program.regions.push_back(region);
+    return program.insns.size() - 1;
+  }
+  Instruction& at(size_t i) { return program.insns[i]; }
+  rt::accel::DeviceProgram program;
+};
+
+// The layer's micro-op table; identical kernels are stored once.
+class UopTable {
+ public:
+  std::pair<uint32_t, uint32_t> add(const std::vector<hw::Uop>& kernel) {
+    auto key = std::vector<uint32_t>();
+    key.reserve(kernel.size() * 3);
+    for (const hw::Uop& u : kernel) key.insert(key.end(), {u.dst, u.src, u.wgt});
+    auto it = index_.find(key);
+    if (it != index_.end()) return it->second;
+    const uint32_t begin = static_cast<uint32_t>(uops.size());
+    uops.insert(uops.end(), kernel.begin(), kernel.end());
+    const std::pair<uint32_t, uint32_t> range{begin, static_cast<uint32_t>(uops.size())};
+    index_.emplace(std::move(key), range);
+    return range;
+  }
+  std::vector<hw::Uop> uops;
+
+ private:
+  std::map<std::vector<uint32_t>, std::pair<uint32_t, uint32_t>> index_;
+};
+
+void putI32(std::vector<uint8_t>& out, size_t at, int32_t v) {
+  const uint32_t u = static_cast<uint32_t>(v);
+  for (int i = 0; i < 4; ++i) out[at + static_cast<size_t>(i)] = static_cast<uint8_t>(u >> (8 * i));
+}
+
+}  // namespace
+
+std::vector<uint8_t> packWeights(const ConvLayer& L, const hw::HwConfig& cfg) {
+  const int64_t BI = cfg.block_in, BO = cfg.block_out;
+  const int64_t CB = ceilDiv(L.c, BI), OCB = ceilDiv(L.o, BO), kk = L.kh * L.kw;
+  const int64_t entry = BO * BI;
+  std::vector<uint8_t> out(static_cast<size_t>(OCB * CB * kk * entry), 0);
+  for (int64_t o = 0; o < L.o; ++o)
+    for (int64_t c = 0; c < L.c; ++c)
+      for (int64_t k = 0; k < kk; ++k) {
+        const int64_t e = ((o / BO) * CB + c / BI) * kk + k;
+        out[static_cast<size_t>(e * entry + (o % BO) * BI + c % BI)] =
+            static_cast<uint8_t>(L.weights[static_cast<size_t>((o * L.c + c) * kk + k)]);
+      }
+  return out;
+}
+
+ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const hw::HwConfig& cfg,
+                                uint64_t constants_offset) {
+  if (constants_offset % kRegionAlign) throw std::invalid_argument("constants offset must be 4 KiB aligned");
+  ConvProgram out;
+  out.plan = plan;
+  out.estimate = estimatePlan(L, plan, cfg);
+  if (!out.estimate.fits)
+    throw std::runtime_error("layer '" + L.name + "': tiling does not fit: " + out.estimate.why_not);
+  const LayerBlocks b = layerBlocks(L, cfg);
+  const AluSequence seq = buildAluSequence(L, cfg);
+  const int64_t T = plan.threads, kk = L.kh * L.kw, CB = b.in_blocks, OCB = b.out_blocks;
+  const int64_t ih_full = (plan.rows - 1) * L.sh + L.kh, iw_full = (plan.cols - 1) * L.sw + L.kw;
+  const int64_t tile_pixels = plan.rows * plan.cols;  // ACC entries per oc block of a tile
+  const int64_t tile_entries = plan.oc_blocks * tile_pixels;
+
+  // ---- constant image of the layer: weights | parameter vectors | micro-ops
+  const uint32_t acc_entry = cfg.entryBytes(Memory::Acc), wgt_entry = cfg.entryBytes(Memory::Weight);
+  out.constants = packWeights(L, cfg);
+  const uint64_t params_at = alignUp(out.constants.size(), kRegionAlign);
+  const int64_t n_params = static_cast<int64_t>(seq.params.size()) * OCB;
+  out.constants.resize(params_at + static_cast<uint64_t>(n_params) * acc_entry, 0);
+  for (size_t k = 0; k < seq.params.size(); ++k)
+    for (int64_t o = 0; o < OCB * cfg.block_out; ++o) {
+      const int32_t v = o < L.o ? seq.params[k][static_cast<size_t>(o)] : 0;
+      const int64_t entry = static_cast<int64_t>(k) * OCB + o / cfg.block_out;
+      for (uint32_t bt = 0; bt < cfg.batch; ++bt)
+        putI32(out.constants, params_at + static_cast<uint64_t>(entry) * acc_entry +
+                                  (bt * cfg.block_out + static_cast<uint64_t>(o % cfg.block_out)) * 4, v);
+    }
+  const uint64_t uops_at = alignUp(out.constants.size(), kRegionAlign);
+
+  // ---- activation arena: X (block_in) | R (block_out) | Y (block_out)
+  const rt::accel::PackedGeometry xg = rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_in);
+  const rt::accel::PackedGeometry yg = rt::accel::packedGeometry({L.n, L.o, L.oh, L.ow}, cfg.batch, cfg.block_out);
+  out.x_offset = 0;
+  out.r_offset = static_cast<int64_t>(alignUp(static_cast<uint64_t>(xg.bytes()), kRegionAlign));
+  out.y_offset = out.r_offset + (L.residual ? static_cast<int64_t>(alignUp(static_cast<uint64_t>(yg.bytes()), kRegionAlign)) : 0);
+  out.io_bytes = out.y_offset + yg.bytes();
+  const uint32_t inp_entry = cfg.entryBytes(Memory::Input), out_entry = cfg.entryBytes(Memory::Output);
+  const uint64_t x_base = static_cast<uint64_t>(out.x_offset) / inp_entry;
+  const uint64_t r_base = static_cast<uint64_t>(out.r_offset) / out_entry;
+  const uint64_t y_base = static_cast<uint64_t>(out.y_offset) / out_entry;
+  const uint64_t w_base = constants_offset / wgt_entry;
+
+  // ---- on-chip memory plan: each buffer split into T halves; the
+  // per-channel parameter vectors sit at the top of ACC for the whole layer.
+  const int64_t inp_half = cfg.depth(Memory::Input) / T, wgt_half = cfg.depth(Memory::Weight) / T;
+  const int64_t param_base = int64_t(cfg.depth(Memory::Acc)) - n_params;
+  const int64_t acc_half = param_base / T;
+
+  Emitter em;
+  em.program.name = L.name;
+  UopTable uops;
+  // Micro-ops and parameters first; the UOP load's size is patched at the end.
+  const size_t uop_load = em.emit(hw::makeLoad(Memory::Uop, 0, (constants_offset + uops_at) / 4, 1, 1, 1),
+                                  Region::Constants);
+  if (n_params)
+    em.emit(hw::makeLoad(Memory::Acc, static_cast<uint32_t>(param_base), (constants_offset + params_at) / acc_entry, 1,
+                         static_cast<uint32_t>(n_params), static_cast<uint32_t>(n_params)),
+            Region::Constants);
+
+  const int64_t row_tiles = ceilDiv(L.oh, plan.rows), col_tiles = ceilDiv(L.ow, plan.cols),
+                oc_tiles = ceilDiv(OCB, plan.oc_blocks), ic_tiles = ceilDiv(CB, plan.ic_blocks);
+  const int64_t I = b.batch_groups * row_tiles * col_tiles * oc_tiles, J = I * ic_tiles;
+  int64_t i = 0, j = 0;
+
+  for (int64_t nb = 0; nb < b.batch_groups; ++nb)
+    for (int64_t rt_ = 0; rt_ < row_tiles; ++rt_)
+      for (int64_t ct = 0; ct < col_tiles; ++ct)
+        for (int64_t ot = 0; ot < oc_tiles; ++ot, ++i) {
+          const int64_t oh0 = rt_ * plan.rows, rows = std::min(plan.rows, L.oh - oh0);
+          const int64_t ow0 = ct * plan.cols, cols = std::min(plan.cols, L.ow - ow0);
+          const int64_t ocb0 = ot * plan.oc_blocks, ocbs = std::min(plan.oc_blocks, OCB - ocb0);
+          const int64_t va = i % T;
+          const int64_t acc_base = va * acc_half, res_base = acc_base + tile_entries;
+          bool acc_pop_pending = i >= T;  // the store of tile i-T must have read this half
+
+          // 2-D transfers between a tile region [ocbs][rows][plan.cols] and a
+          // tensor [OCB][OH][OW]: as few instructions as the pitches allow.
+          auto tileTransfers = [&](auto make, uint64_t dram_base, int64_t sram_base) {
+            std::vector<size_t> idx;
+            const uint64_t first = dram_base + static_cast<uint64_t>(((nb * OCB + ocb0) * L.oh + oh0) * L.ow + ow0);
+            const uint64_t plane = static_cast<uint64_t>(L.oh * L.ow);
+            if (cols == L.ow && (rows == plan.rows || ocbs == 1)) {
+              // Whole rows: one instruction, a row per oc block.
+              idx.push_back(make(static_cast<uint32_t>(sram_base), first, static_cast<uint32_t>(ocbs),
+                                 static_cast<uint32_t>(rows * cols), static_cast<uint32_t>(plane)));
+            } else if (cols == plan.cols) {
+              for (int64_t q = 0; q < ocbs; ++q)
+                idx.push_back(make(static_cast<uint32_t>(sram_base + q * tile_pixels), first + q * plane,
+                                   static_cast<uint32_t>(rows), static_cast<uint32_t>(cols),
+                                   static_cast<uint32_t>(L.ow)));
+            } else {
+              // An edge column tile: its rows are shorter than the pitch.
+              for (int64_t q = 0; q < ocbs; ++q)
+                for (int64_t r = 0; r < rows; ++r)
+                  idx.push_back(make(static_cast<uint32_t>(sram_base + q * tile_pixels + r * plan.cols),
+                                     first + q * plane + static_cast<uint64_t>(r * L.ow), 1,
+                                     static_cast<uint32_t>(cols), static_cast<uint32_t>(cols)));
+            }
+            return idx;
+          };
+
+          // ALU pass over the tile: the first `rows` rows at full pitch of
+          // every oc block (entries past an edge tile's columns are computed
+          // but never stored).
+          auto aluPass = [&](const AluPass& p) {
+            hw::Uop u;
+            u.dst = static_cast<uint32_t>(p.dst == AluPass::Dst::Acc ? acc_base : res_base);
+            hw::LoopNest l;
+            l.iter_out = static_cast<uint32_t>(ocbs);
+            l.iter_in = static_cast<uint32_t>(rows * plan.cols);
+            l.dst_out = static_cast<uint32_t>(tile_pixels);
+            l.dst_in = 1;
+            if (p.src == AluPass::Src::Param) {
+              u.src = static_cast<uint32_t>(param_base + p.param * OCB + ocb0);
+              l.src_out = 1;
+            } else if (p.src == AluPass::Src::Residual) {
+              u.src = static_cast<uint32_t>(res_base);
+              l.src_out = static_cast<uint32_t>(tile_pixels);
+              l.src_in = 1;
+            }
+            const auto range = uops.add({u});
+            l.uop_begin = range.first;
+            l.uop_end = range.second;
+            return em.emit(p.src == AluPass::Src::Imm ? hw::makeAluImm(p.op, l, p.imm) : hw::makeAlu(p.op, l));
+          };
+
+          if (L.residual) {
+            auto idx = tileTransfers(
+                [&](uint32_t s, uint64_t d, uint32_t y, uint32_t x, uint32_t st) {
+                  return em.emit(hw::makeLoad(Memory::Acc8, s, d, y, x, st), Region::Io);
+                },
+                r_base, res_base);
+            if (acc_pop_pending) em.at(idx.front()).pop_next = true;
+            acc_pop_pending = false;
+          }
+          const size_t init = aluPass(seq.init);
+          if (acc_pop_pending) em.at(init).pop_next = true;
+
+          // Input window of the tile and the padding the DMA adds around it.
+          const int64_t row0 = oh0 * L.sh - L.pad_top, row_end = row0 + (rows - 1) * L.sh + L.kh;
+          const int64_t top = std::max<int64_t>(0, -row0), bottom = std::max<int64_t>(0, row_end - L.h);
+          const int64_t valid_rows = row_end - bottom - (row0 + top);
+          const int64_t col0 = ow0 * L.sw - L.pad_left, col_end = col0 + (cols - 1) * L.sw + L.kw;
+          const int64_t left = std::max<int64_t>(0, -col0), right = std::max<int64_t>(0, col_end - L.w);
+          const int64_t valid_cols = col_end - right - (col0 + left);
+          const int64_t pitch = col_end - col0;  // SRAM entries per input row of this tile
+          if (valid_rows <= 0 || valid_cols <= 0)
+            throw std::runtime_error("layer '" + L.name + "': a tile's input lies entirely in the padding");
+
+          for (int64_t it = 0; it < ic_tiles; ++it, ++j) {
+            const int64_t cb0 = it * plan.ic_blocks, cbs = std::min(plan.ic_blocks, CB - cb0);
+            const int64_t v = j % T;
+            const int64_t inp_base = v * inp_half, wgt_base = v * wgt_half;
+            std::vector<size_t> loads;
+            for (int64_t q = 0; q < cbs; ++q) {
+              const uint64_t dram =
+                  x_base + static_cast<uint64_t>(((nb * CB + cb0 + q) * L.h + row0 + top) * L.w + col0 + left);
+              const hw::Padding pad{static_cast<uint32_t>(top), static_cast<uint32_t>(bottom),
+                                    static_cast<uint32_t>(left), static_cast<uint32_t>(right)};
+              loads.push_back(em.emit(hw::makeLoad(Memory::Input,
+                                                   static_cast<uint32_t>(inp_base + q * ih_full * iw_full), dram,
+                                                   static_cast<uint32_t>(valid_rows), static_cast<uint32_t>(valid_cols),
+                                                   static_cast<uint32_t>(L.w), pad),
+                                      Region::Io));
+            }
+            loads.push_back(em.emit(hw::makeLoad(Memory::Weight, static_cast<uint32_t>(wgt_base),
+                                                 w_base + static_cast<uint64_t>((ocb0 * CB + cb0) * kk),
+                                                 static_cast<uint32_t>(ocbs), static_cast<uint32_t>(cbs * kk),
+                                                 static_cast<uint32_t>(CB * kk)),
+                                    Region::Constants));
+            if (j >= T) em.at(loads.front()).pop_next = true;
+            em.at(loads.back()).push_next = true;
+
+            std::vector<hw::Uop> kernel;
+            kernel.reserve(static_cast<size_t>(ocbs * cbs * kk));
+            for (int64_t oq = 0; oq < ocbs; ++oq)
+              for (int64_t q = 0; q < cbs; ++q)
+                for (int64_t ky = 0; ky < L.kh; ++ky)
+                  for (int64_t kx = 0; kx < L.kw; ++kx)
+                    kernel.push_back({static_cast<uint32_t>(acc_base + oq * tile_pixels),
+                                      static_cast<uint32_t>(inp_base + q * ih_full * iw_full + ky * pitch + kx),
+                                      static_cast<uint32_t>(wgt_base + ((oq * cbs + q) * L.kh + ky) * L.kw + kx)});
+            const auto range = uops.add(kernel);
+            hw::LoopNest l;
+            l.uop_begin = range.first;
+            l.uop_end = range.second;
+            l.iter_out = static_cast<uint32_t>(rows);
+            l.iter_in = static_cast<uint32_t>(cols);
+            l.dst_out = static_cast<uint32_t>(plan.cols);
+            l.dst_in = 1;
+            l.src_out = static_cast<uint32_t>(L.sh * pitch);
+            l.src_in = static_cast<uint32_t>(L.sw);
+            Instruction gemm = hw::makeGemm(l);
+            gemm.pop_prev = true;
+            gemm.push_prev = j <= J - 1 - T;
+            em.emit(gemm);
+          }
+
+          size_t last_alu = 0;
+          for (const AluPass& p : seq.after) last_alu = aluPass(p);
+          em.at(last_alu).push_next = true;
+
+          auto stores = tileTransfers(
+              [&](uint32_t s, uint64_t d, uint32_t y, uint32_t x, uint32_t st) {
+                return em.emit(hw::makeStore(s, d, y, x, st), Region::Io);
+              },
+              y_base, acc_base);
+          em.at(stores.front()).pop_prev = true;
+          if (i <= I - 1 - T) em.at(stores.back()).push_prev = true;
+        }
+  em.emit(hw::makeFinish());
+
+  if (uops.uops.size() > cfg.depth(Memory::Uop))
+    throw std::runtime_error("layer '" + L.name + "': " + std::to_string(uops.uops.size()) +
+                             " micro-ops exceed the UOP buffer");
+  Instruction& ul = em.at(uop_load);
+  ul.x_size = ul.x_stride = static_cast<uint32_t>(uops.uops.size());
+  hw::IsaLayout layout(cfg);
+  out.constants.resize(uops_at + uops.uops.size() * 4, 0);
+  for (size_t k = 0; k < uops.uops.size(); ++k) {
+    const uint32_t e = layout.encodeUop(uops.uops[k], "layer '" + L.name + "' micro-op " + std::to_string(k));
+    std::memcpy(out.constants.data() + uops_at + k * 4, &e, 4);
+  }
+  out.constants.resize(alignUp(out.constants.size(), kRegionAlign), 0);
+  out.program = std::move(em.program);
+  return out;
+}
+
+}  // namespace vdla::accel

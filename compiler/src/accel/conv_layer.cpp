@@ -1,0 +1,106 @@
+#include "vdla/compiler/accel/conv_layer.h"
+
+#include <stdexcept>
+
+namespace vdla::accel {
+
+namespace {
+
+std::vector<int32_t> int32Vector(const ir::Value* v, int64_t o) {
+  std::vector<int32_t> out(static_cast<size_t>(o));
+  const rt::Tensor& t = v->constant();
+  for (int64_t i = 0; i < o; ++i) out[static_cast<size_t>(i)] = t.data<int32_t>()[i];
+  return out;
+}
+
+}  // namespace
+
+std::string whyNotOffloadable(const ir::Node& node) {
+  if (node.qualifiedOp() != "vdla.QConv") return "not a vdla.QConv";
+  for (size_t i : {1, 2, 3, 4})
+    if (!node.input(i) || !node.input(i)->isConstant()) return "weights and requantisation vectors must be constants";
+  if (node.input(5) && (!node.input(6) || !node.input(6)->isConstant())) return "residual multiplier must be a constant";
+  const rt::AttributeMap& a = node.attrs();
+  if (a.getInt("group", 1) != 1) return "grouped convolution";
+  const std::vector<int64_t> d = a.getInts("dilations", {1, 1});
+  if (d[0] != 1 || d[1] != 1) return "dilated convolution";
+  if (node.input(0)->type().shape.size() != 4) return "input is not 4-D";
+  return "";
+}
+
+ConvLayer convLayerFromNode(const ir::Node& node) {
+  const std::string why = whyNotOffloadable(node);
+  if (!why.empty()) throw std::invalid_argument(node.describe() + ": cannot run on the accelerator: " + why);
+  const rt::AttributeMap& a = node.attrs();
+  ConvLayer L;
+  L.name = node.name();
+  const rt::Shape& xs = node.input(0)->type().shape;
+  const rt::Shape& ws = node.input(1)->type().shape;
+  const rt::Shape& ys = node.output(0)->type().shape;
+  L.n = xs[0];
+  L.c = xs[1];
+  L.h = xs[2];
+  L.w = xs[3];
+  L.o = ws[0];
+  L.kh = ws[2];
+  L.kw = ws[3];
+  const std::vector<int64_t> s = a.getInts("strides", {1, 1});
+  const std::vector<int64_t> p = a.getInts("pads", {0, 0, 0, 0});
+  L.sh = s[0];
+  L.sw = s[1];
+  L.oh = ys[2];
+  L.ow = ys[3];
+  L.residual = node.input(5) != nullptr;
+  L.shift1 = static_cast<int32_t>(a.getInt("shift1", 0));
+  L.shift2 = static_cast<int32_t>(a.getInt("shift2", 0));
+  L.clip_lo = static_cast<int32_t>(a.getInt("clip_lo", -128));
+  L.clip_hi = static_cast<int32_t>(a.getInt("clip_hi", 127));
+  L.bias1 = int32Vector(node.input(2), L.o);
+  L.mult = int32Vector(node.input(3), L.o);
+  L.bias2 = int32Vector(node.input(4), L.o);
+  if (L.residual) L.residual_mult = int32Vector(node.input(6), L.o);
+  const rt::Tensor& wt = node.input(1)->constant();
+  L.weights.assign(wt.data<int8_t>(), wt.data<int8_t>() + wt.numElements());
+
+  const int64_t zp = a.getInt("x_zero_point", 0);
+  if (zp != 0 && (p[0] || p[1] || p[2] || p[3])) {
+    // The DMA pads with zeros; a nonzero zero point is padded on the host.
+    L.host.pad_top = p[0];
+    L.host.pad_left = p[1];
+    L.host.pad_bottom = p[2];
+    L.host.pad_right = p[3];
+    L.host.pad_value = static_cast<int8_t>(zp);
+    L.h += p[0] + p[2];
+    L.w += p[1] + p[3];
+  } else {
+    L.pad_top = p[0];
+    L.pad_left = p[1];
+    L.pad_bottom = p[2];
+    L.pad_right = p[3];
+  }
+  return L;
+}
+
+ConvLayer toIm2colLayer(const ConvLayer& L) {
+  ConvLayer R = L;
+  // Padding moves to the host (im2col reads the padded image); a zero point
+  // already padded by the host stays in the same transform.
+  R.host.pad_top += L.pad_top;
+  R.host.pad_left += L.pad_left;
+  R.host.pad_bottom += L.pad_bottom;
+  R.host.pad_right += L.pad_right;
+  R.host.im2col = true;
+  R.host.kh = L.kh;
+  R.host.kw = L.kw;
+  R.host.sh = L.sh;
+  R.host.sw = L.sw;
+  R.c = L.c * L.kh * L.kw;
+  R.h = L.oh;
+  R.w = L.ow;
+  R.kh = R.kw = R.sh = R.sw = 1;
+  R.pad_top = R.pad_left = R.pad_bottom = R.pad_right = 0;
+  // [o][c][kh][kw] is already [o][c*kh*kw] in the im2col channel order.
+  return R;
+}
+
+}  // namespace vdla::accel

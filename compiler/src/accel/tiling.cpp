@@ -1,0 +1,186 @@
+#include "vdla/compiler/accel/tiling.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "vdla/compiler/accel/alu_sequence.h"
+
+namespace vdla::accel {
+
+namespace {
+
+// Fixed costs of the cost model, in accelerator cycles: a DMA instruction
+// waits about one DRAM round trip before its data streams; GEMM and ALU
+// instructions drain a short pipeline.
+constexpr double kDmaOverhead = 40;
+constexpr double kPipelineOverhead = 8;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Extents of a tiled dimension: `count` full tiles of `size` and maybe one edge.
+struct Split {
+  int64_t size, full, edge;  // edge = 0 when it divides evenly
+  int64_t tiles() const { return full + (edge ? 1 : 0); }
+};
+Split split(int64_t total, int64_t size) { return {size, total / size, total % size}; }
+
+template <typename F>
+void forEachExtent(const Split& s, F f) {
+  if (s.full) f(s.size, s.full);
+  if (s.edge) f(s.edge, int64_t(1));
+}
+
+}  // namespace
+
+LayerBlocks layerBlocks(const ConvLayer& L, const hw::HwConfig& cfg) {
+  LayerBlocks b;
+  b.batch_groups = ceilDiv(L.n, cfg.batch);
+  b.in_blocks = ceilDiv(L.c, cfg.block_in);
+  b.out_blocks = ceilDiv(L.o, cfg.block_out);
+  const AluSequence seq = buildAluSequence(L, cfg);
+  b.param_kinds = static_cast<int64_t>(seq.params.size());
+  b.param_vectors = b.param_kinds * b.out_blocks;
+  b.alu_passes = 1 + static_cast<int>(seq.after.size());
+  return b;
+}
+
+CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwConfig& cfg) {
+  CostEstimate e;
+  const LayerBlocks b = layerBlocks(L, cfg);
+  const int64_t T = p.threads;
+  const int64_t kk = L.kh * L.kw;
+  const int64_t ih_full = (p.rows - 1) * L.sh + L.kh, iw_full = (p.cols - 1) * L.sw + L.kw;
+  const int64_t inp_tile = p.ic_blocks * ih_full * iw_full;
+  const int64_t wgt_tile = p.oc_blocks * p.ic_blocks * kk;
+  const int64_t acc_tile = p.oc_blocks * p.rows * p.cols * (L.residual ? 2 : 1);
+  const int64_t acc_avail = int64_t(cfg.depth(hw::Memory::Acc)) - b.param_vectors;
+  const int64_t iter_limit = (int64_t(1) << cfg.loop_iter_bits) - 1;
+  const int64_t xfer_limit = (int64_t(1) << cfg.xfer_size_bits) - 1;
+  const int64_t pad_limit = (int64_t(1) << cfg.pad_bits) - 1;
+  if (p.rows < 1 || p.cols < 1 || p.oc_blocks < 1 || p.ic_blocks < 1 || p.rows > L.oh || p.cols > L.ow ||
+      p.oc_blocks > b.out_blocks || p.ic_blocks > b.in_blocks)
+    e.why_not = "tile outside the layer";
+  else if (inp_tile > int64_t(cfg.depth(hw::Memory::Input)) / T)
+    e.why_not = "input tile of " + std::to_string(inp_tile) + " entries exceeds the INP buffer";
+  else if (wgt_tile > int64_t(cfg.depth(hw::Memory::Weight)) / T)
+    e.why_not = "weight tile of " + std::to_string(wgt_tile) + " entries exceeds the WGT buffer";
+  else if (acc_tile > acc_avail / T)
+    e.why_not = "output tile of " + std::to_string(acc_tile) + " entries exceeds the ACC buffer";
+  else if (p.rows * p.cols > iter_limit || L.w > xfer_limit || L.h > xfer_limit || L.oh * L.ow > xfer_limit)
+    e.why_not = "tile exceeds the loop or transfer size fields";
+  else if (std::max({L.pad_top, L.pad_bottom, L.pad_left, L.pad_right}) > pad_limit)
+    e.why_not = "padding exceeds the DMA's pad field";
+  if (!e.why_not.empty()) return e;
+
+  // Micro-op kernels: one per (INP/WGT half, ACC half) and distinct tile
+  // extent; ALU micro-ops: one per (ACC half, region pair) for immediates
+  // and residuals, one per (ACC half, oc tile, vector) for parameters.
+  const Split rs = split(L.oh, p.rows), cs = split(L.ow, p.cols), os = split(b.out_blocks, p.oc_blocks),
+              is = split(b.in_blocks, p.ic_blocks);
+  int64_t uops = 0;
+  forEachExtent(os, [&](int64_t oc, int64_t) { forEachExtent(is, [&](int64_t ic, int64_t) { uops += oc * ic * kk; }); });
+  uops *= T * T * (cs.edge ? 2 : 1);
+  uops += T * (3 + os.tiles() * b.param_kinds);
+  if (uops > int64_t(cfg.depth(hw::Memory::Uop)) || uops > xfer_limit) {
+    e.why_not = "micro-op kernels of " + std::to_string(uops) + " entries exceed the UOP buffer";
+    return e;
+  }
+  e.fits = true;
+
+  const double bus = cfg.axi_data_bits / 8.0;
+  const double inp_entry = cfg.entryBytes(hw::Memory::Input), wgt_entry = cfg.entryBytes(hw::Memory::Weight);
+  const double out_entry = cfg.entryBytes(hw::Memory::Output);
+  double overlapped = 0, serial = 0;
+  // Every (row tile, column tile, oc tile) is one output tile; it has
+  // is.tiles() load tiles.
+  forEachExtent(rs, [&](int64_t rows, int64_t nr) {
+    const int64_t ih = std::min((rows - 1) * L.sh + L.kh, L.h);
+    forEachExtent(cs, [&](int64_t cols, int64_t nc) {
+      const int64_t iw = std::min((cols - 1) * L.sw + L.kw, L.w);
+      forEachExtent(os, [&](int64_t oc, int64_t no) {
+        const double tiles = double(nr * nc * no * b.batch_groups);
+        const double vectors = double(oc * rows * cols);
+        double compute = 0, load = 0;
+        forEachExtent(is, [&](int64_t ic, int64_t ni) {
+          const double inp_bytes = double(ic * ih * iw) * inp_entry;
+          const double wgt_bytes = double(oc * ic * kk) * wgt_entry;
+          const double ld = double(ic + 1) * kDmaOverhead + (inp_bytes + wgt_bytes) / bus;
+          const double gemm = vectors * double(ic * kk) + kPipelineOverhead;
+          e.gemm_cycles += tiles * double(ni) * (gemm - kPipelineOverhead);
+          e.load_cycles += tiles * double(ni) * ld;
+          e.dram_bytes += tiles * double(ni) * (inp_bytes + wgt_bytes);
+          compute += double(ni) * gemm;
+          load += double(ni) * ld;
+          overlapped += tiles * double(ni) * std::max(ld, gemm);
+        });
+        const double out_bytes = vectors * out_entry;
+        const double transfers = cols == L.ow ? 1 : double(oc * rows);
+        double alu = double(b.alu_passes) * (double(oc * rows * p.cols) + kPipelineOverhead);
+        if (L.residual) alu += transfers * kDmaOverhead + out_bytes / bus;
+        const double store = transfers * kDmaOverhead + out_bytes / bus;
+        e.alu_cycles += tiles * alu;
+        e.store_cycles += tiles * store;
+        e.dram_bytes += tiles * out_bytes * (L.residual ? 2 : 1);
+        overlapped += tiles * alu;
+        serial += tiles * (compute + load + alu + store);
+      });
+    });
+  });
+  const double fill = 2 * kDmaOverhead + double(b.param_vectors) * 64 / bus + double(uops) * 4 / bus;
+  e.cycles = fill + (p.threads > 1 ? std::max({overlapped, e.load_cycles, e.store_cycles}) : serial);
+  return e;
+}
+
+namespace {
+
+// Tile extents worth trying for a dimension of `n`: ceil(n / k) for every k,
+// i.e. the sizes that split it into k nearly equal tiles (O(sqrt n) values).
+std::vector<int64_t> candidateExtents(int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t k = 1; k <= n; ++k) {
+    const int64_t e = ceilDiv(n, k);
+    if (out.empty() || out.back() != e) out.push_back(e);
+  }
+  return out;
+}
+
+}  // namespace
+
+TilePlan chooseTiling(const ConvLayer& L, const hw::HwConfig& cfg, bool latency_hiding, CostEstimate* estimate) {
+  const LayerBlocks b = layerBlocks(L, cfg);
+  TilePlan best;
+  CostEstimate best_cost;
+  best_cost.cycles = std::numeric_limits<double>::infinity();
+  std::string last_reason = "no tile shape";
+  TilePlan p;
+  p.threads = latency_hiding ? 2 : 1;
+  const std::vector<int64_t> rows = candidateExtents(L.oh), cols = candidateExtents(L.ow),
+                             ocs = candidateExtents(b.out_blocks), ics = candidateExtents(b.in_blocks);
+  for (int64_t r : rows)
+    for (int64_t c : cols)
+      for (int64_t oc : ocs)
+        for (int64_t ic : ics) {
+          p.rows = r;
+          p.cols = c;
+          p.oc_blocks = oc;
+          p.ic_blocks = ic;
+          const CostEstimate e = estimatePlan(L, p, cfg);
+          if (!e.fits) {
+            last_reason = e.why_not;
+            continue;
+          }
+          if (e.cycles < best_cost.cycles || (e.cycles == best_cost.cycles && e.dram_bytes < best_cost.dram_bytes)) {
+            best = p;
+            best_cost = e;
+          }
+        }
+  if (!best_cost.fits)
+    throw std::runtime_error("layer '" + L.name + "': no tiling fits the on-chip buffers of config '" + cfg.name +
+                             "' (smallest tile: " + last_reason + ")");
+  if (estimate) *estimate = best_cost;
+  return best;
+}
+
+}  // namespace vdla::accel

@@ -1,0 +1,55 @@
+// The accelerator's DRAM layout of int8 activations, and the host-side
+// transforms applied while packing a layer's input.
+//
+// A logical NCHW int8 tensor is stored as [N/B][C/K][H][W][B][K]: B is the
+// GEMM batch and K the channel block (block_in for inputs, block_out for
+// outputs), so one DRAM entry is one SRAM entry of the INP/OUT memory and a
+// channel-block plane [H][W] is a 2-D region the DMA can load with spatial
+// padding. Missing images and channels (N or C not a multiple) are zero.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "vdla/runtime/tensor.h"
+
+namespace vdla::rt::accel {
+
+struct PackedGeometry {
+  int64_t n = 0, c = 0, h = 0, w = 0;  // logical NCHW
+  int64_t batch = 1, block = 1;        // B and K
+  int64_t batchGroups() const { return (n + batch - 1) / batch; }
+  int64_t channelBlocks() const { return (c + block - 1) / block; }
+  int64_t entryBytes() const { return batch * block; }
+  int64_t entries() const { return batchGroups() * channelBlocks() * h * w; }
+  int64_t bytes() const { return entries() * entryBytes(); }
+};
+
+PackedGeometry packedGeometry(const Shape& nchw, int64_t batch, int64_t block);
+
+// NCHW int8 -> packed bytes (`out` must hold geometry.bytes()).
+void packActivation(const Tensor& x, const PackedGeometry& geometry, int8_t* out);
+// Packed bytes -> NCHW int8 tensor of the geometry's logical shape.
+void unpackActivation(const int8_t* packed, const PackedGeometry& geometry, Tensor& y);
+
+// Host-side input transforms of a convolution whose input comes from the host:
+// explicit padding with a nonzero zero point (the DMA pads with 0), and im2col
+// for layers with few input channels (a 7x7 layer on 3 channels would use 3 of
+// every 16 GEMM lanes; as a 1x1 layer over C*KH*KW channels it uses most).
+struct InputTransform {
+  // Explicit padding (top, left, bottom, right) with `pad_value`.
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int8_t pad_value = 0;
+  // im2col: kernel and stride; channel (c*KH + ky)*KW + kx of the result at
+  // (oy, ox) is the (padded) input at (oy*sh + ky, ox*sw + kx).
+  bool im2col = false;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1;
+  bool identity() const { return !im2col && pad_top == 0 && pad_left == 0 && pad_bottom == 0 && pad_right == 0; }
+};
+
+// The logical NCHW shape after the transform.
+Shape transformedShape(const Shape& nchw, const InputTransform& t);
+// Applies the transform (int8 NCHW in, int8 NCHW out).
+Tensor applyInputTransform(const Tensor& x, const InputTransform& t);
+
+}  // namespace vdla::rt::accel

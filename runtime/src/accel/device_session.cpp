@@ -1,0 +1,123 @@
+#include "vdla/runtime/accel/device_session.h"
+
+#include <stdexcept>
+
+#include "vdla/runtime/accel/packed_layout.h"
+#include "vdla/runtime/executor.h"
+
+namespace vdla::rt::accel {
+
+namespace {
+
+const std::vector<uint8_t>& blob(const Artifact& a, const char* name) {
+  auto it = a.blobs.find(name);
+  if (it == a.blobs.end())
+    throw ArtifactError("artifact '" + a.model_name + "': target vdla without its '" + name + "' section");
+  return it->second;
+}
+
+uint64_t roundUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+InputTransform transformFromAttrs(const AttributeMap& attrs) {
+  InputTransform t;
+  const std::vector<int64_t> pad = attrs.getInts("host_pads", {0, 0, 0, 0});
+  if (pad.size() != 4) throw KernelError("host_pads must have 4 values");
+  t.pad_top = pad[0];
+  t.pad_left = pad[1];
+  t.pad_bottom = pad[2];
+  t.pad_right = pad[3];
+  t.pad_value = static_cast<int8_t>(attrs.getInt("host_pad_value", 0));
+  const std::vector<int64_t> im2col = attrs.getInts("host_im2col", {});
+  if (!im2col.empty()) {
+    if (im2col.size() != 4) throw KernelError("host_im2col must be kh,kw,sh,sw");
+    t.im2col = true;
+    t.kh = im2col[0];
+    t.kw = im2col[1];
+    t.sh = im2col[2];
+    t.sw = im2col[3];
+  }
+  return t;
+}
+
+}  // namespace
+
+DeviceSession::DeviceSession(const Artifact& artifact, driver::Device& device, std::chrono::milliseconds timeout)
+    : device_(device), timeout_(timeout) {
+  const hw::HwConfig& cfg = device.config();
+  checkArtifactDevice(artifact, cfg, "artifact '" + artifact.model_name + "'");
+  try {
+    module_ = deserializeDeviceModule(blob(artifact, kProgramsBlob), cfg);
+  } catch (const ArtifactError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw ArtifactError("artifact '" + artifact.model_name + "': " + e.what());
+  }
+  const std::vector<uint8_t>& constants = blob(artifact, kConstantsBlob);
+  constants_ = device.allocate(std::max<uint64_t>(constants.size(), 1));
+  if (!constants.empty()) device.write(constants_, 0, constants.data(), constants.size());
+  io_ = device.allocate(std::max<uint64_t>(module_.io_bytes, 1));
+
+  // All programs in one buffer, each starting on an instruction boundary.
+  std::vector<std::vector<uint8_t>> streams;
+  uint64_t total = 0;
+  for (const DeviceProgram& p : module_.programs) {
+    streams.push_back(relocateProgram(p, cfg, constants_.phys_addr, io_.phys_addr));
+    total += roundUp(streams.back().size(), 64);
+  }
+  insns_ = device.allocate(std::max<uint64_t>(total, 1));
+  uint64_t offset = 0;
+  for (const std::vector<uint8_t>& s : streams) {
+    device.write(insns_, offset, s.data(), s.size());
+    program_addr_.push_back(insns_.phys_addr + offset);
+    offset += roundUp(s.size(), 64);
+  }
+}
+
+DeviceSession::~DeviceSession() {
+  for (driver::Buffer* b : {&constants_, &io_, &insns_})
+    if (b->size) device_.release(*b);
+}
+
+void DeviceSession::registerKernels(KernelRegistry& registry) {
+  registry.add(kConvKernel, [this](const KernelArgs& args) { runConv(args); });
+}
+
+void DeviceSession::runConv(const KernelArgs& args) {
+  const AttributeMap& attrs = args.attributes();
+  const hw::HwConfig& cfg = device_.config();
+  const int64_t program = attrs.getInt("program");
+  if (program < 0 || program >= static_cast<int64_t>(module_.programs.size()))
+    throw KernelError("program " + std::to_string(program) + " is not in the artifact");
+
+  // Inputs: X, then the residual when present.
+  const InputTransform transform = transformFromAttrs(attrs);
+  const Tensor x = transform.identity() ? args.input(0) : applyInputTransform(args.input(0), transform);
+  auto upload = [&](const Tensor& t, int64_t block, int64_t offset) {
+    const PackedGeometry g = packedGeometry(t.shape(), cfg.batch, block);
+    if (offset < 0 || uint64_t(offset + g.bytes()) > module_.io_bytes)
+      throw KernelError("activation of " + std::to_string(g.bytes()) + " bytes at arena offset " +
+                        std::to_string(offset) + " is outside the arena");
+    staging_.resize(static_cast<size_t>(g.bytes()));
+    packActivation(t, g, staging_.data());
+    device_.write(io_, static_cast<uint64_t>(offset), staging_.data(), staging_.size());
+  };
+  upload(x, cfg.block_in, attrs.getInt("x_offset"));
+  if (attrs.getInt("has_residual", 0)) upload(args.input(1), cfg.block_out, attrs.getInt("r_offset"));
+
+  const DeviceProgram& p = module_.programs[static_cast<size_t>(program)];
+  driver::RunResult r = device_.run(program_addr_[static_cast<size_t>(program)],
+                                    static_cast<uint32_t>(p.insns.size()), timeout_);
+  if (!r.ok()) throw KernelError("device run of program '" + p.name + "' failed: " + r.message);
+
+  Tensor& y = args.output(0);
+  const PackedGeometry g = packedGeometry(y.shape(), cfg.batch, cfg.block_out);
+  const int64_t y_offset = attrs.getInt("y_offset");
+  if (y_offset < 0 || uint64_t(y_offset + g.bytes()) > module_.io_bytes)
+    throw KernelError("output is outside the activation arena");
+  staging_.resize(static_cast<size_t>(g.bytes()));
+  device_.read(io_, static_cast<uint64_t>(y_offset), staging_.data(), staging_.size());
+  unpackActivation(staging_.data(), g, y);
+  runs_.push_back({p.name, std::move(r)});
+}
+
+}  // namespace vdla::rt::accel

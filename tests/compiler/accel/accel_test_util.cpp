@@ -1,0 +1,146 @@
+#include "accel_test_util.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "vdla/runtime/accel/device_program.h"
+#include "vdla/runtime/accel/packed_layout.h"
+
+namespace vdla::accel::test {
+
+namespace {
+
+int64_t uniform(std::mt19937& rng, int64_t lo, int64_t hi) {
+  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+}
+
+int32_t wrap(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); }
+
+int32_t rshr(int32_t v, int32_t s) {
+  if (s == 0) return v;
+  const int64_t r = (int64_t(v) + (int64_t(1) << (s - 1)));
+  return static_cast<int32_t>(r >> s);  // floor division by 2^s
+}
+
+std::vector<int32_t> randomVector(std::mt19937& rng, int64_t n, int64_t lo, int64_t hi, bool uniform_values) {
+  std::vector<int32_t> v(static_cast<size_t>(n));
+  const int32_t first = static_cast<int32_t>(uniform(rng, lo, hi));
+  for (auto& x : v) x = uniform_values ? first : static_cast<int32_t>(uniform(rng, lo, hi));
+  return v;
+}
+
+}  // namespace
+
+ConvLayer randomLayer(std::mt19937& rng, bool allow_residual) {
+  ConvLayer L;
+  L.name = "random_conv";
+  L.n = uniform(rng, 1, 3);
+  L.c = uniform(rng, 1, 40);
+  L.o = uniform(rng, 1, 40);
+  L.kh = uniform(rng, 0, 2) * 2 + 1;
+  L.kw = uniform(rng, 0, 1) ? L.kh : uniform(rng, 1, 3);
+  L.sh = uniform(rng, 1, 2);
+  L.sw = uniform(rng, 1, 2);
+  L.pad_top = uniform(rng, 0, L.kh - 1);
+  L.pad_bottom = uniform(rng, 0, L.kh - 1);
+  L.pad_left = uniform(rng, 0, L.kw - 1);
+  L.pad_right = uniform(rng, 0, L.kw - 1);
+  L.h = uniform(rng, std::max<int64_t>(1, L.kh - L.pad_top - L.pad_bottom), 14);
+  L.w = uniform(rng, std::max<int64_t>(1, L.kw - L.pad_left - L.pad_right), 14);
+  L.oh = (L.h + L.pad_top + L.pad_bottom - L.kh) / L.sh + 1;
+  L.ow = (L.w + L.pad_left + L.pad_right - L.kw) / L.sw + 1;
+  L.residual = allow_residual && uniform(rng, 0, 2) == 0;
+  L.shift1 = static_cast<int32_t>(uniform(rng, 0, 1) ? 0 : uniform(rng, 1, 6));
+  L.shift2 = static_cast<int32_t>(uniform(rng, 0, 14));
+  L.clip_lo = static_cast<int32_t>(uniform(rng, -128, 0));
+  L.clip_hi = static_cast<int32_t>(uniform(rng, L.clip_lo, 127));
+  // Each parameter is neutral, uniform (an immediate) or per-channel (a vector).
+  auto param = [&](int64_t lo, int64_t hi, int32_t neutral) {
+    switch (uniform(rng, 0, 2)) {
+      case 0: return std::vector<int32_t>(static_cast<size_t>(L.o), neutral);
+      case 1: return randomVector(rng, L.o, lo, hi, true);
+      default: return randomVector(rng, L.o, lo, hi, false);
+    }
+  };
+  L.bias1 = param(-5000, 5000, 0);
+  L.mult = param(-3000, 70000, 1);
+  L.bias2 = param(-100000, 100000, 0);
+  if (L.residual) L.residual_mult = param(-40000, 40000, 1);
+  L.weights.resize(static_cast<size_t>(L.o * L.c * L.kh * L.kw));
+  for (auto& w : L.weights) w = static_cast<int8_t>(uniform(rng, -128, 127));
+  return L;
+}
+
+LayerData randomData(const ConvLayer& L, std::mt19937& rng) {
+  LayerData d;
+  d.x = rt::Tensor(rt::DType::I8, {L.n, L.c, L.h, L.w});
+  for (int64_t i = 0; i < d.x.numElements(); ++i) d.x.data<int8_t>()[i] = static_cast<int8_t>(uniform(rng, -128, 127));
+  if (L.residual) {
+    d.r = rt::Tensor(rt::DType::I8, {L.n, L.o, L.oh, L.ow});
+    for (int64_t i = 0; i < d.r.numElements(); ++i)
+      d.r.data<int8_t>()[i] = static_cast<int8_t>(uniform(rng, -128, 127));
+  }
+  return d;
+}
+
+rt::Tensor naiveQConv(const ConvLayer& L, const LayerData& d) {
+  rt::Tensor y(rt::DType::I8, {L.n, L.o, L.oh, L.ow});
+  const int8_t* x = d.x.data<int8_t>();
+  for (int64_t n = 0; n < L.n; ++n)
+    for (int64_t o = 0; o < L.o; ++o)
+      for (int64_t oy = 0; oy < L.oh; ++oy)
+        for (int64_t ox = 0; ox < L.ow; ++ox) {
+          int64_t acc = 0;
+          for (int64_t c = 0; c < L.c; ++c)
+            for (int64_t ky = 0; ky < L.kh; ++ky)
+              for (int64_t kx = 0; kx < L.kw; ++kx) {
+                const int64_t iy = oy * L.sh + ky - L.pad_top, ix = ox * L.sw + kx - L.pad_left;
+                if (iy < 0 || iy >= L.h || ix < 0 || ix >= L.w) continue;
+                acc += int64_t(L.weights[static_cast<size_t>(((o * L.c + c) * L.kh + ky) * L.kw + kx)]) *
+                       x[((n * L.c + c) * L.h + iy) * L.w + ix];
+              }
+          const size_t oi = static_cast<size_t>(o);
+          int32_t t = rshr(wrap(int64_t(wrap(acc)) + L.bias1[oi]), L.shift1);
+          int64_t u = wrap(int64_t(t) * L.mult[oi]);
+          if (L.residual) {
+            const int8_t r = d.r.data<int8_t>()[((n * L.o + o) * L.oh + oy) * L.ow + ox];
+            u = wrap(u + wrap(int64_t(r) * L.residual_mult[oi]));
+          }
+          u = wrap(u + L.bias2[oi]);
+          const int32_t v = std::clamp(rshr(static_cast<int32_t>(u), L.shift2), L.clip_lo, L.clip_hi);
+          y.data<int8_t>()[((n * L.o + o) * L.oh + oy) * L.ow + ox] = static_cast<int8_t>(v);
+        }
+  return y;
+}
+
+rt::Tensor runOnDevice(driver::Device& dev, const ConvLayer& L, const ConvProgram& p, const LayerData& d,
+                       sim::ExecutionStats* stats) {
+  const hw::HwConfig& cfg = dev.config();
+  driver::Buffer consts = dev.allocate(p.constants.size());
+  driver::Buffer io = dev.allocate(static_cast<uint64_t>(p.io_bytes));
+  dev.write(consts, 0, p.constants.data(), p.constants.size());
+  const rt::Tensor x = L.host.identity() ? d.x : rt::accel::applyInputTransform(d.x, L.host);
+  auto upload = [&](const rt::Tensor& t, int64_t block, int64_t offset) {
+    const auto g = rt::accel::packedGeometry(t.shape(), cfg.batch, block);
+    std::vector<int8_t> bytes(static_cast<size_t>(g.bytes()));
+    rt::accel::packActivation(t, g, bytes.data());
+    dev.write(io, static_cast<uint64_t>(offset), bytes.data(), bytes.size());
+  };
+  upload(x, cfg.block_in, p.x_offset);
+  if (L.residual) upload(d.r, cfg.block_out, p.r_offset);
+  const std::vector<uint8_t> stream = rt::accel::relocateProgram(p.program, cfg, consts.phys_addr, io.phys_addr);
+  driver::Buffer insns = dev.allocate(stream.size());
+  dev.write(insns, 0, stream.data(), stream.size());
+  driver::RunResult r = dev.run(insns.phys_addr, static_cast<uint32_t>(p.program.insns.size()), std::chrono::minutes(5));
+  if (!r.ok()) throw std::runtime_error("device run failed: " + r.message);
+  if (stats) *stats = r.stats;
+  rt::Tensor y(rt::DType::I8, {L.n, L.o, L.oh, L.ow});
+  const auto g = rt::accel::packedGeometry(y.shape(), cfg.batch, cfg.block_out);
+  std::vector<int8_t> bytes(static_cast<size_t>(g.bytes()));
+  dev.read(io, static_cast<uint64_t>(p.y_offset), bytes.data(), bytes.size());
+  rt::accel::unpackActivation(bytes.data(), g, y);
+  for (auto* b : {&consts, &io, &insns}) dev.release(*b);
+  return y;
+}
+
+}  // namespace vdla::accel::test

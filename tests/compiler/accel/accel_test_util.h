@@ -1,0 +1,35 @@
+// Shared by the accelerator back-end tests: random convolution layers, the
+// vdla.QConv semantics restated naively in 64-bit arithmetic, and a runner
+// that executes one generated program on a device.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "vdla/compiler/accel/conv_codegen.h"
+#include "vdla/driver/device.h"
+#include "vdla/runtime/tensor.h"
+
+namespace vdla::accel::test {
+
+// Inputs of one layer run.
+struct LayerData {
+  rt::Tensor x;  // int8 NCHW, before the host transform
+  rt::Tensor r;  // int8 residual (empty without)
+};
+
+// A random layer (no host transform) small enough for every shipped config.
+ConvLayer randomLayer(std::mt19937& rng, bool allow_residual = true);
+LayerData randomData(const ConvLayer& layer, std::mt19937& rng);
+
+// vdla.QConv of a layer without host transform (zero padding), in 64-bit
+// arithmetic wrapped to 32 bits where the definition wraps.
+rt::Tensor naiveQConv(const ConvLayer& layer, const LayerData& data);
+
+// Runs the program on the device: uploads the constants and the packed
+// inputs, runs, unpacks the output. Fills `stats` when given.
+rt::Tensor runOnDevice(driver::Device& device, const ConvLayer& layer, const ConvProgram& program,
+                       const LayerData& data, sim::ExecutionStats* stats = nullptr);
+
+}  // namespace vdla::accel::test

@@ -1,0 +1,173 @@
+// Generated convolution programs against vdla.QConv restated naively: random
+// layers (strides, paddings, kernel shapes, residuals, every requantisation
+// parameter neutral/immediate/vector), chosen and random tilings, latency
+// hiding on and off, on every shipped-and-simulated config and every device
+// backend of this build.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "accel_test_util.h"
+#include "vdla/compiler/accel/token_check.h"
+#include "vdla/hw/config.h"
+
+namespace vdla::accel {
+namespace {
+
+using test::LayerData;
+
+// A random tiling of the layer that fits, or the chosen one.
+TilePlan randomPlan(const ConvLayer& L, const hw::HwConfig& cfg, bool lh, std::mt19937& rng) {
+  TilePlan chosen = chooseTiling(L, cfg, lh);
+  const LayerBlocks b = layerBlocks(L, cfg);
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    TilePlan p = chosen;
+    p.rows = std::uniform_int_distribution<int64_t>(1, L.oh)(rng);
+    p.oc_blocks = std::uniform_int_distribution<int64_t>(1, b.out_blocks)(rng);
+    p.ic_blocks = std::uniform_int_distribution<int64_t>(1, b.in_blocks)(rng);
+    if (estimatePlan(L, p, cfg).fits) return p;
+  }
+  return chosen;
+}
+
+void checkLayer(driver::Device& dev, const ConvLayer& L, const TilePlan& plan, const LayerData& d,
+                const std::string& what) {
+  const ConvProgram prog = generateConvProgram(L, plan, dev.config(), 0);
+  ASSERT_NO_THROW(checkTokens(prog.program.insns, dev.config(), L.name)) << what;
+  const rt::Tensor got = test::runOnDevice(dev, L, prog, d);
+  const rt::Tensor want = test::naiveQConv(L, d);
+  ASSERT_EQ(got.numElements(), want.numElements());
+  for (int64_t i = 0; i < got.numElements(); ++i)
+    ASSERT_EQ(got.data<int8_t>()[i], want.data<int8_t>()[i])
+        << what << ": element " << i << " of " << rt::shapeToString(want.shape()) << " (tile " << plan.rows << "x"
+        << plan.oc_blocks << "x" << plan.ic_blocks << ", threads " << plan.threads << ")";
+}
+
+std::string describe(const ConvLayer& L) {
+  return "n" + std::to_string(L.n) + " c" + std::to_string(L.c) + " " + std::to_string(L.h) + "x" +
+         std::to_string(L.w) + " o" + std::to_string(L.o) + " k" + std::to_string(L.kh) + "x" + std::to_string(L.kw) +
+         " s" + std::to_string(L.sh) + "," + std::to_string(L.sw) + " pads " + std::to_string(L.pad_top) + "," +
+         std::to_string(L.pad_left) + "," + std::to_string(L.pad_bottom) + "," + std::to_string(L.pad_right) +
+         (L.residual ? " residual" : "");
+}
+
+class ConvCodegen : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(ConvCodegen, RandomLayersMatchNaiveDefinition) {
+  const auto& [backend, config] = GetParam();
+  const hw::HwConfig cfg = hw::loadConfig(config);
+  auto dev = driver::createDevice(backend, cfg);
+  // The cycle-accurate device is ~20x slower: fewer, smaller layers.
+  const int count = backend == "fsim" ? 60 : 8;
+  std::mt19937 rng(backend == "fsim" ? 1234 : 99);
+  for (int k = 0; k < count; ++k) {
+    const ConvLayer L = test::randomLayer(rng);
+    const LayerData d = test::randomData(L, rng);
+    for (bool lh : {true, false}) {
+      const TilePlan plan = (k % 2) ? randomPlan(L, cfg, lh, rng) : chooseTiling(L, cfg, lh);
+      checkLayer(*dev, L, plan, d, "layer " + std::to_string(k) + " (" + describe(L) + ") on " + backend + "/" + config);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ConvCodegen,
+                         ::testing::Combine(::testing::ValuesIn(driver::deviceBackends()),
+                                            ::testing::Values("pynq", "tiny")),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" + std::get<1>(info.param);
+                         });
+
+TEST(ConvCodegen, Im2colFormMatchesDirect) {
+  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  auto dev = driver::createDevice("fsim", cfg);
+  std::mt19937 rng(7);
+  for (int k = 0; k < 10; ++k) {
+    ConvLayer L = test::randomLayer(rng);
+    L.c = std::uniform_int_distribution<int64_t>(1, 5)(rng);
+    L.weights.resize(static_cast<size_t>(L.o * L.c * L.kh * L.kw));
+    const LayerData d = test::randomData(L, rng);
+    const ConvLayer folded = toIm2colLayer(L);
+    EXPECT_EQ(folded.c, L.c * L.kh * L.kw);
+    const ConvProgram prog = generateConvProgram(folded, chooseTiling(folded, cfg, true), cfg, 0);
+    const rt::Tensor got = test::runOnDevice(*dev, folded, prog, d);
+    const rt::Tensor want = test::naiveQConv(L, d);
+    for (int64_t i = 0; i < got.numElements(); ++i)
+      ASSERT_EQ(got.data<int8_t>()[i], want.data<int8_t>()[i]) << describe(L) << " element " << i;
+  }
+}
+
+// ResNet-scale layers tile onto every shipped config, with latency hiding
+// splitting the buffers and without.
+TEST(Tiling, ResNetLayersFitEveryConfig) {
+  struct Shape { int64_t c, h, o, k, s; };
+  const Shape shapes[] = {{64, 56, 64, 3, 1}, {64, 56, 128, 3, 2}, {128, 28, 128, 3, 1}, {256, 14, 512, 3, 2},
+                          {512, 7, 512, 3, 1}, {256, 14, 1024, 1, 1}, {2048, 1, 1000, 1, 1}, {147, 112, 64, 1, 1}};
+  for (const std::string& name : hw::builtinConfigNames()) {
+    const hw::HwConfig cfg = hw::loadConfig(name);
+    for (const Shape& s : shapes)
+      for (bool lh : {true, false}) {
+        ConvLayer L;
+        L.name = "layer";
+        L.c = s.c;
+        L.h = L.w = s.h;
+        L.o = s.o;
+        L.kh = L.kw = s.k;
+        L.sh = L.sw = s.s;
+        L.pad_top = L.pad_left = L.pad_bottom = L.pad_right = s.k / 2;
+        L.oh = L.ow = (s.h + 2 * (s.k / 2) - s.k) / s.s + 1;
+        L.bias1.assign(static_cast<size_t>(L.o), 0);
+        L.mult.assign(static_cast<size_t>(L.o), 3);
+        L.bias2 = L.bias1;
+        L.weights.assign(static_cast<size_t>(L.o * L.c * L.kh * L.kw), 1);
+        CostEstimate e;
+        TilePlan p;
+        ASSERT_NO_THROW(p = chooseTiling(L, cfg, lh, &e)) << name << " c" << s.c << " o" << s.o;
+        EXPECT_TRUE(e.fits);
+        EXPECT_EQ(p.threads, lh ? 2 : 1);
+        EXPECT_GE(e.cycles, e.gemm_cycles);
+      }
+  }
+}
+
+TEST(TokenCheck, FindsUnbalancedTokensAndDeadlocks) {
+  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  std::mt19937 rng(3);
+  ConvLayer L = test::randomLayer(rng, false);
+  L.oh = std::max<int64_t>(L.oh, 1);
+  TilePlan plan = chooseTiling(L, cfg, true);
+  plan.rows = 1;  // several tiles, so that tokens flow
+  const ConvProgram prog = generateConvProgram(L, plan, cfg, 0);
+  const TokenCheckResult ok = checkTokens(prog.program.insns, cfg, "ok");
+  EXPECT_GT(ok.tokens[0], 0u);
+
+  // Dropping a GEMM's pop leaves a token behind.
+  std::vector<hw::Instruction> broken = prog.program.insns;
+  auto gemm = std::find_if(broken.begin(), broken.end(), [](const hw::Instruction& i) { return i.opcode == hw::Opcode::Gemm; });
+  ASSERT_NE(gemm, broken.end());
+  gemm->pop_prev = false;
+  try {
+    checkTokens(broken, cfg, "broken");
+    FAIL() << "unbalanced tokens not found";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("left in load->compute"), std::string::npos) << e.what();
+  }
+  // A store that pops a token nobody pushes deadlocks.
+  broken = prog.program.insns;
+  auto store = std::find_if(broken.begin(), broken.end(), [](const hw::Instruction& i) { return i.opcode == hw::Opcode::Store; });
+  ASSERT_NE(store, broken.end());
+  for (auto& i : broken)
+    if (i.opcode == hw::Opcode::Alu) i.push_next = false;
+  try {
+    checkTokens(broken, cfg, "deadlocked");
+    FAIL() << "deadlock not found";
+  } catch (const std::runtime_error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("program 'deadlocked': deadlock:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("store waits at instruction"), std::string::npos) << msg;
+  }
+}
+
+}  // namespace
+}  // namespace vdla::accel
