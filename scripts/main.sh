@@ -3,8 +3,11 @@
 #  1. runs the built-in self-test programs on the functional simulator for every
 #     shipped hardware configuration and on the cycle-accurate RTL simulator
 #     (pynq), each checked against a plain C++ reference;
-#  2. compiles the built-in ResNet-18 (seeded weights, no file needed) and runs
-#     it on a deterministic input through the runtime.
+#  2. quantises the built-in ResNet-18 (seeded weights, no file needed) to int8,
+#     compiles it for the accelerator with latency hiding on and off, runs the
+#     whole network on the cycle-accurate simulator (fsim when the simulator is
+#     not built), and prints the classification and the per-layer cycles and
+#     GEMM utilisation of both modes, with a bar chart.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -18,5 +21,6 @@ if "$vdla" selftest --help | grep -q cycle; then
   echo "timeline of the last program: build/release/selftest_pynq_trace.json (open in ui.perfetto.dev)"
   echo
 fi
-"$vdla" compile resnet18 -o build/release/resnet18.vdla
-"$vdla" run build/release/resnet18.vdla --top 5
+device=fsim
+"$vdla" selftest --help | grep -q cycle && device=cycle
+"$vdla" profile resnet18 --device "$device" --latency-hiding on,off --svg build/release/resnet18_profile.svg

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "vdla/compiler/ir/verifier.h"
+#include "vdla/compiler/quant/calibration.h"
 #include "vdla/hw/config.h"
 #include "vdla/runtime/kernels/reference_kernels.h"
 
@@ -28,14 +29,55 @@ void checkTarget(const std::string& target) {
   if (std::find(known.begin(), known.end(), target) == known.end())
     throw std::invalid_argument("unknown target '" + target + "' (known: " + joined(known) + ")");
   if (!isTargetAvailable(target))
-    throw std::runtime_error("target '" + target + "' is not available in this build yet (available: ref)");
+    throw std::runtime_error("target '" + target + "' is not available in this build yet (available: ref, vdla)");
 }
 
 }  // namespace
 
 std::vector<std::string> compileTargets() { return {"ref", "vdla", "llvm", "cuda"}; }
 
-bool isTargetAvailable(const std::string& target) { return target == "ref"; }
+bool isTargetAvailable(const std::string& target) { return target == "ref" || target == "vdla"; }
+
+bool isQuantizedForAccelerator(const ir::Graph& graph) {
+  bool any_qconv = false;
+  for (const ir::Node* n : graph.nodes()) {
+    const std::string op = n->qualifiedOp();
+    if (op == "vdla.QConv") any_qconv = true;
+    if (op == "Conv" || op == "Gemm" || op == "MatMul") return false;
+  }
+  return any_qconv;
+}
+
+namespace {
+
+// Seeded standard-normal samples shaped like the graph inputs (f32 only).
+std::vector<std::vector<rt::Tensor>> syntheticSamples(const ir::Graph& graph, size_t count) {
+  std::vector<std::vector<rt::Tensor>> samples(count);
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&]() {  // splitmix64
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  for (auto& sample : samples)
+    for (const ir::Value* in : graph.inputs()) {
+      if (in->type().dtype != rt::DType::F32)
+        throw std::runtime_error("calibration: input '" + in->name() + "' is not f32; give calibration samples");
+      rt::Tensor t(in->type());
+      float* d = t.data<float>();
+      for (int64_t i = 0; i < t.numElements(); ++i) {
+        // Sum of four uniforms, scaled to unit variance: close enough to normal.
+        double s = 0;
+        for (int k = 0; k < 4; ++k) s += double(next() >> 11) / double(1ull << 53);
+        d[i] = static_cast<float>((s - 2.0) * 1.7320508);
+      }
+      sample.push_back(std::move(t));
+    }
+  return samples;
+}
+
+}  // namespace
 
 rt::Artifact lowerToArtifact(const ir::Graph& graph, const std::string& target, const std::string& hw_config_name,
                              uint64_t hw_config_hash) {
@@ -93,6 +135,26 @@ rt::Artifact compileGraph(ir::Graph& graph, const CompileOptions& options, Compi
   else
     ir::verifyGraphOrThrow(graph, ir::VerifyOptions{true});
   r.pipeline_seconds = secondsSince(start);
+
+  if (options.target == "vdla") {
+    if (!isQuantizedForAccelerator(graph)) {
+      start = std::chrono::steady_clock::now();
+      const std::vector<std::vector<rt::Tensor>> samples =
+          options.calibration.empty() ? syntheticSamples(graph, 4) : options.calibration;
+      quant::CalibrationOptions copts;
+      copts.progress = options.calibration_progress;
+      const quant::CalibrationTable table = quant::calibrate(graph, samples, copts);
+      r.quantization = quant::quantizeGraph(graph, table, options.quantize);
+      r.quantized = true;
+      r.calibration_samples = samples.size();
+      r.quantize_seconds = secondsSince(start);
+    }
+    start = std::chrono::steady_clock::now();
+    r.layers.clear();
+    rt::Artifact a = accel::lowerForAccelerator(graph, cfg, options.accel, &r.layers);
+    r.lowering_seconds = secondsSince(start);
+    return a;
+  }
 
   start = std::chrono::steady_clock::now();
   rt::Artifact a = lowerToArtifact(graph, options.target, cfg.name, cfg.hash);

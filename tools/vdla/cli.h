@@ -50,5 +50,6 @@ int execCommand(const std::vector<std::string>& args);
 int compileCommand(const std::vector<std::string>& args);
 int runCommand(const std::vector<std::string>& args);
 int inspectCommand(const std::vector<std::string>& args);
+int profileCommand(const std::vector<std::string>& args);
 
 }  // namespace vdla::cli

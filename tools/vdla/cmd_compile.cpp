@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "accel_options.h"
 #include "model_loading.h"
 #include "vdla/compiler/compile.h"
 #include "vdla/hw/error.h"
@@ -37,12 +38,13 @@ int compileCommand(const std::vector<std::string>& args) {
       "no-verify", "do not verify the IR after every pass")("json", "print the report as JSON");
   addConfigOption(options);
   addModelOptions(options);
+  addAccelOptions(options);
   po::positional_options_description positional;
   positional.add("model", 1);
   po::variables_map vm;
   const std::string usage =
       "vdla compile MODEL -o OUT [--target " + targetList() +
-      "] [--config HW] [--print-after-all] [--time-passes] [--batch N] [--image-size N] [--seed N] [--json]";
+      "] [--config HW] [--latency-hiding on|off] [--calib DIR] [--print-after-all] [--time-passes] [--batch N] [--image-size N] [--seed N] [--json]";
   if (!parseArgs(usage, args, options, positional, vm)) return 0;
 
   CompileOptions copts;
@@ -52,7 +54,7 @@ int compileCommand(const std::vector<std::string>& args) {
   if (std::find(targets.begin(), targets.end(), copts.target) == targets.end())
     throw UsageError("unknown target '" + copts.target + "' (known: " + targetList() + ")\nusage: " + usage);
   if (!isTargetAvailable(copts.target))
-    throw Error("target '" + copts.target + "' is not available in this build yet (available: ref)");
+    throw Error("target '" + copts.target + "' is not available in this build yet");
   copts.pipeline.verify_each = !vm.count("no-verify");
   if (vm.count("print-after-all")) copts.pipeline.print_after_each = &std::cout;
 
@@ -69,6 +71,7 @@ int compileCommand(const std::vector<std::string>& args) {
   const double load_s = since(t);
   const size_t nodes_before = graph->numNodes();
 
+  applyAccelOptions(vm, *graph, copts, vm.count("json") != 0);
   CompileReport report;
   rt::Artifact artifact = compileGraph(*graph, copts, &report);
   artifact.metadata["source"] = spec;

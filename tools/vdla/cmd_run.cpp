@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "accel_options.h"
 #include "model_loading.h"
 #include "vdla/compiler/compile.h"
 #include "vdla/hw/error.h"
@@ -89,15 +90,18 @@ int runCommand(const std::vector<std::string>& args) {
       "image", po::value<std::vector<std::string>>()->multitoken(), "JPEG or PNG images to classify")(
       "labels", po::value<std::string>(), "class names, one per line (default: print class indices)")(
       "top", po::value<int>()->default_value(5), "number of classes to print per image")(
-      "profile", "time every step")("json", "print the report as JSON");
+      "profile", "time every step")("json", "print the report as JSON")(
+      "target", po::value<std::string>()->default_value("ref"), "target to compile a model for (ref|vdla)");
   addConfigOption(options);
   addDeviceOption(options);
   addModelOptions(options);
+  addAccelOptions(options);
   po::positional_options_description positional;
   positional.add("model", 1);
   po::variables_map vm;
   const std::string usage =
-      "vdla run MODEL|ARTIFACT [--image FILE...] [--labels FILE] [--top K] [--json] [--device fsim] [--config HW] "
+      "vdla run MODEL|ARTIFACT [--image FILE...] [--labels FILE] [--top K] [--json] [--target ref|vdla] "
+      "[--device fsim|cycle] [--config HW] [--latency-hiding on|off] [--calib DIR] "
       "[--profile] [--batch N] [--image-size N] [--seed N]";
   if (!parseArgs(usage, args, options, positional, vm)) return 0;
   const int top = vm["top"].as<int>();
@@ -118,6 +122,8 @@ int runCommand(const std::vector<std::string>& args) {
     std::unique_ptr<ir::Graph> graph = loadModelGraph(spec, kind, modelOptionsFrom(vm));
     CompileOptions copts;
     copts.hw_config = vm["config"].as<std::string>();
+    copts.target = vm["target"].as<std::string>();
+    applyAccelOptions(vm, *graph, copts, json);
     artifact = compileGraph(*graph, copts);
     compile_s = since(t);
   }
@@ -127,12 +133,15 @@ int runCommand(const std::vector<std::string>& args) {
   rt::ExecutorOptions eopts;
   eopts.profile = vm.count("profile") != 0;
   hw::HwConfig device_cfg;
+  std::unique_ptr<driver::Device> accelerator;
   std::string device = "host CPU (reference kernels)";
   if (rt::targetNeedsDevice(artifact.target)) {
     const std::string cfg_name = vm["config"].defaulted() ? artifact.hw_config_name : vm["config"].as<std::string>();
     device_cfg = hw::loadConfig(cfg_name);
     eopts.device_config = &device_cfg;
-    device = vm["device"].as<std::string>() + " (config " + device_cfg.name + ")";
+    accelerator = deviceFrom(vm, device_cfg);
+    eopts.device = accelerator.get();
+    device = vm["device"].as<std::string>() + " (config " + device_cfg.name + ") + host CPU";
   } else if (!vm["device"].defaulted() && !json) {
     std::cerr << "vdla run: note: target '" << artifact.target << "' runs on the host CPU; --device "
               << vm["device"].as<std::string>() << " is not used\n";

@@ -21,6 +21,7 @@ const std::map<std::string, Entry>& commands() {
       {"compile", {vdla::cli::compileCommand, "compile an ONNX or zoo model into an artifact for a target"}},
       {"run", {vdla::cli::runCommand, "run an artifact or model on images or a synthetic input"}},
       {"inspect", {vdla::cli::inspectCommand, "summarise a model or artifact (inputs, operators, parameters, IR)"}},
+      {"profile", {vdla::cli::profileCommand, "per-layer accelerator cycles and utilisation, latency hiding on vs off"}},
       {"selftest", {vdla::cli::selftestCommand, "run the built-in programs on a device against C++ references"}},
   };
   return table;

@@ -57,7 +57,21 @@ AluSequence buildAluSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
   AluSequence s;
   using Op = hw::AluOp;
   using D = AluPass::Dst;
-  s.init = vectorPass(Op::Mov, D::Acc, L.bias1, s, cfg);
+  // Without a first shift, acc*mult + bias2 == (acc + bias2/mult)*mult exactly
+  // in wrapping 32-bit arithmetic when mult divides bias2: the bias then
+  // rides in the accumulator's initial value and one ALU pass disappears.
+  std::vector<int32_t> bias1 = L.bias1, bias2 = L.bias2;
+  if (L.shift1 == 0 && isAll(bias1, 0)) {
+    bool divisible = true;
+    for (size_t o = 0; o < bias2.size() && divisible; ++o)
+      divisible = L.mult[o] != 0 && bias2[o] % L.mult[o] == 0;
+    if (divisible)
+      for (size_t o = 0; o < bias2.size(); ++o) {
+        bias1[o] = bias2[o] / L.mult[o];
+        bias2[o] = 0;
+      }
+  }
+  s.init = vectorPass(Op::Mov, D::Acc, bias1, s, cfg);
   if (L.shift1 != 0) s.after.push_back(immPass(Op::Rshr, L.shift1));
   if (!isAll(L.mult, 1)) s.after.push_back(vectorPass(Op::Mul, D::Acc, L.mult, s, cfg));
   if (L.residual) {
@@ -67,7 +81,7 @@ AluSequence buildAluSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
     add.src = AluPass::Src::Residual;
     s.after.push_back(add);
   }
-  if (!isAll(L.bias2, 0)) s.after.push_back(vectorPass(Op::Add, D::Acc, L.bias2, s, cfg));
+  if (!isAll(bias2, 0)) s.after.push_back(vectorPass(Op::Add, D::Acc, bias2, s, cfg));
   if (L.shift2 != 0) s.after.push_back(immPass(Op::Rshr, L.shift2));
   s.after.push_back(immPass(Op::Max, L.clip_lo));
   s.after.push_back(immPass(Op::Min, L.clip_hi));

@@ -1,6 +1,7 @@
 #include "vdla/compiler/accel/conv_codegen.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -63,16 +64,24 @@ void putI32(std::vector<uint8_t>& out, size_t at, int32_t v) {
 
 std::vector<uint8_t> packWeights(const ConvLayer& L, const hw::HwConfig& cfg) {
   const int64_t BI = cfg.block_in, BO = cfg.block_out;
-  const int64_t CB = ceilDiv(L.c, BI), OCB = ceilDiv(L.o, BO), kk = L.kh * L.kw;
+  const int64_t RB = maxInputBlocks(L, BI, BO), OCB = ceilDiv(L.o, BO), kk = L.kh * L.kw;
   const int64_t entry = BO * BI;
-  std::vector<uint8_t> out(static_cast<size_t>(OCB * CB * kk * entry), 0);
-  for (int64_t o = 0; o < L.o; ++o)
-    for (int64_t c = 0; c < L.c; ++c)
+  const int64_t c_per_g = L.c / L.group, o_per_g = L.o / L.group;
+  // Entry (ocb, r) holds input block first(ocb) + r; blocks past a group's
+  // channels stay zero.
+  std::vector<uint8_t> out(static_cast<size_t>(OCB * RB * kk * entry), 0);
+  for (int64_t o = 0; o < L.o; ++o) {
+    const BlockRange range = inputBlocksOf(L, o / BO, BI, BO);
+    const int64_t g = o / o_per_g;
+    for (int64_t cl = 0; cl < c_per_g; ++cl) {
+      const int64_t c = g * c_per_g + cl;
       for (int64_t k = 0; k < kk; ++k) {
-        const int64_t e = ((o / BO) * CB + c / BI) * kk + k;
+        const int64_t e = ((o / BO) * RB + c / BI - range.first) * kk + k;
         out[static_cast<size_t>(e * entry + (o % BO) * BI + c % BI)] =
-            static_cast<uint8_t>(L.weights[static_cast<size_t>((o * L.c + c) * kk + k)]);
+            static_cast<uint8_t>(L.weights[static_cast<size_t>((o * c_per_g + cl) * kk + k)]);
       }
+    }
+  }
   return out;
 }
 
@@ -86,7 +95,9 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
     throw std::runtime_error("layer '" + L.name + "': tiling does not fit: " + out.estimate.why_not);
   const LayerBlocks b = layerBlocks(L, cfg);
   const AluSequence seq = buildAluSequence(L, cfg);
-  const int64_t T = plan.threads, kk = L.kh * L.kw, CB = b.in_blocks, OCB = b.out_blocks;
+  // CB: channel blocks of the input tensor; RB: reduction blocks per oc block
+  // (all CB for a dense layer, the groups' blocks for a grouped one).
+  const int64_t T = plan.threads, kk = L.kh * L.kw, CB = b.input_planes, RB = b.in_blocks, OCB = b.out_blocks;
   const int64_t ih_full = (plan.rows - 1) * L.sh + L.kh, iw_full = (plan.cols - 1) * L.sw + L.kw;
   const int64_t tile_pixels = plan.rows * plan.cols;  // ACC entries per oc block of a tile
   const int64_t tile_entries = plan.oc_blocks * tile_pixels;
@@ -138,9 +149,17 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             Region::Constants);
 
   const int64_t row_tiles = ceilDiv(L.oh, plan.rows), col_tiles = ceilDiv(L.ow, plan.cols),
-                oc_tiles = ceilDiv(OCB, plan.oc_blocks), ic_tiles = ceilDiv(CB, plan.ic_blocks);
-  const int64_t I = b.batch_groups * row_tiles * col_tiles * oc_tiles, J = I * ic_tiles;
+                oc_tiles = ceilDiv(OCB, plan.oc_blocks);
+  // Reduction chunks of an oc tile (its blocks' input range, in ic_blocks).
+  auto chunksOf = [&](int64_t ocb0) {
+    return ceilDiv(inputBlocksOf(L, ocb0, cfg.block_in, cfg.block_out).count, plan.ic_blocks);
+  };
+  int64_t chunks_per_position = 0;
+  for (int64_t ot = 0; ot < oc_tiles; ++ot) chunks_per_position += chunksOf(ot * plan.oc_blocks);
+  const int64_t I = b.batch_groups * row_tiles * col_tiles * oc_tiles;
+  const int64_t J = b.batch_groups * row_tiles * col_tiles * chunks_per_position;
   int64_t i = 0, j = 0;
+  std::vector<std::array<int64_t, 3>> wgt_in_half(static_cast<size_t>(T), {-1, -1, -1});
 
   for (int64_t nb = 0; nb < b.batch_groups; ++nb)
     for (int64_t rt_ = 0; rt_ < row_tiles; ++rt_)
@@ -227,14 +246,18 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
           if (valid_rows <= 0 || valid_cols <= 0)
             throw std::runtime_error("layer '" + L.name + "': a tile's input lies entirely in the padding");
 
+          const BlockRange in_range = inputBlocksOf(L, ocb0, cfg.block_in, cfg.block_out);
+          const int64_t ic_tiles = chunksOf(ocb0);
           for (int64_t it = 0; it < ic_tiles; ++it, ++j) {
-            const int64_t cb0 = it * plan.ic_blocks, cbs = std::min(plan.ic_blocks, CB - cb0);
+            // cb0 counts from the first input block the oc tile reads.
+            const int64_t cb0 = it * plan.ic_blocks, cbs = std::min(plan.ic_blocks, in_range.count - cb0);
             const int64_t v = j % T;
             const int64_t inp_base = v * inp_half, wgt_base = v * wgt_half;
             std::vector<size_t> loads;
             for (int64_t q = 0; q < cbs; ++q) {
               const uint64_t dram =
-                  x_base + static_cast<uint64_t>(((nb * CB + cb0 + q) * L.h + row0 + top) * L.w + col0 + left);
+                  x_base + static_cast<uint64_t>(((nb * CB + in_range.first + cb0 + q) * L.h + row0 + top) * L.w +
+                                                 col0 + left);
               const hw::Padding pad{static_cast<uint32_t>(top), static_cast<uint32_t>(bottom),
                                     static_cast<uint32_t>(left), static_cast<uint32_t>(right)};
               loads.push_back(em.emit(hw::makeLoad(Memory::Input,
@@ -243,11 +266,18 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
                                                    static_cast<uint32_t>(L.w), pad),
                                       Region::Io));
             }
-            loads.push_back(em.emit(hw::makeLoad(Memory::Weight, static_cast<uint32_t>(wgt_base),
-                                                 w_base + static_cast<uint64_t>((ocb0 * CB + cb0) * kk),
-                                                 static_cast<uint32_t>(ocbs), static_cast<uint32_t>(cbs * kk),
-                                                 static_cast<uint32_t>(CB * kk)),
-                                    Region::Constants));
+            // Weights are read-only: when this half already holds the same
+            // weight tile (the tile T load tiles ago had the same oc and ic
+            // range), it is not loaded again.
+            const std::array<int64_t, 3> key{ocb0, in_range.first + cb0, cbs};
+            if (wgt_in_half[static_cast<size_t>(v)] != key) {
+              loads.push_back(em.emit(hw::makeLoad(Memory::Weight, static_cast<uint32_t>(wgt_base),
+                                                   w_base + static_cast<uint64_t>((ocb0 * RB + cb0) * kk),
+                                                   static_cast<uint32_t>(ocbs), static_cast<uint32_t>(cbs * kk),
+                                                   static_cast<uint32_t>(RB * kk)),
+                                      Region::Constants));
+              wgt_in_half[static_cast<size_t>(v)] = key;
+            }
             if (j >= T) em.at(loads.front()).pop_next = true;
             em.at(loads.back()).push_next = true;
 

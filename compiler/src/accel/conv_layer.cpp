@@ -1,5 +1,6 @@
 #include "vdla/compiler/accel/conv_layer.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace vdla::accel {
@@ -21,7 +22,6 @@ std::string whyNotOffloadable(const ir::Node& node) {
     if (!node.input(i) || !node.input(i)->isConstant()) return "weights and requantisation vectors must be constants";
   if (node.input(5) && (!node.input(6) || !node.input(6)->isConstant())) return "residual multiplier must be a constant";
   const rt::AttributeMap& a = node.attrs();
-  if (a.getInt("group", 1) != 1) return "grouped convolution";
   const std::vector<int64_t> d = a.getInts("dilations", {1, 1});
   if (d[0] != 1 || d[1] != 1) return "dilated convolution";
   if (node.input(0)->type().shape.size() != 4) return "input is not 4-D";
@@ -50,6 +50,7 @@ ConvLayer convLayerFromNode(const ir::Node& node) {
   L.sw = s[1];
   L.oh = ys[2];
   L.ow = ys[3];
+  L.group = a.getInt("group", 1);
   L.residual = node.input(5) != nullptr;
   L.shift1 = static_cast<int32_t>(a.getInt("shift1", 0));
   L.shift2 = static_cast<int32_t>(a.getInt("shift2", 0));
@@ -81,7 +82,23 @@ ConvLayer convLayerFromNode(const ir::Node& node) {
   return L;
 }
 
+BlockRange inputBlocksOf(const ConvLayer& L, int64_t ocb, int64_t bi, int64_t bo) {
+  const int64_t cb_count = (L.c + bi - 1) / bi;
+  if (L.group <= 1) return {0, cb_count};
+  const int64_t o_per_g = L.o / L.group, c_per_g = L.c / L.group;
+  const int64_t o_first = ocb * bo, o_last = std::min(L.o, (ocb + 1) * bo) - 1;
+  const int64_t c_first = (o_first / o_per_g) * c_per_g, c_last = (o_last / o_per_g + 1) * c_per_g - 1;
+  return {c_first / bi, c_last / bi - c_first / bi + 1};
+}
+
+int64_t maxInputBlocks(const ConvLayer& L, int64_t bi, int64_t bo) {
+  int64_t m = 0;
+  for (int64_t ocb = 0; ocb < (L.o + bo - 1) / bo; ++ocb) m = std::max(m, inputBlocksOf(L, ocb, bi, bo).count);
+  return m;
+}
+
 ConvLayer toIm2colLayer(const ConvLayer& L) {
+  if (L.group != 1) throw std::invalid_argument("im2col form of a grouped convolution");
   ConvLayer R = L;
   // Padding moves to the host (im2col reads the padded image); a zero point
   // already padded by the host stays in the same transform.

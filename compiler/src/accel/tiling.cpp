@@ -37,8 +37,10 @@ void forEachExtent(const Split& s, F f) {
 LayerBlocks layerBlocks(const ConvLayer& L, const hw::HwConfig& cfg) {
   LayerBlocks b;
   b.batch_groups = ceilDiv(L.n, cfg.batch);
-  b.in_blocks = ceilDiv(L.c, cfg.block_in);
+  b.input_planes = ceilDiv(L.c, cfg.block_in);
+  b.in_blocks = maxInputBlocks(L, cfg.block_in, cfg.block_out);
   b.out_blocks = ceilDiv(L.o, cfg.block_out);
+  b.grouped = L.group > 1;
   const AluSequence seq = buildAluSequence(L, cfg);
   b.param_kinds = static_cast<int64_t>(seq.params.size());
   b.param_vectors = b.param_kinds * b.out_blocks;
@@ -60,7 +62,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   const int64_t xfer_limit = (int64_t(1) << cfg.xfer_size_bits) - 1;
   const int64_t pad_limit = (int64_t(1) << cfg.pad_bits) - 1;
   if (p.rows < 1 || p.cols < 1 || p.oc_blocks < 1 || p.ic_blocks < 1 || p.rows > L.oh || p.cols > L.ow ||
-      p.oc_blocks > b.out_blocks || p.ic_blocks > b.in_blocks)
+      p.oc_blocks > b.out_blocks || p.ic_blocks > b.in_blocks || (b.grouped && p.oc_blocks != 1))
     e.why_not = "tile outside the layer";
   else if (inp_tile > int64_t(cfg.depth(hw::Memory::Input)) / T)
     e.why_not = "input tile of " + std::to_string(inp_tile) + " entries exceeds the INP buffer";
@@ -93,6 +95,9 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   const double inp_entry = cfg.entryBytes(hw::Memory::Input), wgt_entry = cfg.entryBytes(hw::Memory::Weight);
   const double out_entry = cfg.entryBytes(hw::Memory::Output);
   double overlapped = 0, serial = 0;
+  // Weight tiles repeat with period (oc tiles x chunks); when that divides the
+  // number of halves, every half keeps its weights and they load only once.
+  const bool weights_stay = !b.grouped && (os.tiles() * is.tiles()) <= T && T % (os.tiles() * is.tiles()) == 0;
   // Every (row tile, column tile, oc tile) is one output tile; it has
   // is.tiles() load tiles.
   forEachExtent(rs, [&](int64_t rows, int64_t nr) {
@@ -105,8 +110,8 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
         double compute = 0, load = 0;
         forEachExtent(is, [&](int64_t ic, int64_t ni) {
           const double inp_bytes = double(ic * ih * iw) * inp_entry;
-          const double wgt_bytes = double(oc * ic * kk) * wgt_entry;
-          const double ld = double(ic + 1) * kDmaOverhead + (inp_bytes + wgt_bytes) / bus;
+          const double wgt_bytes = weights_stay ? 0.0 : double(oc * ic * kk) * wgt_entry;
+          const double ld = double(ic + (weights_stay ? 0 : 1)) * kDmaOverhead + (inp_bytes + wgt_bytes) / bus;
           const double gemm = vectors * double(ic * kk) + kPipelineOverhead;
           e.gemm_cycles += tiles * double(ni) * (gemm - kPipelineOverhead);
           e.load_cycles += tiles * double(ni) * ld;
@@ -128,7 +133,8 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
       });
     });
   });
-  const double fill = 2 * kDmaOverhead + double(b.param_vectors) * 64 / bus + double(uops) * 4 / bus;
+  double fill = 2 * kDmaOverhead + double(b.param_vectors) * 64 / bus + double(uops) * 4 / bus;
+  if (weights_stay) fill += double(T) * (kDmaOverhead + double(wgt_tile) * wgt_entry / bus);
   e.cycles = fill + (p.threads > 1 ? std::max({overlapped, e.load_cycles, e.store_cycles}) : serial);
   return e;
 }
@@ -157,7 +163,8 @@ TilePlan chooseTiling(const ConvLayer& L, const hw::HwConfig& cfg, bool latency_
   TilePlan p;
   p.threads = latency_hiding ? 2 : 1;
   const std::vector<int64_t> rows = candidateExtents(L.oh), cols = candidateExtents(L.ow),
-                             ocs = candidateExtents(b.out_blocks), ics = candidateExtents(b.in_blocks);
+                             ocs = b.grouped ? std::vector<int64_t>{1} : candidateExtents(b.out_blocks),
+                             ics = candidateExtents(b.in_blocks);
   for (int64_t r : rows)
     for (int64_t c : cols)
       for (int64_t oc : ocs)

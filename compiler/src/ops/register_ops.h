@@ -14,6 +14,7 @@ void registerNormalizationOps(OpRegistry& r);   // normalization_ops.cpp
 void registerReduceOps(OpRegistry& r);          // reduce_ops.cpp
 void registerTensorOps(OpRegistry& r);          // tensor_ops.cpp
 void registerQuantizeOps(OpRegistry& r);        // quantize_ops.cpp
+void registerVdlaOps(OpRegistry& r);            // vdla_ops.cpp
 
 inline void registerBuiltinOps(OpRegistry& r) {
   registerElementwiseOps(r);
@@ -24,6 +25,7 @@ inline void registerBuiltinOps(OpRegistry& r) {
   registerReduceOps(r);
   registerTensorOps(r);
   registerQuantizeOps(r);
+  registerVdlaOps(r);
 }
 
 }  // namespace vdla::ir

@@ -66,7 +66,22 @@ ConvLayer randomLayer(std::mt19937& rng, bool allow_residual) {
   L.mult = param(-3000, 70000, 1);
   L.bias2 = param(-100000, 100000, 0);
   if (L.residual) L.residual_mult = param(-40000, 40000, 1);
-  L.weights.resize(static_cast<size_t>(L.o * L.c * L.kh * L.kw));
+  // A third of the layers are grouped: depthwise, or g groups of several channels.
+  const int64_t kind = uniform(rng, 0, 5);
+  if (kind == 0) {
+    L.o = L.c;
+    L.group = L.c;
+  } else if (kind == 1) {
+    const int64_t g = uniform(rng, 2, 4);
+    L.c = g * uniform(rng, 1, 12);
+    L.o = g * uniform(rng, 1, 12);
+    L.group = g;
+  }
+  auto resize = [&](std::vector<int32_t>& v) {
+    if (!v.empty()) v.resize(static_cast<size_t>(L.o), v.front());
+  };
+  for (auto* v : {&L.bias1, &L.mult, &L.bias2, &L.residual_mult}) resize(*v);
+  L.weights.resize(static_cast<size_t>(L.o * (L.c / L.group) * L.kh * L.kw));
   for (auto& w : L.weights) w = static_cast<int8_t>(uniform(rng, -128, 127));
   return L;
 }
@@ -91,13 +106,14 @@ rt::Tensor naiveQConv(const ConvLayer& L, const LayerData& d) {
       for (int64_t oy = 0; oy < L.oh; ++oy)
         for (int64_t ox = 0; ox < L.ow; ++ox) {
           int64_t acc = 0;
-          for (int64_t c = 0; c < L.c; ++c)
+          const int64_t cg = L.c / L.group, g = o / (L.o / L.group);
+          for (int64_t cl = 0; cl < cg; ++cl)
             for (int64_t ky = 0; ky < L.kh; ++ky)
               for (int64_t kx = 0; kx < L.kw; ++kx) {
                 const int64_t iy = oy * L.sh + ky - L.pad_top, ix = ox * L.sw + kx - L.pad_left;
                 if (iy < 0 || iy >= L.h || ix < 0 || ix >= L.w) continue;
-                acc += int64_t(L.weights[static_cast<size_t>(((o * L.c + c) * L.kh + ky) * L.kw + kx)]) *
-                       x[((n * L.c + c) * L.h + iy) * L.w + ix];
+                acc += int64_t(L.weights[static_cast<size_t>(((o * cg + cl) * L.kh + ky) * L.kw + kx)]) *
+                       x[((n * L.c + g * cg + cl) * L.h + iy) * L.w + ix];
               }
           const size_t oi = static_cast<size_t>(o);
           int32_t t = rshr(wrap(int64_t(wrap(acc)) + L.bias1[oi]), L.shift1);

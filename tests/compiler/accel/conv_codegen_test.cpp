@@ -49,7 +49,7 @@ std::string describe(const ConvLayer& L) {
          std::to_string(L.w) + " o" + std::to_string(L.o) + " k" + std::to_string(L.kh) + "x" + std::to_string(L.kw) +
          " s" + std::to_string(L.sh) + "," + std::to_string(L.sw) + " pads " + std::to_string(L.pad_top) + "," +
          std::to_string(L.pad_left) + "," + std::to_string(L.pad_bottom) + "," + std::to_string(L.pad_right) +
-         (L.residual ? " residual" : "");
+         (L.group > 1 ? " group " + std::to_string(L.group) : "") + (L.residual ? " residual" : "");
 }
 
 class ConvCodegen : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
@@ -85,6 +85,7 @@ TEST(ConvCodegen, Im2colFormMatchesDirect) {
   std::mt19937 rng(7);
   for (int k = 0; k < 10; ++k) {
     ConvLayer L = test::randomLayer(rng);
+    L.group = 1;
     L.c = std::uniform_int_distribution<int64_t>(1, 5)(rng);
     L.weights.resize(static_cast<size_t>(L.o * L.c * L.kh * L.kw));
     const LayerData d = test::randomData(L, rng);
@@ -135,6 +136,8 @@ TEST(TokenCheck, FindsUnbalancedTokensAndDeadlocks) {
   const hw::HwConfig cfg = hw::loadConfig("pynq");
   std::mt19937 rng(3);
   ConvLayer L = test::randomLayer(rng, false);
+  L.group = 1;
+  L.weights.resize(static_cast<size_t>(L.o * L.c * L.kh * L.kw));
   L.oh = std::max<int64_t>(L.oh, 1);
   TilePlan plan = chooseTiling(L, cfg, true);
   plan.rows = 1;  // several tiles, so that tokens flow

@@ -22,6 +22,7 @@ void registerReferenceKernels(KernelRegistry& registry) {
   ref::registerReduce(families);
   ref::registerTensorOps(families);
   ref::registerQuantize(families);
+  ref::registerVdla(families);
   // Bad arguments caught by the helpers kernels call (attribute getters, typed
   // tensor access) surface as KernelError like the kernels' own checks.
   for (const std::string& name : families.names()) {

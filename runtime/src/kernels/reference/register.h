@@ -13,5 +13,6 @@ void registerNormalization(KernelRegistry& r);  // normalization.cpp
 void registerReduce(KernelRegistry& r);         // reduce.cpp
 void registerTensorOps(KernelRegistry& r);      // tensor_ops.cpp
 void registerQuantize(KernelRegistry& r);       // quantize.cpp
+void registerVdla(KernelRegistry& r);           // vdla_qconv.cpp (the accelerator's own operators)
 
 }  // namespace vdla::rt::ref

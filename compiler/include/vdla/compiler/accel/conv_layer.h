@@ -20,15 +20,25 @@ struct ConvLayer {
   int64_t o = 0, kh = 1, kw = 1, sh = 1, sw = 1;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;  // zero padding done by the DMA
   int64_t oh = 0, ow = 0;
+  int64_t group = 1;  // grouped/depthwise: each oc block reads only its groups' input blocks
   bool residual = false;
   // Requantisation (see the vdla.QConv definition in docs/quantization.md).
   int32_t shift1 = 0, shift2 = 0, clip_lo = -128, clip_hi = 127;
   std::vector<int32_t> bias1, mult, bias2, residual_mult;  // [o] each
-  std::vector<int8_t> weights;                             // [o][c][kh][kw]
+  std::vector<int8_t> weights;                             // [o][c/group][kh][kw]
   rt::accel::InputTransform host;                          // applied by the runtime before upload
 
   int64_t macs() const { return n * o * oh * ow * c * kh * kw; }
 };
+
+// The input-channel blocks an output-channel block reads: [first, first+count).
+// All of them for a dense layer; the blocks of its groups for a grouped one.
+struct BlockRange {
+  int64_t first = 0, count = 0;
+};
+BlockRange inputBlocksOf(const ConvLayer& layer, int64_t oc_block, int64_t block_in, int64_t block_out);
+// The most input blocks any output block reads (the reduction length in blocks).
+int64_t maxInputBlocks(const ConvLayer& layer, int64_t block_in, int64_t block_out);
 
 // Why a node cannot run on the accelerator ("" when it can be described).
 std::string whyNotOffloadable(const ir::Node& node);

@@ -38,7 +38,9 @@ struct CostEstimate {
 
 // Derived sizes shared by the cost model and the code generator.
 struct LayerBlocks {
-  int64_t batch_groups, in_blocks, out_blocks;  // NB, CB, OCB
+  int64_t batch_groups, in_blocks, out_blocks;  // NB, reduction blocks per oc block, OCB
+  int64_t input_planes;                         // channel blocks of the input tensor (CB)
+  bool grouped;                                 // oc tiles are one block (each reads its own inputs)
   int64_t param_kinds;                          // per-channel parameter vectors of the ALU sequence
   int64_t param_vectors;                        // their ACC entries (kinds x OCB)
   int alu_passes;                               // ALU passes per output element (init included)

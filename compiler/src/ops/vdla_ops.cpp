@@ -1,0 +1,68 @@
+// The accelerator's own operators (domain "vdla"). vdla.QConv is the integer
+// convolution with its requantisation sequence that the quantisation pass
+// emits and the vdla backend lowers onto the GEMM core and ALU; its semantics
+// are written out in vdla/runtime/qconv_attributes.h. Weights and the
+// per-channel parameters must be constants: the backend places them in the
+// artifact, and the requantisation parameters were chosen from them.
+#include "register_ops.h"
+#include "shape_helpers.h"
+#include "vdla/runtime/qconv_attributes.h"
+
+namespace vdla::ir {
+
+namespace {
+
+void expectChannelVector(const Node& node, size_t i, int64_t channels, const char* what) {
+  const TensorType& t = inputType(node, i);
+  expectDType(t, {DType::I32}, what);
+  if (t.shape != Shape{channels})
+    throw std::invalid_argument(std::string(what) + " must have shape [" + std::to_string(channels) + "], got " +
+                                rt::shapeToString(t.shape));
+  if (!isConstantInput(node, i)) throw std::invalid_argument(std::string(what) + " must be a constant");
+}
+
+void inferQConv(Node& node) {
+  const rt::QConvAttributes q = rt::readQConvAttributes(node.attrs());
+  const TensorType& x = inputType(node, 0);
+  const TensorType& w = inputType(node, 1);
+  expectDType(x, {DType::I8}, "input X");
+  expectDType(w, {DType::I8}, "weights W");
+  if (x.shape.size() != 4)
+    throw std::invalid_argument("input X must be [N, C, H, W], got " + rt::shapeToString(x.shape));
+  if (w.shape.size() != 4)
+    throw std::invalid_argument("weights W must be [O, C/group, KH, KW], got " + rt::shapeToString(w.shape));
+  if (!isConstantInput(node, 1)) throw std::invalid_argument("weights W must be a constant");
+  if (x.shape[1] != w.shape[1] * q.group)
+    throw std::invalid_argument("input channels " + std::to_string(x.shape[1]) + " do not match W's " +
+                                std::to_string(w.shape[1]) + " channels per group x group " +
+                                std::to_string(q.group));
+  const int64_t o = w.shape[0];
+  if (o < 1 || o % q.group != 0)
+    throw std::invalid_argument("output channels " + std::to_string(o) + " are not a positive multiple of group " +
+                                std::to_string(q.group));
+  const Shape y = {x.shape[0], o,
+                   rt::qconvOutputSize(x.shape[2], w.shape[2], q.stride[0], q.dilation[0], q.pads[0], q.pads[2]),
+                   rt::qconvOutputSize(x.shape[3], w.shape[3], q.stride[1], q.dilation[1], q.pads[1], q.pads[3])};
+  expectChannelVector(node, 2, o, "bias1");
+  expectChannelVector(node, 3, o, "mult");
+  expectChannelVector(node, 4, o, "bias2");
+  const bool residual = hasInput(node, 5), residual_mult = hasInput(node, 6);
+  if (residual != residual_mult)
+    throw std::invalid_argument(residual ? "residual R needs residual_mult (input 6)"
+                                         : "residual_mult (input 6) is given without a residual R (input 5)");
+  if (residual) {
+    const TensorType& r = inputType(node, 5);
+    expectDType(r, {DType::I8}, "residual R");
+    if (r.shape != y)
+      throw std::invalid_argument("residual R " + rt::shapeToString(r.shape) + " must have the output's shape " +
+                                  rt::shapeToString(y));
+    expectChannelVector(node, 6, o, "residual_mult");
+  }
+  setOutputType(node, 0, DType::I8, y);
+}
+
+}  // namespace
+
+void registerVdlaOps(OpRegistry& r) { r.add({"vdla.QConv", 5, 7, 1, 1, inferQConv}); }
+
+}  // namespace vdla::ir

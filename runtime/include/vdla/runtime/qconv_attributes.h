@@ -1,0 +1,66 @@
+// vdla.QConv: the integer convolution the VDLA accelerator executes (GEMM core
+// for the products, ALU for the requantisation). The compiler's type
+// inference, the CPU reference kernel and the accelerator backend read the
+// operator's attributes through this header, so there is one definition of
+// what they mean and which values are legal.
+//
+// Inputs (fixed positions):
+//   0 X             i8  [N, C, H, W]
+//   1 W             i8  [O, C/group, KH, KW]   constant
+//   2 bias1         i32 [O]                    constant
+//   3 mult          i32 [O]                    constant
+//   4 bias2         i32 [O]                    constant
+//   5 R             i8  [N, O, OH, OW]         optional residual
+//   6 residual_mult i32 [O]                    constant, present iff R is
+// Output Y i8 [N, O, OH, OW] (ONNX Conv output sizes).
+//
+// With every addition and multiplication wrapping in 32-bit two's complement:
+//   acc = sum_{c,ky,kx} W[o,c,ky,kx] * Xpad[n, g*C/group + c, y*sh + ky*dh - pad_top, x*sw + kx*dw - pad_left]
+//   t   = rshr(acc + bias1[o], shift1)
+//   u   = t * mult[o] + (R ? R[n,o,y,x] * residual_mult[o] : 0) + bias2[o]
+//   Y   = clamp(rshr(u, shift2), clip_lo, clip_hi)
+// where Xpad holds x_zero_point outside the image and rshr(v, s) is v for
+// s = 0, else floor((v + 2^(s-1)) / 2^s) evaluated in 64 bits (round half up).
+#pragma once
+
+#include <cstdint>
+
+#include "vdla/runtime/attributes.h"
+
+namespace vdla::rt {
+
+struct QConvAttributes {
+  int64_t stride[2] = {1, 1};       // strides (H, W)
+  int64_t pads[4] = {0, 0, 0, 0};   // pads: top, left, bottom, right (ONNX order)
+  int64_t dilation[2] = {1, 1};     // dilations (H, W)
+  int64_t group = 1;
+  int shift1 = 0;                   // in [0, 31]
+  int shift2 = 0;                   // in [0, 31]
+  int32_t clip_lo = -128;           // -128 <= clip_lo <= clip_hi <= 127
+  int32_t clip_hi = 127;
+  int32_t x_zero_point = 0;         // the int8 value padding positions hold
+};
+
+// Reads the attributes of a vdla.QConv node. strides, pads, dilations, group
+// and x_zero_point have the defaults above; shift1, shift2, clip_lo and
+// clip_hi are required. Throws std::invalid_argument naming the attribute for
+// a missing or out-of-range value.
+QConvAttributes readQConvAttributes(const AttributeMap& attrs);
+
+// Writes every attribute (defaults included), as the quantisation pass emits them.
+void writeQConvAttributes(const QConvAttributes& q, AttributeMap& attrs);
+
+// Output size of one spatial dimension (ONNX Conv rule); throws
+// std::invalid_argument when the dilated kernel does not fit the padded input.
+int64_t qconvOutputSize(int64_t input, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_begin,
+                        int64_t pad_end);
+
+// rshr: round-half-up arithmetic shift right, exact in 64 bits. For shift in
+// [1, 31] the result always fits int32.
+inline int32_t roundingShiftRight(int32_t v, int shift) {
+  if (shift == 0) return v;
+  const int64_t rounded = (static_cast<int64_t>(v) + (int64_t{1} << (shift - 1))) >> shift;  // >> floors
+  return static_cast<int32_t>(rounded);
+}
+
+}  // namespace vdla::rt

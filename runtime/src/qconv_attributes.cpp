@@ -1,0 +1,96 @@
+#include "vdla/runtime/qconv_attributes.h"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vdla::rt {
+
+namespace {
+
+std::string listToString(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+// A list attribute with exactly `count` values, each >= min_value.
+void readList(const AttributeMap& attrs, const char* name, size_t count, int64_t min_value, int64_t* out) {
+  if (!attrs.has(name)) return;
+  const std::vector<int64_t>& v = attrs.getInts(name);
+  if (v.size() != count)
+    throw std::invalid_argument(std::string("attribute '") + name + "' needs " + std::to_string(count) +
+                                " values, got " + listToString(v));
+  for (size_t i = 0; i < count; ++i) {
+    if (v[i] < min_value)
+      throw std::invalid_argument(std::string("attribute '") + name + "' values must be >= " +
+                                  std::to_string(min_value) + ", got " + listToString(v));
+    out[i] = v[i];
+  }
+}
+
+int64_t readRequired(const AttributeMap& attrs, const char* name) {
+  if (!attrs.has(name)) throw std::invalid_argument(std::string("attribute '") + name + "' is required");
+  return attrs.getInt(name);
+}
+
+void checkRange(const char* name, int64_t v, int64_t lo, int64_t hi) {
+  if (v < lo || v > hi)
+    throw std::invalid_argument(std::string("attribute '") + name + "' must be in [" + std::to_string(lo) + ", " +
+                                std::to_string(hi) + "], got " + std::to_string(v));
+}
+
+}  // namespace
+
+QConvAttributes readQConvAttributes(const AttributeMap& attrs) {
+  QConvAttributes q;
+  if (attrs.has("auto_pad") && attrs.getString("auto_pad") != "NOTSET")
+    throw std::invalid_argument("attribute 'auto_pad' is not supported: give explicit 'pads'");
+  readList(attrs, "strides", 2, 1, q.stride);
+  readList(attrs, "pads", 4, 0, q.pads);
+  readList(attrs, "dilations", 2, 1, q.dilation);
+  q.group = attrs.getInt("group", 1);
+  if (q.group < 1) throw std::invalid_argument("attribute 'group' must be >= 1, got " + std::to_string(q.group));
+  const int64_t shift1 = readRequired(attrs, "shift1"), shift2 = readRequired(attrs, "shift2");
+  checkRange("shift1", shift1, 0, 31);
+  checkRange("shift2", shift2, 0, 31);
+  const int64_t lo = readRequired(attrs, "clip_lo"), hi = readRequired(attrs, "clip_hi");
+  checkRange("clip_lo", lo, -128, 127);
+  checkRange("clip_hi", hi, -128, 127);
+  if (lo > hi)
+    throw std::invalid_argument("attribute 'clip_lo' " + std::to_string(lo) + " is greater than 'clip_hi' " +
+                                std::to_string(hi));
+  const int64_t zp = attrs.getInt("x_zero_point", 0);
+  checkRange("x_zero_point", zp, -128, 127);
+  q.shift1 = static_cast<int>(shift1);
+  q.shift2 = static_cast<int>(shift2);
+  q.clip_lo = static_cast<int32_t>(lo);
+  q.clip_hi = static_cast<int32_t>(hi);
+  q.x_zero_point = static_cast<int32_t>(zp);
+  return q;
+}
+
+void writeQConvAttributes(const QConvAttributes& q, AttributeMap& attrs) {
+  attrs.set("strides", std::vector<int64_t>{q.stride[0], q.stride[1]});
+  attrs.set("pads", std::vector<int64_t>{q.pads[0], q.pads[1], q.pads[2], q.pads[3]});
+  attrs.set("dilations", std::vector<int64_t>{q.dilation[0], q.dilation[1]});
+  attrs.set("group", q.group);
+  attrs.set("shift1", int64_t{q.shift1});
+  attrs.set("shift2", int64_t{q.shift2});
+  attrs.set("clip_lo", int64_t{q.clip_lo});
+  attrs.set("clip_hi", int64_t{q.clip_hi});
+  attrs.set("x_zero_point", int64_t{q.x_zero_point});
+}
+
+int64_t qconvOutputSize(int64_t input, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_begin,
+                        int64_t pad_end) {
+  const int64_t span = input + pad_begin + pad_end - ((kernel - 1) * dilation + 1);
+  if (kernel < 1 || span < 0)
+    throw std::invalid_argument("the dilated kernel (" + std::to_string(kernel) + ", dilation " +
+                                std::to_string(dilation) + ") does not fit the padded input (" +
+                                std::to_string(input) + " + " + std::to_string(pad_begin) + " + " +
+                                std::to_string(pad_end) + ")");
+  return span / stride + 1;
+}
+
+}  // namespace vdla::rt

@@ -1,0 +1,192 @@
+// vdla profile MODEL --device fsim|cycle --latency-hiding on,off: compiles the
+// model for the accelerator once per latency-hiding mode, runs each on the
+// device and reports every offloaded layer's cycles against the ideal
+// (MACs / GEMM MACs per cycle) and its GEMM utilisation, the totals, and the
+// speed-up from latency hiding; --svg draws the comparison. fsim has no
+// timing, so there the cycles are the compiler's cost-model estimates.
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "accel_options.h"
+#include "cli.h"
+#include "model_loading.h"
+#include "profile_report.h"
+#include "vdla/compiler/compile.h"
+#include "vdla/hw/error.h"
+#include "vdla/runtime/executor.h"
+#include "vdla/runtime/image.h"
+#include "vdla/runtime/imagenet.h"
+
+namespace vdla::cli {
+
+namespace {
+
+std::vector<std::string> splitModes(const std::string& list) {
+  std::vector<std::string> modes;
+  std::stringstream ss(list);
+  std::string m;
+  while (std::getline(ss, m, ',')) {
+    parseOnOff(m, "latency-hiding");
+    modes.push_back(m == "on" || m == "true" || m == "1" ? "on" : "off");
+  }
+  if (modes.empty() || modes.size() > 2 || (modes.size() == 2 && modes[0] == modes[1]))
+    throw UsageError("--latency-hiding takes on, off, or on,off");
+  return modes;
+}
+
+// Seeded uniform [-1, 1) input (the same every run).
+rt::Tensor syntheticImage(const rt::TensorType& type) {
+  rt::Tensor t(type.dtype, type.shape);
+  uint64_t s = 0x2545f4914f6cdd1dull;
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    s ^= s >> 12;
+    s ^= s << 25;
+    s ^= s >> 27;
+    t.data<float>()[i] = static_cast<float>((s * 0x2545f4914f6cdd1dull) >> 40) / float(1 << 23) - 1.0f;
+  }
+  return t;
+}
+
+}  // namespace
+
+int profileCommand(const std::vector<std::string>& args) {
+  po::options_description options("vdla profile options");
+  options.add_options()("model", po::value<std::string>()->required(), "ONNX file or zoo model name")(
+      "latency-hiding", po::value<std::string>()->default_value("on,off"), "modes to compare: on, off or on,off")(
+      "image", po::value<std::string>(), "JPEG or PNG image to run (default: a seeded synthetic input)")(
+      "labels", po::value<std::string>(), "class names, one per line")(
+      "svg", po::value<std::string>(), "write a bar chart of the cycles per layer")("json", "print the report as JSON");
+  addConfigOption(options);
+  addDeviceOption(options);
+  addModelOptions(options);
+  addAccelOptions(options, false);
+  po::positional_options_description positional;
+  positional.add("model", 1);
+  po::variables_map vm;
+  const std::string usage =
+      "vdla profile MODEL [--device fsim|cycle] [--config HW] [--latency-hiding on,off] [--image FILE] [--calib DIR] "
+      "[--svg FILE] [--json]";
+  if (!parseArgs(usage, args, options, positional, vm)) return 0;
+  const bool json = vm.count("json") != 0;
+  const std::vector<std::string> modes = splitModes(vm["latency-hiding"].as<std::string>());
+  const std::string spec = vm["model"].as<std::string>();
+  const ModelKind kind = classifyModel(spec);
+  if (kind == ModelKind::Artifact)
+    throw Error(spec + ": profile compiles the model once per latency-hiding mode; give a model, not an artifact");
+  std::unique_ptr<ir::Graph> graph = loadModelGraph(spec, kind, modelOptionsFrom(vm));
+  const hw::HwConfig cfg = hw::loadConfig(vm["config"].as<std::string>());
+
+  CompileOptions copts;
+  copts.target = "vdla";
+  copts.hw_config = vm["config"].as<std::string>();
+  applyAccelOptions(vm, *graph, copts, json);
+
+  // The input, before the graph is quantised in place.
+  const rt::TensorType in_type = graph->inputs().at(0)->type();
+  rt::Tensor input;
+  if (vm.count("image")) {
+    rt::PreprocessOptions pre;
+    pre.crop = static_cast<int>(in_type.shape.at(2));
+    pre.resize = pre.crop * 256 / 224;
+    input = rt::preprocessImageNet(rt::loadImage(vm["image"].as<std::string>()), pre);
+    if (input.shape() != in_type.shape) throw Error("--image needs a model with a [1,3,S,S] input");
+  } else {
+    input = syntheticImage(in_type);
+  }
+
+  ProfileReport report;
+  report.model = spec;
+  report.device = vm["device"].as<std::string>();
+  report.config = cfg.name;
+  report.clock_mhz = cfg.clock_mhz;
+  report.modes = modes;
+  std::vector<rt::Tensor> first_outputs;
+  bool identical = true;
+  for (size_t k = 0; k < modes.size(); ++k) {
+    copts.accel.latency_hiding = modes[k] == "on";
+    if (k > 0) copts.optimize = false;  // the graph is optimised and quantised already
+    CompileReport creport;
+    const rt::Artifact artifact = compileGraph(*graph, copts, &creport);
+    std::unique_ptr<driver::Device> device = deviceFrom(vm, cfg);
+    rt::ExecutorOptions eopts;
+    eopts.device = device.get();
+    eopts.profile = true;
+    rt::Executor executor(artifact, eopts);
+    if (!json) std::cerr << "running " << spec << " with latency hiding " << modes[k] << " on " << report.device << "...\n";
+    const std::vector<rt::Tensor> outputs = executor.run({input});
+    if (k == 0) {
+      first_outputs = outputs;
+    } else {
+      for (size_t o = 0; o < outputs.size(); ++o)
+        identical = identical && outputs[o].byteSize() == first_outputs[o].byteSize() &&
+                    std::memcmp(outputs[o].raw(), first_outputs[o].raw(), outputs[o].byteSize()) == 0;
+    }
+    // One row per offloaded layer, in step order.
+    size_t row = 0;
+    for (size_t s = 0; s < executor.profile().size(); ++s) {
+      const rt::StepProfile& p = executor.profile()[s];
+      if (!p.on_device) continue;
+      const accel::LayerDecision* d = nullptr;
+      for (const auto& l : creport.layers)
+        if (l.name == p.name) d = &l;
+      if (k == 0) {
+        LayerProfile lp;
+        lp.name = p.name;
+        lp.shape = d ? d->output_shape : "";
+        lp.macs = d ? d->macs : 0;
+        lp.ideal_cycles = double(lp.macs) / double(cfg.macsPerCycle());
+        report.layers.push_back(lp);
+      }
+      LayerMeasurement m;
+      if (p.device_stats.has_cycle_counters) {
+        m.cycles = double(p.device_stats.cycles);
+        m.gemm_cycles = double(p.device_stats.cycle_counters.gemm_uop_cycles);
+        m.measured = true;
+      } else if (d) {
+        m.cycles = d->estimate.cycles;
+        m.gemm_cycles = d->estimate.gemm_cycles;
+      }
+      report.layers.at(row++).by_mode[modes[k]] = m;
+    }
+  }
+
+  // The classification (first output as scores), from the first mode.
+  std::vector<std::string> labels;
+  if (vm.count("labels")) labels = rt::loadClassLabels(vm["labels"].as<std::string>());
+  nlohmann::json j = profileJson(report);
+  std::ostringstream text;
+  const rt::Tensor& scores = first_outputs.at(0);
+  if (scores.dtype() == rt::DType::F32 && scores.shape().size() == 2) {
+    nlohmann::json tops = nlohmann::json::array();
+    text << "classification (" << (vm.count("image") ? vm["image"].as<std::string>() : "synthetic input") << "):\n";
+    for (const auto& p : rt::topK(scores, 5, 0)) {
+      const std::string label = p.index < static_cast<int64_t>(labels.size()) ? labels[p.index] : "";
+      tops.push_back({{"index", p.index}, {"probability", p.probability}, {"label", label}});
+      text << "  " << std::setw(5) << p.index << "  " << std::fixed << std::setprecision(4) << p.probability << "  "
+           << label << "\n";
+      text.unsetf(std::ios::floatfield);
+    }
+    j["top5"] = tops;
+  }
+  if (modes.size() == 2) {
+    j["outputs_identical_across_modes"] = identical;
+    text << "outputs with latency hiding on and off: " << (identical ? "bit-identical" : "DIFFERENT") << "\n";
+  }
+  text << profileTable(report);
+  if (vm.count("svg")) {
+    std::ofstream f(vm["svg"].as<std::string>());
+    f << profileSvg(report);
+    if (!f) throw Error(vm["svg"].as<std::string>() + ": cannot write");
+    text << "wrote " << vm["svg"].as<std::string>() << "\n";
+  }
+  if (json)
+    std::cout << j.dump(2) << "\n";
+  else
+    std::cout << text.str();
+  return identical ? 0 : 1;
+}
+
+}  // namespace vdla::cli

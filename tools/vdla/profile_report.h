@@ -1,0 +1,37 @@
+#pragma once
+// The report of `vdla profile`: per offloaded layer, the cycles of each
+// latency-hiding mode against the ideal (MACs / MACs per cycle), as a table,
+// JSON and an SVG bar chart.
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace vdla::cli {
+
+struct LayerMeasurement {
+  double cycles = 0;       // measured (cycle device) or estimated (cost model)
+  double gemm_cycles = 0;  // cycles the GEMM core consumed a micro-op
+  bool measured = false;
+};
+
+struct LayerProfile {
+  std::string name, shape;
+  int64_t macs = 0;
+  double ideal_cycles = 0;
+  std::map<std::string, LayerMeasurement> by_mode;  // "on" / "off"
+};
+
+struct ProfileReport {
+  std::string model, device, config;
+  double clock_mhz = 0;
+  std::vector<std::string> modes;  // in the order given
+  std::vector<LayerProfile> layers;
+};
+
+std::string profileTable(const ProfileReport& report);
+nlohmann::json profileJson(const ProfileReport& report);
+std::string profileSvg(const ProfileReport& report);
+
+}  // namespace vdla::cli
