@@ -96,6 +96,18 @@ TEST(AcceleratorLowering, ResNet18WithoutLatencyHidingBitExactOnFsim) {
   expectBitExact(compileZoo("resnet18", 64, "pynq", false), "fsim", "pynq");
 }
 
+// ResNet-50 (1x1 bottlenecks, 2048 channels) and MobileNetV2 (depthwise,
+// ReLU6, linear bottlenecks with residuals) at a reduced input size.
+TEST(AcceleratorLowering, ResNet50AndMobileNetV2BitExactOnFsim) {
+  for (const std::string& model : {"resnet50", "mobilenetv2"}) {
+    const Compiled c = compileZoo(model, 64, "pynq");
+    for (const LayerDecision& d : c.report.layers)
+      if (d.op == "vdla.QConv") EXPECT_TRUE(d.offloaded) << model << " " << d.name << ": " << d.reason;
+    expectBitExact(c, "fsim", "pynq");
+    if (HasFatalFailure()) return;
+  }
+}
+
 TEST(AcceleratorLowering, SmallCnnBitExactOnEveryDevice) {
   for (const std::string& config : {"pynq", "tiny"})
     for (const std::string& backend : driver::deviceBackends()) {

@@ -28,7 +28,7 @@ struct ConvLayer {
   std::vector<int8_t> weights;                             // [o][c/group][kh][kw]
   rt::accel::InputTransform host;                          // applied by the runtime before upload
 
-  int64_t macs() const { return n * o * oh * ow * c * kh * kw; }
+  int64_t macs() const { return n * o * oh * ow * (c / group) * kh * kw; }
 };
 
 // The input-channel blocks an output-channel block reads: [first, first+count).
