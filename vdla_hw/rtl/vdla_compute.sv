@@ -5,17 +5,32 @@
 //   S0  loop nest -> UOP read
 //   S1  dst/src/wgt = micro-op + offsets; index range checks
 //   S2  INP/WGT reads (GEMM)
-//   S3  products (GEMM); ACC[src] read (ALU with tensor operand)
+//   S3  products (GEMM); ACC[src] read (ALU with tensor operand, unless the
+//       operand register holds it)
 //   S4  adder trees (GEMM); src operand arrives; ACC[dst] read
 //   S5  ACC[dst] arrives; accumulate or ALU op; write ACC[dst] and OUT[dst]
 // The ACC read-modify-write hazard: an ACC read at edge E misses only the write
 // made at the same edge (earlier writes are in the RAM), so data arriving in a
 // cycle is replaced by `last_wr` when that write hit the same entry. With one
 // micro-op per cycle, S4's dst read of op n+1 meets S5's write of op n exactly
-// at one edge, so one level of forwarding is exact. The ALU with a tensor
-// operand needs two ACC reads per vector on the one read port (a second port
-// would double the ACC block RAM), so it issues every other cycle; its src
-// read in S3 then also meets the previous op's write at the same edge.
+// at one edge, so one level of forwarding is exact.
+//
+// The ALU with a tensor operand needs ACC[dst] and ACC[src] on the one read
+// port (a second port would double the ACC block RAM). The src read of op n in
+// S3 would collide with the dst read of op n-1 in S4, so such an op waits one
+// cycle in S1 when op n-1 is right ahead of it: two cycles per vector. Most
+// tensor operands are parameter vectors that stay the same for many vectors,
+// so the compute module keeps an operand register: `src_operand` holds
+// ACC[opr_idx] as of the micro-op in S5, and every S5 write to opr_idx updates
+// it with the written value, so it stays equal to the entry in program order
+// (including dst == src and a dst loop passing over the src). An op whose src
+// equals the src of the previous tensor-operand op (`opr_tag`, tracked in S1,
+// where issue is decided) skips the read and the wait: one vector per cycle.
+// LOAD ACC/ACC8 writes to the tagged entry clear the tag (they run only when
+// the pipeline is empty, so tag and register agree then); the next op reads.
+// A read op m is never preceded by an op one stage ahead, so no S5 write
+// coincides with the edge at which m loads the register, and its S3 read
+// meets only the write of the op two ahead, which `last_wr` forwards.
 // An instruction completes when the pipeline has drained, so LOADs into ACC and
 // the next instruction never overlap it.
 module vdla_compute (
@@ -133,7 +148,7 @@ module vdla_compute (
   // load engine or the loop nest; FINISH completes at once.
   localparam logic [1:0] C_IDLE = 2'd0, C_CHECK = 2'd1, C_LOAD = 2'd2, C_LOOP = 2'd3;
   logic [1:0] cstate;
-  logic engine_start, loop_start, loop_abort, hold;
+  logic engine_start, loop_start, loop_abort;
   logic x_done, x_busy, x_err_valid;
   logic [7:0] x_err_code;
   logic [31:0] x_err_info;
@@ -150,7 +165,6 @@ module vdla_compute (
     finish <= 1'b0;
     if (rst) begin
       cstate <= C_IDLE;
-      hold <= 1'b0;
       loop_abort <= 1'b0;
     end else begin
       case (cstate)
@@ -175,7 +189,6 @@ module vdla_compute (
             end else begin
               loop_start <= 1'b1;
               loop_abort <= 1'b0;
-              hold <= 1'b0;
               cstate <= C_LOOP;
             end
           end else begin  // FINISH
@@ -196,8 +209,6 @@ module vdla_compute (
           end
         end
         C_LOOP: begin
-          if (tensor_alu && lg_valid) hold <= 1'b1;
-          else hold <= 1'b0;
           if (idx_err) begin
             err_valid <= 1'b1;
             err_code <= idx_err_code;
@@ -232,9 +243,10 @@ module vdla_compute (
 
   // ---------------- loop nest (S0) ----------------
   logic lg_valid;
+  logic s1_stall;  // the op in S1 waits a cycle (a tensor-operand src read)
   logic [31:0] lg_u, lg_dst, lg_src, lg_wgt;
   vdla_loop_gen loop (
-      .clk, .rst, .start(loop_start), .abort(loop_abort || idx_err), .hold,
+      .clk, .rst, .start(loop_start), .abort(loop_abort || idx_err), .hold(s1_stall),
       .uop_begin, .uop_end, .iter_out, .iter_in,
       .dst_out, .dst_in, .src_out, .src_in, .wgt_out, .wgt_in,
       .valid(lg_valid), .u(lg_u), .dst_off(lg_dst), .src_off(lg_src), .wgt_off(lg_wgt), .active(loop_active)
@@ -253,13 +265,18 @@ module vdla_compute (
   );
 
   // ---------------- S1: indices and range checks ----------------
+  // While S1 stalls the loop nest holds (no UOP read, so uop_rdata stays) and
+  // S1 keeps its op.
   logic s1_valid;
   logic [31:0] s1_dst_off, s1_src_off, s1_wgt_off;
   always_ff @(posedge clk) begin
-    s1_valid <= lg_valid && !rst;
-    s1_dst_off <= lg_dst;
-    s1_src_off <= lg_src;
-    s1_wgt_off <= lg_wgt;
+    if (rst) s1_valid <= 1'b0;
+    else if (!s1_stall) s1_valid <= lg_valid;
+    if (!s1_stall) begin
+      s1_dst_off <= lg_dst;
+      s1_src_off <= lg_src;
+      s1_wgt_off <= lg_wgt;
+    end
   end
   wire [31:0] d1 = 32'(uop_rdata[vdla_pkg::UOP_DST_BITS-1:0]) + s1_dst_off;
   wire [31:0] s1 = 32'(uop_rdata[vdla_pkg::UOP_DST_BITS+:vdla_pkg::UOP_SRC_BITS]) + s1_src_off;
@@ -290,8 +307,32 @@ module vdla_compute (
     end
   end
 
+  // ---------------- operand register tag (S1) ----------------
+  // opr_tag: the src of the last tensor-operand op that left S1, i.e. the
+  // entry the operand register will hold when the op now in S1 reaches S5.
+  logic opr_tag_valid;
+  logic [vdla_pkg::ACC_IDX_BITS-1:0] opr_tag;
+  wire [vdla_pkg::ACC_IDX_BITS-1:0] s1_src_idx = s1[vdla_pkg::ACC_IDX_BITS-1:0];
+  wire s1_opr_hit = opr_tag_valid && opr_tag == s1_src_idx;
+  logic s2_valid;
+  // A src read in S3 must not meet the dst read of the op one stage ahead.
+  assign s1_stall = s1_live && tensor_alu && !idx_err && !s1_opr_hit && s2_valid;
+  wire s1_pass = s1_live && !idx_err && !s1_stall;
+  wire load_acc_wr = wr_valid && !ld_uop && cstate == C_LOAD;
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      opr_tag_valid <= 1'b0;
+    end else if (s1_pass && tensor_alu) begin
+      opr_tag_valid <= 1'b1;
+      opr_tag <= s1_src_idx;
+    end else if (load_acc_wr && wr_addr[vdla_pkg::ACC_IDX_BITS-1:0] == opr_tag) begin
+      opr_tag_valid <= 1'b0;
+    end
+  end
+
   // ---------------- S2..S5 ----------------
-  logic s2_valid, s3_valid, s4_valid, s5_valid;
+  logic s3_valid, s4_valid, s5_valid;
+  logic s2_opr_hit, s3_opr_hit;  // the op takes ACC[src] from the operand register
   logic [vdla_pkg::ACC_IDX_BITS-1:0] s2_dst, s3_dst, s4_dst, s5_dst;
   logic [31:0] s2_src, s3_src;
   logic [31:0] s2_wgt;
@@ -302,11 +343,13 @@ module vdla_compute (
       s4_valid <= 1'b0;
       s5_valid <= 1'b0;
     end else begin
-      s2_valid <= s1_live && !idx_err;
+      s2_valid <= s1_pass;
       s3_valid <= s2_valid;
       s4_valid <= s3_valid;
       s5_valid <= s4_valid;
     end
+    s2_opr_hit <= s1_opr_hit;
+    s3_opr_hit <= s2_opr_hit;
     s2_dst <= d1[vdla_pkg::ACC_IDX_BITS-1:0];
     s2_src <= s1;
     s2_wgt <= w1;
@@ -337,21 +380,26 @@ module vdla_compute (
   vdla_ram #(.WIDTH(ACC_W), .DEPTH(vdla_pkg::ACC_DEPTH), .LANE(32)) acc_mem (
       .clk, .we(acc_we), .waddr(acc_waddr), .wdata(acc_wdata), .re(acc_re), .raddr(acc_raddr), .rdata(acc_rdata)
   );
-  wire src_read = s3_valid && tensor_alu;
+  wire src_read = s3_valid && tensor_alu && !s3_opr_hit;
   assign acc_re = src_read || s4_valid;
   assign acc_raddr = src_read ? s3_src[vdla_pkg::ACC_IDX_BITS-1:0] : s4_dst;
 
   logic last_wr_valid;
   logic [vdla_pkg::ACC_IDX_BITS-1:0] last_wr_addr;
   logic [ACC_W-1:0] last_wr_data;
-  logic [ACC_W-1:0] src_operand;  // S5: ACC[src]
+  logic [ACC_W-1:0] src_operand;  // the operand register: ACC[opr_idx] as of the op in S5
+  logic [vdla_pkg::ACC_IDX_BITS-1:0] opr_idx;
   logic [vdla_pkg::ACC_IDX_BITS-1:0] s4_src_addr;
   logic s4_src_pending;
   always_ff @(posedge clk) begin
     s4_src_pending <= src_read;
     s4_src_addr <= s3_src[vdla_pkg::ACC_IDX_BITS-1:0];
-    if (s4_src_pending)
+    if (s4_src_pending) begin
       src_operand <= (last_wr_valid && last_wr_addr == s4_src_addr) ? last_wr_data : acc_rdata;
+      opr_idx <= s4_src_addr;
+    end else if (s5_valid && s5_dst == opr_idx) begin
+      src_operand <= result;  // the entry it holds is written (GEMM or ALU)
+    end
     last_wr_valid <= s5_valid;
     last_wr_addr <= s5_dst;
     if (s5_valid) last_wr_data <= result;
@@ -372,7 +420,6 @@ module vdla_compute (
   end
 
   // ACC write port: the pipeline, or LOAD ACC / ACC8 beats.
-  wire load_acc_wr = wr_valid && !ld_uop && cstate == C_LOAD;
   logic [LANES-1:0] load_lanes;
   logic [ACC_W-1:0] load_data;
   always_comb begin

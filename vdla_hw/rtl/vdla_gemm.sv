@@ -3,7 +3,7 @@
 // adder tree per output element (registered here). The accumulation into ACC,
 // which needs the forwarded accumulator value, is done by the compute module.
 //
-// The products are an unpacked array (one int16 per element), not one flat
+// The products are an unpacked array (16 bits per element), not one flat
 // packed vector: Verilator assembles a 16*B*N*K-bit packed vector from its 256
 // (pynq) parts with a chain of wide concatenations on every evaluation, which
 // cost more than the rest of the design together; array elements are plain
@@ -22,12 +22,12 @@ module vdla_gemm (
   localparam int N = vdla_pkg::BLOCK_OUT;
   localparam int PAIRS = (N + 1) / 2;
 
-  logic signed [15:0] products[B*N*K];  // [b][o][k], int16
+  logic [15:0] products[B*N*K];  // [b][o][k], int8 product + 2^15 (vdla_mul_pair)
 
   for (genvar b = 0; b < B; b++) begin : g_b
     for (genvar p = 0; p < PAIRS; p++) begin : g_pair
       for (genvar k = 0; k < K; k++) begin : g_k
-        logic signed [15:0] hi;
+        logic [15:0] hi;
         logic [7:0] w_hi;
         if (2 * p + 1 < N) begin : g_hi
           assign w_hi = wgt[((2*p+1)*K+k)*8+:8];
@@ -46,15 +46,23 @@ module vdla_gemm (
     end
   end
 
-  // Balanced adder trees; the reduction is exact in 32 bits. The tree is a
-  // function so that `level` is a temporary of the call (a local in the
-  // Verilated C++, kept in registers) rather than a module variable.
-  function automatic logic signed [31:0] tree_sum(input int e);  // sum over k of products[e*K+k]
-    logic signed [31:0] level[K];
+  // Balanced adder trees over the biased products, unsigned: each is
+  // x*w + 2^15 in [16512, 49152], so the sum S of K of them lies in
+  // [0, K*2^16) and is exact in SW = 16 + log2(K) bits. The int32 result
+  // S - K*2^15 subtracts half that range: S with its top bit inverted, read
+  // as a signed SW-bit number (an inverter and sign-extension wires, no
+  // adder). The tree is a function so that `level` is a temporary of the
+  // call (a local in the Verilated C++, kept in registers) rather than a
+  // module variable.
+  localparam int SW = 16 + $clog2(K);
+  function automatic logic signed [31:0] tree_sum(input int e);  // sum over k of x*w of element e
+    logic [31:0] level[K];
+    logic [SW-1:0] centred;  // S - K*2^15 as an SW-bit two's complement number
     for (int k = 0; k < K; k++) level[k] = 32'(products[e*K+k]);
     for (int w = K / 2; w >= 1; w = w / 2)
       for (int k = 0; k < w; k++) level[k] = level[2*k] + level[2*k+1];
-    tree_sum = level[0];
+    centred = level[0][SW-1:0] ^ (SW'(1) << (SW - 1));
+    tree_sum = 32'($signed(centred));
   endfunction
 
   always_ff @(posedge clk) begin

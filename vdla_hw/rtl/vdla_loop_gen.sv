@@ -1,8 +1,8 @@
 // The GEMM/ALU loop nest: for o < iter_out, i < iter_in, u in [uop_begin,
 // uop_end) emits (u, dst/src/wgt offsets) at most one per cycle. Offsets are
 // running sums (o*f_out + i*f_in) so no multiplier is needed. `hold` skips a
-// cycle (the ALU with a tensor operand issues every other cycle); `abort`
-// stops the nest (an index error).
+// cycle (while S1 of the compute pipeline stalls a tensor-operand ALU op that
+// must read ACC[src]); `abort` stops the nest (an index error).
 module vdla_loop_gen (
     input  logic        clk,
     input  logic        rst,

@@ -257,35 +257,40 @@ module vdla_top (
   // 0 cycles; fetch: 1 busy, 2 wait DRAM, 3 wait queue; then for load (4),
   // compute (8), store (12): busy, wait token, wait room, wait DRAM;
   // 16 GEMM micro-ops, 17 ALU vectors.
-  // `bump` is one concatenation (not bit-by-bit assignments, which Verilator
-  // turns into a read-modify-write of the whole vector per bit) and each
-  // counter is its own register, always written (no per-element delayed
-  // assignment bookkeeping for an array).
-  wire [NUM_COUNTERS-1:0] bump = {
-    alu_fire,                                  // 17
-    gemm_fire,                                 // 16
-    s_wait,                                    // 15
-    s_state == vdla_status_pkg::S_WAIT_ROOM,   // 14
-    s_state == vdla_status_pkg::S_WAIT_TOKEN,  // 13
-    s_state == vdla_status_pkg::S_BUSY,        // 12
-    c_wait,                                    // 11
-    c_state == vdla_status_pkg::S_WAIT_ROOM,   // 10
-    c_state == vdla_status_pkg::S_WAIT_TOKEN,  // 9
-    c_state == vdla_status_pkg::S_BUSY,        // 8
-    l_wait,                                    // 7
-    l_state == vdla_status_pkg::S_WAIT_ROOM,   // 6
-    l_state == vdla_status_pkg::S_WAIT_TOKEN,  // 5
-    l_state == vdla_status_pkg::S_BUSY,        // 4
-    f_state == vdla_status_pkg::S_FETCH_WAIT_QUEUE,  // 3
-    f_state == vdla_status_pkg::S_FETCH_WAIT_DRAM,   // 2
-    f_state == vdla_status_pkg::S_BUSY,        // 1
-    1'b1                                       // 0
-  };
+  // Each counter is its own register, always written (no per-element delayed
+  // assignment bookkeeping for an array), and its event comes from a function
+  // of the (constant) counter number called inside its always_ff: the
+  // Verilated model evaluates each event once per rising edge. (A continuous
+  // vector of the 18 events, fed by logic that depends on the AXI inputs, was
+  // re-evaluated at both clock edges.)
+  function automatic logic counter_event(input int i);
+    case (i)
+      0: counter_event = 1'b1;
+      1: counter_event = f_state == vdla_status_pkg::S_BUSY;
+      2: counter_event = f_state == vdla_status_pkg::S_FETCH_WAIT_DRAM;
+      3: counter_event = f_state == vdla_status_pkg::S_FETCH_WAIT_QUEUE;
+      4: counter_event = l_state == vdla_status_pkg::S_BUSY;
+      5: counter_event = l_state == vdla_status_pkg::S_WAIT_TOKEN;
+      6: counter_event = l_state == vdla_status_pkg::S_WAIT_ROOM;
+      7: counter_event = l_wait;
+      8: counter_event = c_state == vdla_status_pkg::S_BUSY;
+      9: counter_event = c_state == vdla_status_pkg::S_WAIT_TOKEN;
+      10: counter_event = c_state == vdla_status_pkg::S_WAIT_ROOM;
+      11: counter_event = c_wait;
+      12: counter_event = s_state == vdla_status_pkg::S_BUSY;
+      13: counter_event = s_state == vdla_status_pkg::S_WAIT_TOKEN;
+      14: counter_event = s_state == vdla_status_pkg::S_WAIT_ROOM;
+      15: counter_event = s_wait;
+      16: counter_event = gemm_fire;
+      17: counter_event = alu_fire;
+      default: counter_event = 1'b0;
+    endcase
+  endfunction
   wire clear_counters = rst || (start && !running);
   logic [64*NUM_COUNTERS-1:0] counters_flat;
   for (genvar i = 0; i < NUM_COUNTERS; i++) begin : g_counter
     logic [63:0] value;
-    always_ff @(posedge clk) value <= clear_counters ? 64'd0 : value + 64'(running && bump[i]);
+    always_ff @(posedge clk) value <= clear_counters ? 64'd0 : value + 64'(running && counter_event(i));
     assign counters_flat[i*64+:64] = value;
   end
 

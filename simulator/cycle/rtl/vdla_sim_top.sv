@@ -1,8 +1,7 @@
-// Simulation-only wrapper around vdla_top for the SystemC harness: the AXI and
-// AXI-Lite handshake signals are bundled into a few 32/64-bit ports, because
-// every port of a Verilated SystemC model is an sc_signal that is read and
-// written on every evaluation; a handful of wide ports is much cheaper than
-// sixty narrow ones. Bit positions are mirrored in src/sim_ports.h.
+// Simulation-only wrapper around vdla_top for the cycle harness: the AXI and
+// AXI-Lite handshake signals are bundled into a few 32/64-bit ports, so that
+// the harness moves a handful of words per cycle instead of sixty narrow
+// signals. Bit positions are mirrored in src/harness.h (namespace ports).
 module vdla_sim_top (
     input  logic        clk,
     input  logic        rst,
@@ -32,22 +31,39 @@ module vdla_sim_top (
   logic rready, bready;
   logic [vdla_pkg::AXI_DATA_BITS/8-1:0] wstrb;
 
+  // The harness writes the inputs before the falling edge and reads the
+  // outputs after the rising one. The inputs are registered at the falling
+  // edge, so that the logic that depends on them is evaluated once, at the
+  // falling edge: a Verilated model re-evaluates all logic fed directly by
+  // top-level inputs on every evaluation, i.e. at both edges. The design sees
+  // the same values at the rising edge as with direct inputs.
+  logic rst_q;
+  logic [31:0] axi_in_q;
+  logic [vdla_pkg::AXI_DATA_BITS-1:0] axi_rdata_q;
+  logic [63:0] axil_in_q;
+  always_ff @(negedge clk) begin
+    rst_q <= rst;
+    axi_in_q <= axi_in;
+    axi_rdata_q <= axi_rdata;
+    axil_in_q <= axil_in;
+  end
+
   vdla_top top (
-      .clk, .rst,
-      .s_axil_awvalid(axil_in[0]), .s_axil_awready(l_awready), .s_axil_awaddr(axil_in[16:5]),
-      .s_axil_wvalid(axil_in[1]), .s_axil_wready(l_wready), .s_axil_wdata(axil_in[63:32]),
-      .s_axil_bvalid(l_bvalid), .s_axil_bready(axil_in[2]), .s_axil_bresp(bresp_u),
-      .s_axil_arvalid(axil_in[3]), .s_axil_arready(l_arready), .s_axil_araddr(axil_in[16:5]),
-      .s_axil_rvalid(l_rvalid), .s_axil_rready(axil_in[4]), .s_axil_rdata(l_rdata), .s_axil_rresp(rresp_u),
-      .m_axi_arvalid(arvalid), .m_axi_arready(axi_in[0]), .m_axi_araddr(araddr), .m_axi_arlen(arlen),
+      .clk, .rst(rst_q),
+      .s_axil_awvalid(axil_in_q[0]), .s_axil_awready(l_awready), .s_axil_awaddr(axil_in_q[16:5]),
+      .s_axil_wvalid(axil_in_q[1]), .s_axil_wready(l_wready), .s_axil_wdata(axil_in_q[63:32]),
+      .s_axil_bvalid(l_bvalid), .s_axil_bready(axil_in_q[2]), .s_axil_bresp(bresp_u),
+      .s_axil_arvalid(axil_in_q[3]), .s_axil_arready(l_arready), .s_axil_araddr(axil_in_q[16:5]),
+      .s_axil_rvalid(l_rvalid), .s_axil_rready(axil_in_q[4]), .s_axil_rdata(l_rdata), .s_axil_rresp(rresp_u),
+      .m_axi_arvalid(arvalid), .m_axi_arready(axi_in_q[0]), .m_axi_araddr(araddr), .m_axi_arlen(arlen),
       .m_axi_arsize(arsize), .m_axi_arburst(arburst), .m_axi_arid(arid),
-      .m_axi_rvalid(axi_in[3]), .m_axi_rready(rready), .m_axi_rdata(axi_rdata), .m_axi_rid(axi_in[6:5]),
-      .m_axi_rlast(axi_in[4]), .m_axi_rresp(axi_in[8:7]),
-      .m_axi_awvalid(awvalid), .m_axi_awready(axi_in[1]), .m_axi_awaddr(awaddr), .m_axi_awlen(awlen),
+      .m_axi_rvalid(axi_in_q[3]), .m_axi_rready(rready), .m_axi_rdata(axi_rdata_q), .m_axi_rid(axi_in_q[6:5]),
+      .m_axi_rlast(axi_in_q[4]), .m_axi_rresp(axi_in_q[8:7]),
+      .m_axi_awvalid(awvalid), .m_axi_awready(axi_in_q[1]), .m_axi_awaddr(awaddr), .m_axi_awlen(awlen),
       .m_axi_awsize(awsize), .m_axi_awburst(awburst), .m_axi_awid(awid),
-      .m_axi_wvalid(wvalid), .m_axi_wready(axi_in[2]), .m_axi_wdata(axi_wdata), .m_axi_wstrb(wstrb),
+      .m_axi_wvalid(wvalid), .m_axi_wready(axi_in_q[2]), .m_axi_wdata(axi_wdata), .m_axi_wstrb(wstrb),
       .m_axi_wlast(wlast),
-      .m_axi_bvalid(axi_in[9]), .m_axi_bready(bready), .m_axi_bid(2'd0), .m_axi_bresp(axi_in[11:10]),
+      .m_axi_bvalid(axi_in_q[9]), .m_axi_bready(bready), .m_axi_bid(2'd0), .m_axi_bresp(axi_in_q[11:10]),
       .trace_load, .trace_compute, .trace_store
   );
 

@@ -34,7 +34,7 @@ CycleHarness::CycleHarness(const hw::HwConfig& cfg, Dram& dram, const DramTiming
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   context_ = new sc_core::sc_simcontext();
   activate();
-  half_period_ = sc_core::sc_time(1, sc_core::SC_NS);
+  period_ = sc_core::sc_time(2, sc_core::SC_NS);
 }
 
 CycleHarness::~CycleHarness() {
@@ -52,7 +52,7 @@ void CycleHarness::activate() {
 }
 
 void CycleHarness::runCycles(uint64_t cycles) {
-  if (cycles) sc_core::sc_start(half_period_ * double(2 * cycles));
+  if (cycles) sc_core::sc_start(period_ * double(cycles));
 }
 
 void CycleHarness::reset() {

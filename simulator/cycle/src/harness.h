@@ -64,14 +64,14 @@ class CycleHarness {
     uint64_t axil = 0;
     const uint8_t* rdata = nullptr;
   };
-  // Called by the clock process at every falling edge.
+  // Called by the clock process once per cycle, before the falling edge.
   void fallingEdge(const Outputs& out, Inputs& in);
   virtual void dumpWaves(uint64_t time) = 0;
 
   const hw::HwConfig cfg_;
   const uint32_t bus_bytes_;
   sc_core::sc_simcontext* context_;
-  sc_core::sc_time half_period_;
+  sc_core::sc_time period_;  // one clock cycle
   bool rst_ = true;
   bool waves_on_ = false;
   uint64_t cycle_ = 0;

@@ -1,5 +1,6 @@
-// What a generated program exercises: static counts over its instructions and
-// a model of the eager in-order schedule that counts full-queue stalls.
+// What a generated program exercises: static counts over its instructions,
+// the tensor-operand reuse of the ALU (replaying the micro-op loops), and a
+// model of the eager in-order schedule that counts full-queue stalls.
 #include <deque>
 #include <vector>
 
@@ -52,6 +53,49 @@ void countStatic(const Instruction& i, ProgramFeatures& f) {
     if (i.use_imm && i.imm < 0) f.alu_negative_imm++;
     if (i.use_imm && (i.alu_op == hw::AluOp::Shr || i.alu_op == hw::AluOp::Rshr) && (i.imm < -31 || i.imm > 31))
       f.alu_shift_clamped++;
+  }
+}
+
+// Replays the compute stream's UOP loads and loop nests in program order and
+// counts tensor-operand ALU micro-ops that read the same ACC entry as the
+// previous one, and those whose entry was written since that read.
+void countOperandReuse(const hw::HwConfig& cfg, const RandomProgram& p, ProgramFeatures& f) {
+  std::vector<hw::Uop> uop_sram(cfg.depth(hw::Memory::Uop));
+  int64_t last_src = -1;  // the entry the previous tensor-operand micro-op read
+  bool written = false;   // ... written since
+  auto write = [&](uint64_t entry) {
+    if (int64_t(entry) == last_src) written = true;
+  };
+  for (size_t k = 0; k < p.instructions.size(); ++k) {
+    const Instruction& i = p.instructions[k];
+    if (i.opcode == Opcode::Load && i.memory == hw::Memory::Uop && p.buffer_of[k] >= 0) {
+      for (uint64_t r = 0; r < i.y_size; ++r)
+        for (uint64_t c = 0; c < i.x_size; ++c) {
+          const uint64_t from = i.dram_base + r * i.x_stride + c;
+          if (from < p.uops.size()) uop_sram[i.sram_base + r * i.x_size + c] = p.uops[from];
+        }
+    } else if (i.opcode == Opcode::Load && (i.memory == hw::Memory::Acc || i.memory == hw::Memory::Acc8)) {
+      const uint64_t n = (uint64_t(i.y_pad_top) + i.y_size + i.y_pad_bottom) *
+                         (uint64_t(i.x_pad_left) + i.x_size + i.x_pad_right);
+      for (uint64_t e = 0; e < n; ++e) write(i.sram_base + e);
+    } else if (i.opcode == Opcode::Gemm || i.opcode == Opcode::Alu) {
+      const bool tensor = i.opcode == Opcode::Alu && !i.use_imm;
+      for (uint32_t o = 0; o < i.iter_out; ++o)
+        for (uint32_t n = 0; n < i.iter_in; ++n)
+          for (uint32_t u = i.uop_begin; u < i.uop_end; ++u) {
+            const hw::Uop& uop = uop_sram[u];
+            if (tensor) {
+              const int64_t src = int64_t(uop.src) + int64_t(o) * i.src_factor_out + int64_t(n) * i.src_factor_in;
+              if (src == last_src) {
+                f.alu_src_repeats++;
+                if (written) f.alu_src_repeats_rewritten++;
+              }
+              last_src = src;
+              written = false;
+            }
+            write(uint64_t(uop.dst) + uint64_t(o) * i.dst_factor_out + uint64_t(n) * i.dst_factor_in);
+          }
+    }
   }
 }
 
@@ -116,6 +160,7 @@ void modelSchedule(const hw::HwConfig& cfg, const std::vector<Instruction>& prog
 ProgramFeatures analyzeProgram(const hw::HwConfig& cfg, const RandomProgram& program) {
   ProgramFeatures f;
   for (const Instruction& i : program.instructions) countStatic(i, f);
+  countOperandReuse(cfg, program, f);
   modelSchedule(cfg, program.instructions, f);
   return f;
 }

@@ -146,6 +146,9 @@ class Generator {
     const uint32_t table_size = uint32_t(std::max(8.0, std::round(24 * opts_.size_scale)));
     while (table_.size() < table_size) {
       const uint64_t kind = rng_.below(3), run = rng_.range(1, 6);
+      // Some ALU runs apply one operand vector to several destinations (a
+      // parameter shared by micro-ops: the ALU's operand register case).
+      const int64_t shared_src = kind == 1 && rng_.chance(0.3) ? int64_t(pickIn(acc_win_)) : -1;
       for (uint64_t i = 0; i < run && table_.size() < table_size; ++i) {
         hw::Uop u;
         u.dst = pickIn(acc_win_);
@@ -153,7 +156,7 @@ class Generator {
           u.src = pickIn(inp_win_);
           u.wgt = pickIn(wgt_win_);
         } else if (kind == 1) {
-          u.src = pickIn(acc_win_);
+          u.src = shared_src >= 0 ? uint32_t(shared_src) : pickIn(acc_win_);
           u.wgt = anyValue(layout_.uopWgtBits());  // ALU ignores wgt
         } else {
           u.src = anyValue(layout_.uopSrcBits());
@@ -646,6 +649,13 @@ class Generator {
       l.src_in = anyValue(cfg_.indexBits(Memory::Acc));
     } else {
       pickFactors(l.iter_out, l.iter_in, max_src, acc_win_.end(), cfg_.indexBits(Memory::Acc), l.src_out, l.src_in);
+      // Often one operand vector for the whole inner loop (and sometimes for
+      // the outer one too), as with per-channel parameters: consecutive
+      // micro-ops read the same ACC entry while the dst loop may pass over it.
+      if (rng_.chance(0.4)) {
+        l.src_in = 0;
+        if (rng_.chance(0.3)) l.src_out = 0;
+      }
     }
     Instruction insn = use_imm ? hw::makeAluImm(op, l, pickImm(op)) : hw::makeAlu(op, l);
     if (!opts_.alu_self_overlap && selfOverlaps(insn)) return false;

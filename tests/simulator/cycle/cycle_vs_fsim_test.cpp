@@ -1,4 +1,6 @@
 // Directed ISA corners on the cycle device, compared bit for bit against fsim.
+#include <cstdio>
+
 #include "cycle_test_util.h"
 
 namespace vdla::cycletest {
@@ -246,6 +248,150 @@ TEST_P(CornerTest, OutOfRangeAxiAccessNamesAddressAndBurst) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, CornerTest, ::testing::Values("tiny", "pynq"));
+
+// The ALU's operand register (docs/hardware.md): a tensor-operand micro-op
+// that reads the same ACC[src] as the one before it takes the value from a
+// register instead of the ACC read port. Each case below is where a stale
+// register would give a different result from fsim.
+class OperandRegisterTest : public ::testing::TestWithParam<std::string> {};
+
+// Every ALU op with one operand vector per outer iteration, repeated for the
+// whole inner loop (the per-channel parameter pattern of the compiler), then
+// with two micro-ops sharing one src.
+TEST_P(OperandRegisterTest, SameSrcRepeatedForEveryOp) {
+  DualRig r(GetParam());
+  const uint32_t params = 3, inner = 7, n = params * inner, P = n;  // params at ACC[P..P+3)
+  uint64_t acc = r.buffer((n + params) * r.cfg.entryBytes(Memory::Acc));
+  uint64_t uop = r.uops({{0, P, 0}, {0, P, 0}, {1, P, 0}});
+  std::vector<Instruction> p;
+  p.push_back(hw::makeLoad(Memory::Acc, 0, r.entryOf(acc, Memory::Acc), 1, n + params, n + params));
+  p.push_back(hw::makeLoad(Memory::Uop, 0, r.entryOf(uop, Memory::Uop), 1, 3, 3));
+  for (int op = 0; op < hw::kNumAluOps; ++op) {
+    if (AluOp(op) == AluOp::Mov) continue;  // would overwrite every dst with the parameters
+    // dst = o*inner + i, src = P + o: the src stays for `inner` vectors.
+    p.push_back(hw::makeAlu(AluOp(op), LoopNest{0, 1, params, inner, inner, 1, 1, 0}));
+  }
+  // Micro-ops 1 and 2 read ACC[P] in turn: the register is shared by micro-ops.
+  p.push_back(hw::makeAlu(AluOp::Add, LoopNest{1, 3, 1, n / 2, 0, 2, 0, 0}));
+  p.push_back(hw::makeAlu(AluOp::Mov, LoopNest{0, 1, 1, 4, 0, 1, 0, 0}));
+  storeAccThroughOut(r, p, n + params, r.entryOf(uop, Memory::Uop) + 0);
+  p.push_back(hw::makeFinish());
+  auto o = r.run(p);
+  EXPECT_TRUE(o.cycle.ok()) << o.cycle.message;
+}
+
+// src == dst: each vector reads the value the previous one wrote, both through
+// the register (ADD doubles ACC[s] every iteration) and with the dst loop
+// passing over the src index, so that ACC[src] changes part way through.
+TEST_P(OperandRegisterTest, SrcWrittenInsideTheInstruction) {
+  DualRig r(GetParam());
+  const uint32_t n = 16, s = 5;
+  uint64_t acc = r.buffer(n * r.cfg.entryBytes(Memory::Acc));
+  uint64_t uop = r.uops({{s, s, 0}, {0, s, 0}, {s, s, 0}, {s + 1, s, 0}});
+  std::vector<Instruction> p;
+  p.push_back(hw::makeLoad(Memory::Acc, 0, r.entryOf(acc, Memory::Acc), 1, n, n));
+  p.push_back(hw::makeLoad(Memory::Uop, 0, r.entryOf(uop, Memory::Uop), 1, 4, 4));
+  p.push_back(hw::makeAlu(AluOp::Add, LoopNest{0, 1, 1, 6}));                  // ACC[s] *= 2, six times
+  p.push_back(hw::makeAlu(AluOp::Add, LoopNest{1, 2, 1, n, 0, 1, 0, 0}));      // dst 0..15 over src 5
+  p.push_back(hw::makeAlu(AluOp::Mul, LoopNest{1, 2, 2, n / 2, 0, 1, 0, 0}));  // twice over src 5
+  p.push_back(hw::makeAlu(AluOp::Max, LoopNest{2, 4, 1, 3}));                  // s = op(s, s) then s+1
+  p.push_back(hw::makeAlu(AluOp::Mov, LoopNest{1, 2, 1, n, 0, 1, 0, 0}));      // broadcast, dst over src
+  storeAccThroughOut(r, p, n, r.entryOf(uop, Memory::Uop) + 1);
+  p.push_back(hw::makeFinish());
+  auto o = r.run(p);
+  EXPECT_TRUE(o.cycle.ok()) << o.cycle.message;
+}
+
+// Instructions between two uses of the same src that write ACC[src]: GEMM
+// (accumulate and reset), ALU with an immediate, a tensor ALU with another
+// src, LOAD ACC and LOAD ACC8 (a whole entry, and padding zeros).
+TEST_P(OperandRegisterTest, WritesBetweenTwoUsesOfTheSameSrc) {
+  DualRig r(GetParam());
+  const uint32_t n = 8, P = 6;
+  uint64_t acc = r.buffer(n * r.cfg.entryBytes(Memory::Acc));
+  uint64_t acc_more = r.buffer(4 * r.cfg.entryBytes(Memory::Acc));
+  uint64_t acc8 = r.buffer(4 * r.cfg.entryBytes(Memory::Acc8));
+  uint64_t inp = r.buffer(r.cfg.entryBytes(Memory::Input));
+  uint64_t wgt = r.buffer(r.cfg.entryBytes(Memory::Weight));
+  // 0: the ALU kernel (dst 0, src P); 1: GEMM on ACC[P]; 2: dst P, src 7.
+  uint64_t uop = r.uops({{0, P, 0}, {P, 0, 0}, {P, 7, 0}});
+  std::vector<Instruction> p;
+  p.push_back(hw::makeLoad(Memory::Input, 0, r.entryOf(inp, Memory::Input), 1, 1, 1));
+  Instruction lw = hw::makeLoad(Memory::Weight, 0, r.entryOf(wgt, Memory::Weight), 1, 1, 1);
+  lw.push_next = true;
+  p.push_back(lw);
+  p.push_back(hw::makeLoad(Memory::Acc, 0, r.entryOf(acc, Memory::Acc), 1, n, n));
+  p.push_back(hw::makeLoad(Memory::Uop, 0, r.entryOf(uop, Memory::Uop), 1, 3, 3));
+  const LoopNest use{0, 1, 1, 4, 0, 1, 0, 0};  // dst 0..3, src P each time
+  auto useSrc = [&](AluOp op) { p.push_back(hw::makeAlu(op, use)); };
+  useSrc(AluOp::Add);
+  Instruction g = hw::makeGemm(LoopNest{1, 2, 1, 1});
+  g.pop_prev = true;
+  p.push_back(g);  // ACC[P] += INP . WGT
+  useSrc(AluOp::Add);
+  p.push_back(hw::makeGemm(LoopNest{1, 2, 1, 1}, true));  // ACC[P] = 0
+  useSrc(AluOp::Max);
+  p.push_back(hw::makeAluImm(AluOp::Add, LoopNest{1, 2, 1, 1}, -1234));  // ACC[P] (dst of micro-op 1)
+  useSrc(AluOp::Add);
+  p.push_back(hw::makeAlu(AluOp::Mul, LoopNest{2, 3, 1, 1}));  // ACC[P] *= ACC[7]
+  useSrc(AluOp::Add);
+  p.push_back(hw::makeLoad(Memory::Acc, P, r.entryOf(acc_more, Memory::Acc), 1, 1, 1));
+  useSrc(AluOp::Add);
+  p.push_back(hw::makeLoad(Memory::Acc8, P - 1, r.entryOf(acc8, Memory::Acc8), 1, 2, 2));  // ACC[5..7)
+  useSrc(AluOp::Add);
+  hw::Padding pad;
+  pad.left = 1;  // ACC[P] = 0 from padding, ACC[P+1] from DRAM
+  p.push_back(hw::makeLoad(Memory::Acc, P, r.entryOf(acc_more, Memory::Acc) + 1, 1, 1, 1, pad));
+  useSrc(AluOp::Add);
+  p.push_back(hw::makeLoad(Memory::Acc8, P, r.entryOf(acc8, Memory::Acc8) + 2, 1, 1, 1));
+  useSrc(AluOp::Min);
+  storeAccThroughOut(r, p, n, r.entryOf(uop, Memory::Uop) + 0);
+  p.push_back(hw::makeFinish());
+  auto o = r.run(p);
+  EXPECT_TRUE(o.cycle.ok()) << o.cycle.message;
+}
+
+// Compute cycles of one program that LOADs ACC and UOP and runs `alu`
+// (which must not read past `entries`).
+uint64_t computeCycles(DualRig& r, uint64_t acc, uint64_t uop, uint32_t entries, const Instruction& alu,
+                       uint64_t* alu_cycles = nullptr) {
+  std::vector<Instruction> p = {hw::makeLoad(Memory::Acc, 0, r.entryOf(acc, Memory::Acc), 1, entries, entries),
+                                hw::makeLoad(Memory::Uop, 0, r.entryOf(uop, Memory::Uop), 1, 1, 1), alu,
+                                hw::makeFinish()};
+  auto o = r.run(p);
+  EXPECT_TRUE(o.cycle.ok()) << o.cycle.message;
+  if (alu_cycles) *alu_cycles = o.cycle.stats.cycle_counters.alu_cycles;
+  return o.cycle.stats.cycle_counters.compute.busy;
+}
+
+// A tensor ALU whose src stays the same issues one vector per cycle; one whose
+// src changes every vector two. Measured as the extra compute cycles of N
+// more vectors, so that the loads and the pipeline fill cancel out.
+TEST_P(OperandRegisterTest, RepeatedSrcTakesOneCyclePerVector) {
+  DualRig r(GetParam());
+  const uint32_t N = 24, entries = 2 * N + 1;
+  uint64_t acc = r.buffer(entries * r.cfg.entryBytes(Memory::Acc));
+  uint64_t uop = r.uops({{1, 0, 0}});
+  auto perVector = [&](uint32_t src_in) {
+    uint64_t alu_short = 0, alu_long = 0;
+    const uint64_t a = computeCycles(r, acc, uop, entries, hw::makeAlu(AluOp::Mul, LoopNest{0, 1, 1, N, 0, 1, 0, src_in}),
+                                     &alu_short);
+    const uint64_t b = computeCycles(r, acc, uop, entries,
+                                     hw::makeAlu(AluOp::Mul, LoopNest{0, 1, 1, 2 * N, 0, 1, 0, src_in}), &alu_long);
+    EXPECT_EQ(alu_short, N);
+    EXPECT_EQ(alu_long, 2 * N);
+    return double(b - a) / N;
+  };
+  const double repeated = perVector(0), changing = perVector(1);
+  std::printf("[ operand register ] %s: %.2f cycles per vector with the src repeated, %.2f with a new src each time\n",
+              GetParam().c_str(), repeated, changing);
+  EXPECT_NEAR(repeated, 1.0, 0.05);
+  EXPECT_NEAR(changing, 2.0, 0.05);
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, OperandRegisterTest, ::testing::Values("tiny", "pynq"));
+
+
 
 }  // namespace
 }  // namespace vdla::cycletest

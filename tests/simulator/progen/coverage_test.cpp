@@ -1,5 +1,6 @@
 // Over a few hundred seeds the generator exercises the whole ISA: every
 // opcode and memory, every ALU op with an immediate and a tensor operand,
+// tensor operands read repeatedly (also with writes to them in between),
 // negative and clamped shift immediates, each padding side, padding-only and
 // overlapping-row transfers, GEMM reset and accumulate, token-only NOPs, every
 // token queue, and full command and token queues in the eager schedule.
@@ -34,6 +35,8 @@ ProgramFeatures sumFeatures(const std::string& config, int seeds, const ProgenOp
     total.gemm_reset += f.gemm_reset;
     total.gemm_accumulate += f.gemm_accumulate;
     total.empty_ops += f.empty_ops;
+    total.alu_src_repeats += f.alu_src_repeats;
+    total.alu_src_repeats_rewritten += f.alu_src_repeats_rewritten;
     total.fetch_stalls += f.fetch_stalls;
     for (int q = 0; q < 4; ++q) {
       total.pushes[q] += f.pushes[q];
@@ -69,6 +72,10 @@ TEST(ProgenCoverage, TinyProgramsCoverTheIsa) {
   EXPECT_GT(f.gemm_reset, 0u);
   EXPECT_GT(f.gemm_accumulate, 0u);
   EXPECT_GT(f.empty_ops, 0u);
+  // Tensor-operand ALU micro-ops reading the entry the previous one read, and
+  // with that entry written in between: the operand register's cases.
+  EXPECT_GT(f.alu_src_repeats, 1000u);
+  EXPECT_GT(f.alu_src_repeats_rewritten, 80u);
   for (int q = 0; q < 4; ++q) {
     EXPECT_GT(f.pushes[q], 0u) << "queue " << q;
     EXPECT_EQ(f.pushes[q], f.pops[q]) << "queue " << q;

@@ -33,6 +33,14 @@ struct ProgramFeatures {
   uint64_t overlapping_rows = 0;    // LOAD/STORE with y > 1 and stride < x
   uint64_t gemm_reset = 0, gemm_accumulate = 0;  // non-empty GEMMs
   uint64_t empty_ops = 0;           // zero-size transfers and loops (token-only NOPs)
+  // Tensor-operand ALU micro-ops (in program order, across instructions) that
+  // read the same ACC entry as the tensor-operand micro-op before them: the
+  // case a hardware operand register serves without a second ACC read.
+  uint64_t alu_src_repeats = 0;
+  // ... of which the entry was written in between (by that earlier micro-op,
+  // or by a GEMM, ALU, LOAD ACC or LOAD ACC8 between the two), so that a
+  // stale operand register would give a wrong result.
+  uint64_t alu_src_repeats_rewritten = 0;
   uint64_t pushes[4] = {}, pops[4] = {};
   // From the schedule model:
   uint64_t fetch_stalls = 0;        // instructions that waited to enter a full command queue
