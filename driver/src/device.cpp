@@ -1,6 +1,8 @@
 #include "vdla/driver/device.h"
 
 #include "vdla/driver/fsim_device.h"
+#include "vdla/driver/hls_device.h"
+#include "vdla/driver/zynq_device.h"
 #include "vdla/hw/error.h"
 #ifdef VDLA_HAVE_CYCLE_SIM
 #include "vdla/driver/cycle_device.h"
@@ -15,9 +17,9 @@ RunResult Device::run(uint64_t insn_addr, uint32_t count, std::chrono::milliseco
 
 std::vector<std::string> deviceBackends() {
 #ifdef VDLA_HAVE_CYCLE_SIM
-  return {"fsim", "cycle"};
+  return {"fsim", "cycle", "hls"};
 #else
-  return {"fsim"};
+  return {"fsim", "hls"};
 #endif
 }
 
@@ -32,12 +34,22 @@ std::unique_ptr<Device> createDevice(const std::string& backend, const hw::HwCon
       throw Error("the fsim device has no clock: --trace, --waves and --max-cycles need the cycle device");
     return std::make_unique<FsimDevice>(cfg);
   }
+  if (backend == "hls") {
+    if (!options.empty())
+      throw Error("the hls device (C simulation) has no clock: --trace, --waves and --max-cycles need the cycle device");
+    return std::make_unique<HlsDevice>(cfg);
+  }
+  // A board: not in deviceBackends(), which lists what runs on any machine.
+  if (backend == "pynq") {
+    if (!options.empty()) throw Error("the pynq device has no trace, waveform or cycle limit");
+    return std::make_unique<ZynqDevice>(cfg, ZynqOptions::fromEnvironment());
+  }
 #ifdef VDLA_HAVE_CYCLE_SIM
   if (backend == "cycle") return std::make_unique<CycleDevice>(cfg, options);
 #endif
   std::string names;
   for (const auto& n : deviceBackends()) names += (names.empty() ? "" : ", ") + n;
-  throw Error("unknown device '" + backend + "' (this build has: " + names + ")");
+  throw Error("unknown device '" + backend + "' (this build has: " + names + "; on a Zynq board: pynq)");
 }
 
 void checkBufferRange(const Buffer& buffer, uint64_t offset, uint64_t bytes, const char* what) {

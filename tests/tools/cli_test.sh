@@ -462,6 +462,18 @@ assert [c["name"] for c in d["cases"]] == names
 ' "$OUT" "$cfg" "$TMP/list.txt"
 }
 
+# Every selftest case on another device backend (DEVICE CONFIG).
+case_selftest_device() {
+  local dev=$1 cfg=$2
+  must 0 selftest --device "$dev" --json --config "$cfg"
+  match "$ERR" "selftest: device $dev, config $cfg"
+  json '
+assert d["device"] == argv[0] and d["config"] == argv[1], d
+failed = [c["name"] + ": " + c["detail"] for c in d["cases"] if not c["passed"]]
+assert d["failed"] == 0 and d["passed"] == len(d["cases"]) > 20, (d["passed"], failed)
+' "$OUT" "$dev" "$cfg"
+}
+
 # --filter and --seed; the text form.
 case_selftest_filter() {
   must 0 selftest --config tiny --filter alu-ADD --seed 7 --json

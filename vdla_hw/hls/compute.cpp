@@ -1,0 +1,222 @@
+// Compute module: LOAD UOP / ACC / ACC8 into its own memories, GEMM and ALU
+// over the micro-op loop nest, and FINISH. Both neighbours exist: load before
+// it (tokens load->compute in, compute->load out) and store after it
+// (store->compute in, compute->store out).
+//
+// Every GEMM/ALU write of ACC[d] also writes OUT[d], the low byte of each
+// accumulator. Indices are checked before the loop nest runs (the largest
+// index is reached in the last iteration, factors being unsigned), so a bad
+// instruction changes nothing, exactly as in fsim.
+#include "load_block.h"
+
+namespace VDLA_HLS_NS {
+namespace {
+
+struct UopAccWriter {
+  const DramPorts& dram;
+  uint32_t* uop;
+  int32_t (*acc)[BATCH][BLOCK_OUT];
+  void write(unsigned memory, uint32_t e, int w, uint64_t entry, bool pad) {
+    if (memory == unsigned(MEM_UOP)) {
+      uop[e] = pad ? 0u : uint32_t(ap_uint<UOP_BITS>(dram.uop[entry]).to_uint64());
+    } else if (memory == unsigned(MEM_ACC)) {
+      const ap_uint<ACC_WORD_BITS> word = pad ? ap_uint<ACC_WORD_BITS>(0) : ap_uint<ACC_WORD_BITS>(dram.acc[entry * ACC_WORDS + w]);
+    LANES:
+      for (int b = 0; b < ACC_WORD_BITS / 32; ++b) {
+#pragma HLS unroll
+        const int el = w * (ACC_WORD_BITS / 32) + b;
+        acc[e][el / BLOCK_OUT][el % BLOCK_OUT] = int32_t(uint32_t(word.range(32 * b + 31, 32 * b).to_uint64()));
+      }
+    } else {  // ACC8: int8 elements sign-extended into the accumulator lanes
+      const ap_uint<ACC8_WORD_BITS> word = pad ? ap_uint<ACC8_WORD_BITS>(0) : ap_uint<ACC8_WORD_BITS>(dram.acc8[entry * ACC8_WORDS + w]);
+      unpack_int8<ACC8_WORD_BITS, BLOCK_OUT>(word, w, acc[e]);
+    }
+  }
+};
+
+int32_t clamp_shift(int32_t b) { return b < -31 ? -31 : (b > 31 ? 31 : b); }
+
+// The ALU of docs/isa.md on one 32-bit lane.
+int32_t alu_apply(unsigned op, int32_t a, int32_t b) {
+  switch (op) {
+    case ALU_MIN: return a < b ? a : b;
+    case ALU_MAX: return a > b ? a : b;
+    case ALU_ADD: return int32_t(uint32_t(a) + uint32_t(b));
+    case ALU_MUL: return int32_t(uint32_t(a) * uint32_t(b));
+    case ALU_SHR: {
+      const int32_t s = clamp_shift(b);
+      return s >= 0 ? (a >> s) : int32_t(uint32_t(a) << -s);
+    }
+    case ALU_RSHR: {
+      const int32_t s = clamp_shift(b);
+      if (s <= 0) return int32_t(uint32_t(a) << -s);
+      return int32_t((int64_t(a) + (int64_t(1) << (s - 1))) >> s);  // 33 bits suffice; no overflow
+    }
+    default: return b;  // MOV (fetch refused every other op)
+  }
+}
+
+// ERR_NONE, or the first range error of the loop nest with `info` set.
+uint8_t check_loop_nest(const LoopNest& n, const uint32_t* uop, uint32_t& info) {
+  info = 0;
+  if (n.uop_begin > n.uop_end || n.uop_end > uint32_t(UOP_DEPTH)) {
+    info = n.uop_end;
+    return ERR_UOP_RANGE;
+  }
+  if (n.uop_begin == n.uop_end || n.iter_out == 0 || n.iter_in == 0) return ERR_NONE;
+  uint64_t max_dst = 0, max_src = 0, max_wgt = 0;
+MAX:
+  for (uint32_t u = n.uop_begin; u < n.uop_end; ++u) {
+#pragma HLS pipeline II = 1
+#pragma HLS loop_tripcount max = 64
+    const uint32_t word = uop[u];
+    if (uop_dst(word) > max_dst) max_dst = uop_dst(word);
+    if (uop_src(word) > max_src) max_src = uop_src(word);
+    if (uop_wgt(word) > max_wgt) max_wgt = uop_wgt(word);
+  }
+  const uint64_t o = n.iter_out - 1, i = n.iter_in - 1;
+  max_dst += o * n.dst_out + i * n.dst_in;
+  max_src += o * n.src_out + i * n.src_in;
+  max_wgt += o * n.wgt_out + i * n.wgt_in;
+  if (max_dst >= uint64_t(ACC_DEPTH)) {
+    info = uint32_t(max_dst);
+    return ERR_DST_INDEX;
+  }
+  const bool reads_src = n.is_alu ? !n.use_imm : !n.reset;
+  const uint64_t src_depth = n.is_alu ? uint64_t(ACC_DEPTH) : uint64_t(INP_DEPTH);
+  if (reads_src && max_src >= src_depth) {
+    info = uint32_t(max_src);
+    return ERR_SRC_INDEX;
+  }
+  if (!n.is_alu && !n.reset && max_wgt >= uint64_t(WGT_DEPTH)) {
+    info = uint32_t(max_wgt);
+    return ERR_WGT_INDEX;
+  }
+  return ERR_NONE;
+}
+
+// One micro-op per cycle: a BATCH x BLOCK_OUT block of BLOCK_IN-long dot
+// products, all unrolled (the arrays are partitioned by the synthesis top).
+void gemm(const LoopNest& n, const uint32_t* uop, const int8_t (*inp)[BATCH][BLOCK_IN],
+          const int8_t (*wgt)[BLOCK_OUT][BLOCK_IN], int32_t (*acc)[BATCH][BLOCK_OUT], int8_t (*out)[BATCH][BLOCK_OUT]) {
+OUTER:
+  for (uint32_t o = 0; o < n.iter_out; ++o) {
+#pragma HLS loop_tripcount max = 16
+  INNER:
+    for (uint32_t i = 0; i < n.iter_in; ++i) {
+#pragma HLS loop_tripcount max = 16
+      VDLA_HLS_POLL_CANCEL();
+    UOPS:
+      for (uint32_t u = n.uop_begin; u < n.uop_end; ++u) {
+#pragma HLS pipeline II = 1
+#pragma HLS loop_tripcount max = 16
+        const uint32_t word = uop[u];
+        const uint32_t d = uop_dst(word) + o * n.dst_out + i * n.dst_in;
+        const uint32_t s = uop_src(word) + o * n.src_out + i * n.src_in;
+        const uint32_t w = uop_wgt(word) + o * n.wgt_out + i * n.wgt_in;
+      BATCH_ROWS:
+        for (int b = 0; b < BATCH; ++b) {
+#pragma HLS unroll
+        OUT_COLS:
+          for (int c = 0; c < BLOCK_OUT; ++c) {
+#pragma HLS unroll
+            int32_t sum = 0;
+          DOT:
+            for (int k = 0; k < BLOCK_IN; ++k) {
+#pragma HLS unroll
+              sum += n.reset ? 0 : int32_t(inp[s][b][k]) * int32_t(wgt[w][c][k]);
+            }
+            const int32_t value = n.reset ? 0 : int32_t(uint32_t(acc[d][b][c]) + uint32_t(sum));  // wraps
+            acc[d][b][c] = value;
+            out[d][b][c] = int8_t(uint32_t(value) & 0xff);
+          }
+        }
+      }
+    }
+  }
+}
+
+// One vector per micro-op; the tensor operand is read before the result is
+// written, so dst == src is well defined.
+void alu(const LoopNest& n, const uint32_t* uop, int32_t (*acc)[BATCH][BLOCK_OUT], int8_t (*out)[BATCH][BLOCK_OUT]) {
+OUTER:
+  for (uint32_t o = 0; o < n.iter_out; ++o) {
+#pragma HLS loop_tripcount max = 16
+  INNER:
+    for (uint32_t i = 0; i < n.iter_in; ++i) {
+#pragma HLS loop_tripcount max = 16
+      VDLA_HLS_POLL_CANCEL();
+    UOPS:
+      for (uint32_t u = n.uop_begin; u < n.uop_end; ++u) {
+#pragma HLS pipeline II = 1
+#pragma HLS loop_tripcount max = 16
+        const uint32_t word = uop[u];
+        const uint32_t d = uop_dst(word) + o * n.dst_out + i * n.dst_in;
+        const uint32_t s = uop_src(word) + o * n.src_out + i * n.src_in;
+      LANES_B:
+        for (int b = 0; b < BATCH; ++b) {
+#pragma HLS unroll
+        LANES_C:
+          for (int c = 0; c < BLOCK_OUT; ++c) {
+#pragma HLS unroll
+            const int32_t operand = n.use_imm ? n.imm : acc[s][b][c];
+            const int32_t value = alu_apply(n.alu_op, acc[d][b][c], operand);
+            acc[d][b][c] = value;
+            out[d][b][c] = int8_t(uint32_t(value) & 0xff);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+StepResult compute_step(ModuleRegs& r, hls::stream<Command>& queue, TokenCounts& tokens, const DramPorts& dram,
+                        uop_mem_t uop, const inp_mem_t inp, const wgt_mem_t wgt, acc_mem_t acc, out_mem_t out) {
+  const TokenPorts ports = {TQ_L2C, TQ_S2C, TQ_C2L, TQ_C2S};
+  bool progressed = false;
+  if (!r.head_valid) {
+    if (queue.empty()) return step_result(ST_IDLE);
+    r.head = queue.read();
+    r.head_valid = true;
+    progressed = true;
+  }
+  const Flags f = flags_of(r.head.insn);
+  const uint8_t wait = token_wait(f, ports, tokens);
+  if (wait != ST_BUSY) {
+    StepResult res = step_result(wait);
+    res.progressed = progressed;
+    return res;
+  }
+  token_pop(f, ports, tokens);
+  StepResult res = step_result(ST_BUSY);
+  const unsigned op = opcode_of(r.head.insn);
+  if (op == OPCODE_LOAD) {
+    UopAccWriter writer = {dram, uop, acc};
+    uint32_t info = 0;
+    const uint8_t err = load_block(decode_xfer(r.head.insn), writer, info);
+    if (err != ERR_NONE) return step_error(err, r.head.index, info);
+  } else if (op == OPCODE_GEMM || op == OPCODE_ALU) {
+    const LoopNest n = decode_loop(r.head.insn);
+    uint32_t info = 0;
+    const uint8_t err = check_loop_nest(n, uop, info);
+    if (err != ERR_NONE) return step_error(err, r.head.index, info);
+    const uint64_t iterations = uint64_t(n.iter_out) * n.iter_in * (n.uop_end - n.uop_begin);
+    if (n.is_alu) {
+      alu(n, uop, acc, out);
+      res.alu_vectors = iterations;
+    } else {
+      gemm(n, uop, inp, wgt, acc, out);
+      res.gemm_uops = iterations;
+    }
+  } else {
+    res.finish = true;  // FINISH: only its tokens
+  }
+  token_push(f, ports, tokens);
+  r.head_valid = false;
+  res.progressed = res.completed = true;
+  return res;
+}
+
+}  // namespace VDLA_HLS_NS
