@@ -42,9 +42,11 @@ else()
 endif()
 vdla_resolve_optional(VDLA_WITH_SYSTEMC _vdla_systemc_found)
 
-include(CheckLanguage)
-check_language(CUDA)
-if(CMAKE_CUDA_COMPILER)
+# The CUDA backend needs no CUDA compiler at build time: kernels are compiled
+# by NVRTC when a model is compiled, and the runtime loads the driver with
+# dlopen. NVRTC and the toolkit headers (cuda.h) are all it needs.
+find_package(CUDAToolkit QUIET)
+if(CUDAToolkit_FOUND AND TARGET CUDA::nvrtc AND EXISTS "${CUDAToolkit_INCLUDE_DIRS}/cuda.h")
   set(_vdla_cuda_found TRUE)
 else()
   set(_vdla_cuda_found FALSE)

@@ -10,6 +10,8 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git python3
   libboost-program-options-dev nlohmann-json3-dev
   libgtest-dev googletest
+  # CPU back end (target llvm): LLVM 14 and ld.lld to link generated shared libraries.
+  llvm-14-dev lld-14
   # Cycle-accurate simulator and resource reports (vdla_hw/rtl, simulator/cycle).
   verilator libsystemc-dev yosys
   # Compiler frontends and tests against outside references.
@@ -19,6 +21,8 @@ PACKAGES=(
   libjpeg-dev
   # libFuzzer targets.
   clang-14 libclang-rt-14-dev
+  # Checks of the Vivado/Vitis HLS Tcl flows (scripts/hw) without the vendor tools.
+  tcl
 )
 
 missing=()

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -9,6 +11,9 @@
 #include "vdla/compiler/quant/calibration.h"
 #include "vdla/hw/config.h"
 #include "vdla/runtime/kernels/reference_kernels.h"
+#ifdef VDLA_WITH_CUDA_BACKEND
+#include "vdla/compiler/cuda/cuda_backend.h"
+#endif
 
 namespace vdla {
 
@@ -24,19 +29,59 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+std::vector<std::string> availableTargets() {
+  std::vector<std::string> names;
+  for (const std::string& t : compileTargets())
+    if (isTargetAvailable(t)) names.push_back(t);
+  return names;
+}
+
+std::mutex lowerings_mutex;
+std::map<std::string, TargetLowering>& lowerings() {
+  static std::map<std::string, TargetLowering> map;
+  return map;
+}
+
+CpuStepCompiler& cpuStepCompiler() {
+  static CpuStepCompiler compiler;
+  return compiler;
+}
+
+const TargetLowering* findLowering(const std::string& target) {
+  std::lock_guard<std::mutex> lock(lowerings_mutex);
+  auto it = lowerings().find(target);
+  return it == lowerings().end() ? nullptr : &it->second;
+}
+
 void checkTarget(const std::string& target) {
   std::vector<std::string> known = compileTargets();
   if (std::find(known.begin(), known.end(), target) == known.end())
     throw std::invalid_argument("unknown target '" + target + "' (known: " + joined(known) + ")");
   if (!isTargetAvailable(target))
-    throw std::runtime_error("target '" + target + "' is not available in this build yet (available: ref, vdla)");
+    throw std::runtime_error("target '" + target + "' is not available in this build yet (available: " +
+                             joined(availableTargets()) + ")");
 }
 
 }  // namespace
 
 std::vector<std::string> compileTargets() { return {"ref", "vdla", "llvm", "cuda"}; }
 
-bool isTargetAvailable(const std::string& target) { return target == "ref" || target == "vdla"; }
+bool isTargetAvailable(const std::string& target) {
+#ifdef VDLA_WITH_CUDA_BACKEND
+  if (target == "cuda") return true;
+#endif
+  return target == "ref" || target == "vdla" || findLowering(target) != nullptr;
+}
+
+void registerTargetLowering(const std::string& target, TargetLowering lowering) {
+  std::lock_guard<std::mutex> lock(lowerings_mutex);
+  lowerings()[target] = std::move(lowering);
+}
+
+void registerCpuStepCompiler(CpuStepCompiler compiler) {
+  std::lock_guard<std::mutex> lock(lowerings_mutex);
+  cpuStepCompiler() = std::move(compiler);
+}
 
 bool isQuantizedForAccelerator(const ir::Graph& graph) {
   bool any_qconv = false;
@@ -137,7 +182,14 @@ rt::Artifact compileGraph(ir::Graph& graph, const CompileOptions& options, Compi
   r.pipeline_seconds = secondsSince(start);
 
   if (options.target == "vdla") {
-    if (!isQuantizedForAccelerator(graph)) {
+    // A model quantised elsewhere keeps its own parameters.
+    if (quant::hasQLinearOperators(graph)) {
+      start = std::chrono::steady_clock::now();
+      r.qlinear = quant::convertQLinearToQConv(graph);
+      r.converted_qlinear = true;
+      r.quantize_seconds = secondsSince(start);
+    }
+    if (!r.converted_qlinear && !isQuantizedForAccelerator(graph)) {
       start = std::chrono::steady_clock::now();
       const std::vector<std::vector<rt::Tensor>> samples =
           options.calibration.empty() ? syntheticSamples(graph, 4) : options.calibration;
@@ -152,11 +204,33 @@ rt::Artifact compileGraph(ir::Graph& graph, const CompileOptions& options, Compi
     start = std::chrono::steady_clock::now();
     r.layers.clear();
     rt::Artifact a = accel::lowerForAccelerator(graph, cfg, options.accel, &r.layers);
+    CpuStepCompiler cpu;
+    {
+      std::lock_guard<std::mutex> lock(lowerings_mutex);
+      cpu = cpuStepCompiler();
+    }
+    if (options.llvm_cpu_fallback && cpu) cpu(graph, a, options, r);
     r.lowering_seconds = secondsSince(start);
     return a;
   }
 
   start = std::chrono::steady_clock::now();
+#ifdef VDLA_WITH_CUDA_BACKEND
+  if (options.target == "cuda") {
+    // The CUDA backend rewrites the reference plan into kernel launches.
+    rt::Artifact a = cuda::lowerForCuda(lowerToArtifact(graph, "ref", cfg.name, cfg.hash), options.cuda);
+    r.lowering_seconds = secondsSince(start);
+    return a;
+  }
+#endif
+  // Back ends in their own libraries (target "llvm").
+  if (const TargetLowering* lowering = findLowering(options.target)) {
+    rt::Artifact a = (*lowering)(graph, options, r);
+    a.hw_config_name = cfg.name;
+    a.hw_config_hash = cfg.hash;
+    r.lowering_seconds = secondsSince(start);
+    return a;
+  }
   rt::Artifact a = lowerToArtifact(graph, options.target, cfg.name, cfg.hash);
   r.lowering_seconds = secondsSince(start);
   return a;

@@ -9,6 +9,7 @@
 #include "vdla/compiler/passes/fuse_activations.h"
 #include "vdla/compiler/passes/fuse_gemm.h"
 #include "vdla/compiler/passes/qdq_to_integer_ops.h"
+#include "vdla/compiler/passes/strip_qdq.h"
 #include "vdla/compiler/passes/remove_identities.h"
 #include "vdla/compiler/passes/shape_inference.h"
 #include "vdla/compiler/passes/simplify_reshapes.h"
@@ -81,7 +82,10 @@ void addStandardPipeline(PassManager& pm, const PipelineOptions& options) {
     pm.add("infer-shapes", [](ir::Graph& g) { passes::inferShapes(g); });
   }
   pm.add("remove-identities", passes::removeIdentities);
-  pm.add("qdq-to-integer-ops", passes::rewriteQdqToIntegerOps);
+  if (options.strip_qdq)
+    pm.add("strip-qdq", passes::stripQdq);
+  else
+    pm.add("qdq-to-integer-ops", passes::rewriteQdqToIntegerOps);
   if (options.fold_batchnorm) {
     passes::BatchNormFoldingOptions bn = options.batchnorm;
     pm.add("fold-batchnorm", [bn](ir::Graph& g) { return passes::foldBatchNorms(g, bn); });

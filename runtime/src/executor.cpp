@@ -5,6 +5,9 @@
 
 #include "vdla/runtime/kernels/reference_kernels.h"
 #include "vdla/runtime/accel/device_session.h"
+#include "vdla/runtime/cuda/cuda_session.h"
+#include "vdla/runtime/native/native_kernels.h"
+#include "vdla/runtime/native/native_library.h"
 
 namespace vdla::rt {
 
@@ -52,6 +55,15 @@ Executor::Executor(Artifact artifact, const KernelRegistry& registry, const Exec
 void Executor::prepare(const KernelRegistry& registry) {
   const std::string source = artifact_.model_name.empty() ? "artifact" : "artifact '" + artifact_.model_name + "'";
   artifact_.validate(source);
+  if (artifact_.target == "cuda") {
+    // The GPU session runs every step itself; tensors stay in device memory.
+    try {
+      cuda_ = std::make_unique<cuda::CudaSession>(artifact_, options_.cuda_device);
+    } catch (const cuda::CudaError& e) {
+      throw cuda::CudaError(source + ": " + e.what());
+    }
+    return;
+  }
   const KernelRegistry* kernels = &registry;
   if (targetNeedsDevice(artifact_.target)) {
     if (options_.device) options_.device_config = &options_.device->config();
@@ -64,6 +76,16 @@ void Executor::prepare(const KernelRegistry& registry) {
       session_->registerKernels(device_registry_);
       kernels = &device_registry_;
     }
+  }
+  // Generated CPU code that the registry does not hold (no JIT in this
+  // process): load it from the artifact's shared library.
+  bool needs_library = false;
+  for (const ArtifactStep& step : artifact_.steps)
+    needs_library |= native::isNativeKernel(step.kernel) && !kernels->find(step.kernel);
+  if (needs_library) {
+    if (kernels != &device_registry_) device_registry_ = *kernels;
+    native::registerLibraryKernels(artifact_, device_registry_, source);
+    kernels = &device_registry_;
   }
   for (size_t i = 0; i < artifact_.steps.size(); ++i) {
     const KernelFn* k = kernels->find(artifact_.steps[i].kernel);
@@ -112,6 +134,20 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
   }
 
   profile_.clear();
+  if (cuda_) {
+    std::vector<double> seconds;
+    std::vector<Tensor> results = cuda_->run(inputs, options_.profile ? &seconds : nullptr, options_.on_step);
+    for (size_t s = 0; s < seconds.size(); ++s) {
+      StepProfile sp;
+      sp.name = a.steps[s].name;
+      sp.kernel = a.steps[s].attrs.getString("cuda.entry", a.steps[s].kernel);
+      sp.seconds = seconds[s];
+      sp.on_device = true;
+      profile_.push_back(std::move(sp));
+    }
+    peak_bytes_ = cuda_->deviceBytes();
+    return results;
+  }
   if (options_.profile) profile_.reserve(a.steps.size());
   size_t live_bytes = 0;
   peak_bytes_ = 0;

@@ -236,4 +236,68 @@ assert s["total"] < 5.0, s  # the budget is 1 s; a loaded CI machine gets slack
   rm -f "$TMP/r18.vdla"
 }
 
+# Target llvm: compile to an artifact that carries a shared library for this
+# CPU, run it with the runtime alone, and agree with the reference kernels.
+case_model_llvm_compile_run() {
+  must 0 compile cnn --image-size 32 --target llvm -o "$TMP/cnn_llvm.vdla" --json
+  json 'assert d["target"] == "llvm" and d["steps"] > 0, d' "$OUT"
+  must 0 inspect "$TMP/cnn_llvm.vdla" --json
+  json '
+assert [b["name"] for b in d["blobs"]] == ["llvm.so"] and d["blobs"][0]["bytes"] > 0, d["blobs"]
+assert all(k.startswith("llvm.") for k in d["kernels"]), d["kernels"]
+' "$OUT"
+  must 0 run "$TMP/cnn_llvm.vdla" --json
+  cp "$OUT" "$TMP/llvm.json"
+  json 'assert d["device"] == "host CPU (generated code)", d["device"]' "$OUT"
+  must 0 run cnn --image-size 32 --json
+  json '
+with open(argv[0]) as f:
+    g = json.load(f)
+a, b = g["outputs"][0], d["outputs"][0]
+assert a["type"] == b["type"], (a, b)
+for x, y in zip(a["first"] + [a["min"], a["max"]], b["first"] + [b["min"], b["max"]]):
+    assert abs(x - y) <= 1e-4 * max(1.0, abs(y)), (x, y)
+assert [t["index"] for t in g["top"]] == [t["index"] for t in d["top"]], (g["top"], d["top"])
+' "$OUT" "$TMP/llvm.json"
+}
+
+# An operator the CPU back end has no code for: exit 1 naming the node.
+case_model_llvm_unsupported() {
+  "$PY" - "$TMP/transpose.onnx" <<'EOF' || skip "python3 onnx package not available"
+import sys
+try:
+    from onnx import helper, TensorProto
+    import onnx
+except ImportError:
+    sys.exit(1)
+g = helper.make_graph(
+    [helper.make_node("Transpose", ["x"], ["y"], perm=[0, 2, 3, 1], name="swap_axes")],
+    "transposed", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 5])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 5, 3])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1])
+EOF
+  must 1 compile "$TMP/transpose.onnx" --target llvm -o "$TMP/x.vdla"
+  match "$ERR" "^vdla compile: error: node 'swap_axes' \(Transpose\): target 'llvm' does not support operator 'Transpose'"
+  [ -e "$TMP/x.vdla" ] && fail "an artifact was written"
+  # The same model on target ref compiles.
+  must 0 compile "$TMP/transpose.onnx" -o "$TMP/x.vdla"
+}
+
+# Target vdla: the CPU steps are generated code by default and the results
+# are identical to the reference kernels' (--cpu-kernels ref).
+case_model_vdla_cpu_kernels() {
+  must 0 compile cnn --image-size 32 --target vdla -o "$TMP/cnn_vdla.vdla"
+  match "$OUT" "cpu steps: [1-9][0-9]* generated \(llvm\), 0 reference kernels"
+  must 0 inspect "$TMP/cnn_vdla.vdla" --json
+  json 'assert "llvm.so" in [b["name"] for b in d["blobs"]], d["blobs"]' "$OUT"
+  must 0 run "$TMP/cnn_vdla.vdla" --json
+  cp "$OUT" "$TMP/generated.json"
+  must 0 run cnn --image-size 32 --target vdla --cpu-kernels ref --json
+  json '
+with open(argv[0]) as f:
+    g = json.load(f)
+assert g["outputs"] == d["outputs"], (g["outputs"], d["outputs"])
+' "$OUT" "$TMP/generated.json"
+}
+
 source "$(dirname "${BASH_SOURCE[0]}")/cli_test.sh" "$@"

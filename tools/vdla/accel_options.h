@@ -1,6 +1,7 @@
 #pragma once
 // Options of the commands that compile for the accelerator (compile, run,
-// profile): --latency-hiding, --calib, --calib-count, --no-im2col, and the
+// profile): --latency-hiding, --calib, --calib-count, --no-im2col, --strip-qdq,
+// --cpu-kernels, and the
 // calibration samples they name.
 #include <string>
 #include <vector>

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "accel_options.h"
+#include "cuda_options.h"
 #include "model_loading.h"
 #include "vdla/compiler/compile.h"
 #include "vdla/hw/error.h"
@@ -35,16 +36,18 @@ int compileCommand(const std::vector<std::string>& args) {
       "output,o", po::value<std::string>()->required(), "artifact file to write")(
       "target", po::value<std::string>()->default_value("ref"), ("target (" + targetList() + ")").c_str())(
       "print-after-all", "print the IR after every pass")("time-passes", "print the time of every pass")(
-      "no-verify", "do not verify the IR after every pass")("json", "print the report as JSON");
+      "no-verify", "do not verify the IR after every pass")("json", "print the report as JSON")(
+      "cpu", po::value<std::string>()->default_value("host"), "targets llvm and vdla: CPU of the generated code's shared library (host|armv7|aarch64)");
   addConfigOption(options);
   addModelOptions(options);
   addAccelOptions(options);
+  addCudaOptions(options);
   po::positional_options_description positional;
   positional.add("model", 1);
   po::variables_map vm;
   const std::string usage =
       "vdla compile MODEL -o OUT [--target " + targetList() +
-      "] [--config HW] [--latency-hiding on|off] [--calib DIR] [--print-after-all] [--time-passes] [--batch N] [--image-size N] [--seed N] [--json]";
+      "] [--config HW] [--cpu host|armv7|aarch64] [--cuda-arch sm_XY,...] [--cuda-tf32] [--latency-hiding on|off] [--calib DIR] [--print-after-all] [--time-passes] [--batch N] [--image-size N] [--seed N] [--json]";
   if (!parseArgs(usage, args, options, positional, vm)) return 0;
 
   CompileOptions copts;
@@ -57,6 +60,9 @@ int compileCommand(const std::vector<std::string>& args) {
     throw Error("target '" + copts.target + "' is not available in this build yet");
   copts.pipeline.verify_each = !vm.count("no-verify");
   if (vm.count("print-after-all")) copts.pipeline.print_after_each = &std::cout;
+  // A saved llvm artifact carries its code as a shared library; so do the
+  // CPU steps of a vdla artifact (for the board's CPU with --cpu armv7).
+  if (copts.target == "llvm" || copts.target == "vdla") copts.llvm_library_cpu = vm["cpu"].as<std::string>();
 
   const std::string spec = vm["model"].as<std::string>();
   const std::string out_path = vm["output"].as<std::string>();
@@ -72,6 +78,7 @@ int compileCommand(const std::vector<std::string>& args) {
   const size_t nodes_before = graph->numNodes();
 
   applyAccelOptions(vm, *graph, copts, vm.count("json") != 0);
+  applyCudaOptions(vm, copts);
   CompileReport report;
   rt::Artifact artifact = compileGraph(*graph, copts, &report);
   artifact.metadata["source"] = spec;
@@ -112,6 +119,12 @@ int compileCommand(const std::vector<std::string>& args) {
       passes.push_back({{"name", p.name}, {"changed", p.changed}, {"seconds", p.seconds},
                         {"nodes_before", p.nodes_before}, {"nodes_after", p.nodes_after}});
     j["passes"] = passes;
+    if (artifact.target == "vdla") {
+      nlohmann::json cpu = nlohmann::json::array();
+      for (const auto& l : report.layers)
+        if (!l.offloaded) cpu.push_back({{"name", l.name}, {"op", l.op}, {"code", l.cpu_code}, {"why_not_llvm", l.cpu_reason}});
+      j["cpu_steps"] = cpu;
+    }
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "compiled " << spec << " (" << modelKindName(kind) << ") for target " << artifact.target
@@ -121,8 +134,16 @@ int compileCommand(const std::vector<std::string>& args) {
               << " parameters (" << formatBytes(double(artifact.constantBytes())) << ")\n"
               << "  time: load " << formatSeconds(load_s) << ", passes " << formatSeconds(report.pipeline_seconds)
               << ", lowering " << formatSeconds(report.lowering_seconds) << ", write " << formatSeconds(write_s)
-              << "; total " << formatSeconds(total_s) << "\n"
-              << "wrote " << out_path << "\n";
+              << "; total " << formatSeconds(total_s) << "\n";
+    if (artifact.target == "vdla") {
+      size_t generated = 0, reference = 0;
+      for (const auto& l : report.layers)
+        if (!l.offloaded) ++(l.cpu_code == "llvm" ? generated : reference);
+      std::cout << "  cpu steps: " << generated << " generated (llvm), " << reference << " reference kernels\n";
+      for (const auto& l : report.layers)
+        if (!l.offloaded && !l.cpu_reason.empty()) std::cout << "    " << l.name << ": " << l.cpu_reason << "\n";
+    }
+    std::cout << "wrote " << out_path << "\n";
   }
   return 0;
 }

@@ -114,7 +114,10 @@ int profileCommand(const std::vector<std::string>& args) {
     rt::ExecutorOptions eopts;
     eopts.device = device.get();
     eopts.profile = true;
-    rt::Executor executor(artifact, eopts);
+    // CPU steps generated in this process (the LLVM fallback) run from its kernels.
+    std::unique_ptr<rt::Executor> executor_ptr = creport.kernels ? std::make_unique<rt::Executor>(artifact, *creport.kernels, eopts)
+                                                                 : std::make_unique<rt::Executor>(artifact, eopts);
+    rt::Executor& executor = *executor_ptr;
     if (!json) std::cerr << "running " << spec << " with latency hiding " << modes[k] << " on " << report.device << "...\n";
     const std::vector<rt::Tensor> outputs = executor.run({input});
     if (k == 0) {

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "accel_options.h"
+#include "cuda_options.h"
 #include "model_loading.h"
 #include "vdla/compiler/compile.h"
 #include "vdla/hw/error.h"
@@ -91,16 +92,17 @@ int runCommand(const std::vector<std::string>& args) {
       "labels", po::value<std::string>(), "class names, one per line (default: print class indices)")(
       "top", po::value<int>()->default_value(5), "number of classes to print per image")(
       "profile", "time every step")("json", "print the report as JSON")(
-      "target", po::value<std::string>()->default_value("ref"), "target to compile a model for (ref|vdla)");
+      "target", po::value<std::string>()->default_value("ref"), "target to compile a model for (ref|vdla|llvm)");
   addConfigOption(options);
   addDeviceOption(options);
   addModelOptions(options);
   addAccelOptions(options);
+  addCudaOptions(options);
   po::positional_options_description positional;
   positional.add("model", 1);
   po::variables_map vm;
   const std::string usage =
-      "vdla run MODEL|ARTIFACT [--image FILE...] [--labels FILE] [--top K] [--json] [--target ref|vdla] "
+      "vdla run MODEL|ARTIFACT [--image FILE...] [--labels FILE] [--top K] [--json] [--target ref|vdla|llvm] "
       "[--device fsim|cycle] [--config HW] [--latency-hiding on|off] [--calib DIR] "
       "[--profile] [--batch N] [--image-size N] [--seed N]";
   if (!parseArgs(usage, args, options, positional, vm)) return 0;
@@ -114,6 +116,7 @@ int runCommand(const std::vector<std::string>& args) {
   if (kind != ModelKind::Zoo && modelOptionsGiven(vm))
     throw UsageError("--batch, --image-size and --seed apply to zoo models only\nusage: " + usage);
   rt::Artifact artifact;
+  std::shared_ptr<rt::KernelRegistry> jit_kernels;
   double compile_s = 0;
   Clock::time_point t = Clock::now();
   if (kind == ModelKind::Artifact) {
@@ -124,7 +127,10 @@ int runCommand(const std::vector<std::string>& args) {
     copts.hw_config = vm["config"].as<std::string>();
     copts.target = vm["target"].as<std::string>();
     applyAccelOptions(vm, *graph, copts, json);
-    artifact = compileGraph(*graph, copts);
+    applyCudaOptions(vm, copts);
+    CompileReport report;
+    artifact = compileGraph(*graph, copts, &report);
+    jit_kernels = report.kernels;  // target llvm: the code compiled in this process
     compile_s = since(t);
   }
   const double load_s = since(t);
@@ -134,7 +140,7 @@ int runCommand(const std::vector<std::string>& args) {
   eopts.profile = vm.count("profile") != 0;
   hw::HwConfig device_cfg;
   std::unique_ptr<driver::Device> accelerator;
-  std::string device = "host CPU (reference kernels)";
+  std::string device = artifact.target == "llvm" ? "host CPU (generated code)" : "host CPU (reference kernels)";
   if (rt::targetNeedsDevice(artifact.target)) {
     const std::string cfg_name = vm["config"].defaulted() ? artifact.hw_config_name : vm["config"].as<std::string>();
     device_cfg = hw::loadConfig(cfg_name);
@@ -142,11 +148,15 @@ int runCommand(const std::vector<std::string>& args) {
     accelerator = deviceFrom(vm, device_cfg);
     eopts.device = accelerator.get();
     device = vm["device"].as<std::string>() + " (config " + device_cfg.name + ") + host CPU";
+  } else if (artifact.target == "cuda") {
+    device = "NVIDIA GPU (CUDA driver API)";
   } else if (!vm["device"].defaulted() && !json) {
     std::cerr << "vdla run: note: target '" << artifact.target << "' runs on the host CPU; --device "
               << vm["device"].as<std::string>() << " is not used\n";
   }
-  rt::Executor executor(artifact, eopts);
+  std::unique_ptr<rt::Executor> executor_ptr =
+      jit_kernels ? std::make_unique<rt::Executor>(artifact, *jit_kernels, eopts) : std::make_unique<rt::Executor>(artifact, eopts);
+  rt::Executor& executor = *executor_ptr;
 
   // Inputs: preprocessed images, or the synthetic input.
   std::vector<std::string> images = vm.count("image") ? vm["image"].as<std::vector<std::string>>() : std::vector<std::string>{};

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "cli.h"
+#include "vdla/compiler/llvm/cpu_backend.h"
 
 namespace {
 
@@ -35,6 +36,7 @@ void printUsage(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  vdla::cpu::registerLlvmTarget();  // target "llvm"
   if (argc < 2) {
     printUsage(std::cerr);
     return vdla::cli::kExitUsage;

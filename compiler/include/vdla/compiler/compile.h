@@ -5,14 +5,18 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "vdla/compiler/accel/lower.h"
+#include "vdla/compiler/cuda_options.h"
 #include "vdla/compiler/ir/graph.h"
 #include "vdla/compiler/pass_manager.h"
+#include "vdla/compiler/quant/qlinear_to_qconv.h"
 #include "vdla/compiler/quant/quantize.h"
 #include "vdla/runtime/artifact.h"
+#include "vdla/runtime/kernel_registry.h"
 
 namespace vdla {
 
@@ -35,6 +39,22 @@ struct CompileOptions {
   quant::QuantizeOptions quantize;
   // Called with (done, total) while calibrating.
   std::function<void(size_t, size_t)> calibration_progress;
+  // Compile the steps the accelerator leaves to the CPU with the LLVM back
+  // end when it is registered (registerCpuStepCompiler); a step whose
+  // operator it cannot compile keeps its reference kernel, with the reason in
+  // the layer's decision. Where the code goes follows llvm_library_cpu.
+  bool llvm_cpu_fallback = true;
+
+  // ---- target "cuda" (available when the build found the CUDA toolkit)
+  CudaCodegenOptions cuda;
+
+  // ---- target "llvm" (available once the CPU back end is registered), and
+  // the CPU steps of target "vdla"
+  // Empty: compile in process with the JIT (CompileReport::kernels runs the
+  // artifact). "host", "armv7" or "aarch64": compile ahead of time into a
+  // shared library inside the artifact, which can be saved and run by the
+  // runtime alone on that CPU.
+  std::string llvm_library_cpu;
 };
 
 struct CompileReport {
@@ -47,8 +67,27 @@ struct CompileReport {
   size_t calibration_samples = 0;
   double quantize_seconds = 0;
   quant::QuantizeReport quantization;
+  // Whether a pre-quantised model's integer operators were converted (its
+  // own scales honoured) instead, and how.
+  bool converted_qlinear = false;
+  quant::QLinearConversionReport qlinear;
   std::vector<accel::LayerDecision> layers;
+  // Kernels bound to code compiled in this process (target "llvm" with the
+  // JIT); run the artifact with rt::Executor(artifact, *kernels).
+  std::shared_ptr<rt::KernelRegistry> kernels;
 };
+
+// A back end that lives in its own library (the CPU back end links LLVM,
+// which the compiler core does not) lowers the optimised graph for its
+// target once registered; registration makes the target available.
+using TargetLowering = std::function<rt::Artifact(const ir::Graph&, const CompileOptions&, CompileReport&)>;
+void registerTargetLowering(const std::string& target, TargetLowering lowering);
+
+// Target "vdla": replaces the reference kernels of an accelerator artifact's
+// CPU steps by generated code (the CPU back end registers one). It receives
+// the graph the artifact was lowered from, whose nodes name the steps.
+using CpuStepCompiler = std::function<void(const ir::Graph&, rt::Artifact&, const CompileOptions&, CompileReport&)>;
+void registerCpuStepCompiler(CpuStepCompiler compiler);
 
 // True when the graph already holds integer accelerator operators (vdla.QConv)
 // and no fp32 convolution or dense layer is left to quantise.

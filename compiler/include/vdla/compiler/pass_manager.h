@@ -8,6 +8,7 @@
 //                         that reads them is typed)
 //   remove-identities     Identity, Dropout, no-op Cast
 //   qdq-to-integer-ops    DQ -> Conv/Add/Gemm/... -> Q groups -> QLinearConv etc., as onnxruntime
+//                         (or strip-qdq: dequantised weights, no activation quantisers)
 //   fold-batchnorm        Conv+BN into the Conv; other BNs into Mul+Add
 //   canonicalize-pooling  spatial ReduceMean / whole-input AveragePool -> GlobalAveragePool
 //   simplify-reshapes     no-op reshapes, reshape chains, Reshape -> Flatten
@@ -108,6 +109,9 @@ struct PipelineOptions {
   bool fold_constants = true;
   bool fold_batchnorm = true;
   bool fuse = true;  // canonicalize-pooling, simplify-reshapes, fuse-gemm-bias, fuse-activations
+  // Strip a QDQ model to fp32 (strip-qdq) instead of turning its QDQ groups
+  // into integer operators (qdq-to-integer-ops).
+  bool strip_qdq = false;
   passes::ConstantFoldingOptions constant_folding;
   passes::BatchNormFoldingOptions batchnorm;
 };

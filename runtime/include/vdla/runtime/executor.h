@@ -19,6 +19,9 @@ namespace vdla::rt {
 namespace accel {
 class DeviceSession;
 }
+namespace cuda {
+class CudaSession;
+}
 
 struct ExecutorOptions {
   // The configuration of the device the artifact will run on. Required for
@@ -30,6 +33,8 @@ struct ExecutorOptions {
   driver::Device* device = nullptr;
   // Time every step (see Executor::profile()).
   bool profile = false;
+  // The GPU that runs a "cuda" artifact (CUDA device ordinal).
+  int cuda_device = 0;
   // Called after each step with its outputs (per-layer comparisons).
   std::function<void(size_t step_index, const ArtifactStep& step, const std::vector<Tensor*>& outputs)> on_step;
 };
@@ -83,6 +88,7 @@ class Executor {
   Artifact artifact_;
   ExecutorOptions options_;
   std::unique_ptr<accel::DeviceSession> session_;  // for targets that run on a device
+  std::unique_ptr<cuda::CudaSession> cuda_;         // target "cuda": runs the whole plan on the GPU
   KernelRegistry device_registry_;                 // the registry plus the session's kernels
   std::vector<const KernelFn*> kernels_;  // one per step
   // Tensors whose last reader is each step (freed after it runs).

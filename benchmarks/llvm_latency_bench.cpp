@@ -1,0 +1,135 @@
+// Batch-1 fp32 latency of the CPU back end (target "llvm", JIT) on ResNet-18
+// and MobileNetV2 against PyTorch and onnxruntime running the torchvision
+// models of the same architecture, with the same number of threads: median
+// of N runs after two warm-up runs, the ratio to each, and the compile time.
+// PyTorch runs under /usr/bin/python3 (Debian's python3-torch), which also
+// exports the model to ONNX for onnxruntime (the pip package in the python3
+// on PATH); both through benchmarks/ort_torch_latency.py. A framework that
+// is missing is reported and skipped.
+//
+// usage: llvm_latency_bench [--runs N] [--threads T] [--size S] [--models resnet18,mobilenetv2]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include "vdla/compiler/llvm/cpu_backend.h"
+#include "vdla/compiler/pass_manager.h"
+#include "vdla/compiler/zoo/model_zoo.h"
+#include "vdla/runtime/executor.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Runs a command and returns "median_ms" from its last JSON line, or a
+// negative value (and prints why) when it failed.
+double frameworkMedian(const std::string& command, const std::string& what) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return -1;
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof(buf), pipe)) out.append(buf, n);
+  const int status = pclose(pipe);
+  const size_t line = out.rfind("{\"framework\"");
+  if (status != 0 || line == std::string::npos) {
+    std::cerr << what << " unavailable: " << out.substr(out.size() > 400 ? out.size() - 400 : 0) << "\n";
+    return -1;
+  }
+  return nlohmann::json::parse(out.substr(line, out.find('\n', line) - line))["median_ms"].get<double>();
+}
+
+std::string ratio(double ours, double theirs) {
+  if (theirs <= 0) return "n/a";
+  char s[32];
+  std::snprintf(s, sizeof(s), "%.2fx", ours / theirs);
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = 20, size = 224;
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::string> models = {"resnet18", "mobilenetv2"};
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i], v = argv[i + 1];
+    if (a == "--runs") runs = std::atoi(v.c_str());
+    else if (a == "--threads") threads = std::atoi(v.c_str());
+    else if (a == "--size") size = std::atoi(v.c_str());
+    else if (a == "--models") {
+      models.clear();
+      std::stringstream ss(v);
+      for (std::string m; std::getline(ss, m, ',');) models.push_back(m);
+    } else {
+      std::cerr << "usage: llvm_latency_bench [--runs N] [--threads T] [--size S] [--models resnet18,mobilenetv2]\n";
+      return 2;
+    }
+  }
+  if (runs < 1 || threads < 1 || size < 32) {
+    std::cerr << "llvm_latency_bench: --runs and --threads must be >= 1, --size >= 32\n";
+    return 2;
+  }
+  // The runtime's pool reads VDLA_NUM_THREADS when it is first used.
+  setenv("VDLA_NUM_THREADS", std::to_string(threads).c_str(), 1);
+  const std::string script = std::string(VDLA_SOURCE_DIR) + "/benchmarks/ort_torch_latency.py";
+  std::printf("batch 1, %dx%d, fp32, %d thread(s), median of %d runs (after 2 warm-up runs)\n", size, size, threads, runs);
+  std::printf("%-12s %12s %12s %12s %10s %10s %12s\n", "model", "llvm ms", "ort ms", "torch ms", "llvm/ort",
+              "llvm/torch", "compile s");
+  for (const std::string& name : models) {
+    vdla::zoo::ZooOptions zo;
+    zo.image_size = size;
+    std::unique_ptr<vdla::ir::Graph> g = vdla::zoo::buildModel(name, zo);
+    const Clock::time_point t0 = Clock::now();
+    vdla::runStandardPipeline(*g, vdla::PipelineOptions{});
+    vdla::cpu::JitProgram program = vdla::cpu::compileJit(*g);
+    const double compile_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    vdla::rt::Executor executor(program.artifact, *program.kernels);
+    vdla::rt::Tensor x(g->inputs()[0]->type());
+    for (int64_t i = 0; i < x.numElements(); ++i) x.data<float>()[i] = static_cast<float>((i * 7919) % 255) / 128.0f - 1.0f;
+    executor.run({x});
+    executor.run({x});
+    std::vector<double> ms;
+    for (int r = 0; r < runs; ++r) {
+      const Clock::time_point t = Clock::now();
+      executor.run({x});
+      ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count());
+    }
+    const double ours = median(ms);
+
+    char onnx[] = "/tmp/vdla-bench-XXXXXX";
+    const int fd = mkstemp(onnx);
+    if (fd >= 0) close(fd);
+    const std::string common = " --runs " + std::to_string(runs) + " --threads " + std::to_string(threads) +
+                               " --size " + std::to_string(size);
+    const double torch_ms = frameworkMedian("/usr/bin/python3 '" + script + "' torch --model " + name + " --export " +
+                                                onnx + common, "PyTorch");
+    const double ort_ms = torch_ms > 0 ? frameworkMedian("python3 '" + script + "' ort --onnx " + std::string(onnx) + common,
+                                                         "onnxruntime")
+                                       : -1;
+    std::remove(onnx);
+    auto fmt = [](double v) {
+      char s[32];
+      if (v <= 0) return std::string("n/a");
+      std::snprintf(s, sizeof(s), "%.1f", v);
+      return std::string(s);
+    };
+    std::printf("%-12s %12s %12s %12s %10s %10s %12.2f\n", name.c_str(), fmt(ours).c_str(), fmt(ort_ms).c_str(),
+                fmt(torch_ms).c_str(), ratio(ours, ort_ms).c_str(), ratio(ours, torch_ms).c_str(), compile_s);
+    std::fflush(stdout);
+  }
+  return 0;
+}

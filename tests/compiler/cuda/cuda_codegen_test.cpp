@@ -1,0 +1,173 @@
+// The CUDA backend's compile path, which needs no GPU: CUDA C++ for every
+// operator case and the zoo networks, compiled by NVRTC, with every step's
+// kernel present in the PTX; residual fusion; and the errors for operators
+// the backend lacks, bad options and a kernel NVRTC rejects.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "cuda_op_cases.h"
+#include "vdla/compiler/compile.h"
+#include "vdla/compiler/cuda/cuda_backend.h"
+#include "vdla/compiler/zoo/model_zoo.h"
+
+namespace vdla::cuda {
+namespace {
+
+rt::Artifact refPlan(const ir::Graph& g) { return lowerToArtifact(g, "ref", "pynq", 0); }
+
+// Every launch names a kernel the module defines, and the PTX has its entry.
+void expectEntries(const GeneratedModule& m, const std::string& ptx, const std::string& what) {
+  ASSERT_EQ(m.launches.size(), m.plan.steps.size()) << what;
+  for (const KernelLaunch& l : m.launches) {
+    EXPECT_NE(m.source.find("void __launch_bounds__"), std::string::npos) << what;
+    EXPECT_NE(m.source.find(" " + l.entry + "("), std::string::npos) << what << ": " << l.entry;
+    EXPECT_NE(ptx.find(".entry " + l.entry + "("), std::string::npos) << what << ": " << l.entry << " not in PTX";
+    EXPECT_GE(l.grid[0], 1) << what;
+    EXPECT_LE(l.block[0] * l.block[1] * l.block[2], 1024) << what;
+  }
+}
+
+TEST(CudaCodegen, EveryOperatorCaseCompilesWithNvrtc) {
+  const std::vector<testing::OpCase> cases = testing::operatorCases();
+  ASSERT_GE(cases.size(), 50u);
+  std::set<std::string> ops;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto g = c.build();
+    const GeneratedModule m = generateCudaModule(refPlan(*g), CudaCodegenOptions{});
+    for (const auto& s : m.plan.steps) ops.insert(s.kernel);
+    const NvrtcOutput out = compileWithNvrtc(m.source, "compute_90");
+    expectEntries(m, out.ptx, c.name);
+  }
+  // The operators the zoo networks and the optimised graphs use are all covered.
+  for (const char* op : {"Conv", "Gemm", "MatMul", "Add", "Clip", "MaxPool", "AveragePool", "GlobalAveragePool",
+                         "Softmax", "Flatten", "Reshape", "Concat", "Transpose", "Pad", "BatchNormalization"})
+    EXPECT_TRUE(ops.count(std::string("ref.") + op)) << op;
+}
+
+TEST(CudaCodegen, ConvolutionFusesItsResidualAdd) {
+  for (const auto& c : testing::operatorCases()) {
+    if (c.name != "conv_residual_relu") continue;
+    auto g = c.build();
+    const rt::Artifact plan = refPlan(*g);
+    ASSERT_EQ(plan.steps.size(), 2u);
+    GeneratedModule m = generateCudaModule(plan, CudaCodegenOptions{});
+    ASSERT_EQ(m.plan.steps.size(), 1u);
+    EXPECT_EQ(m.plan.steps[0].attrs.getInt("cuda.residual"), 1);
+    EXPECT_EQ(m.plan.steps[0].attrs.getString("cuda.residual_activation"), "Relu");
+    EXPECT_EQ(m.plan.steps[0].outputs, plan.steps[1].outputs);
+    CudaCodegenOptions unfused;
+    unfused.fuse_residual = false;
+    EXPECT_EQ(generateCudaModule(plan, unfused).plan.steps.size(), 2u);
+    return;
+  }
+  FAIL() << "no residual case";
+}
+
+TEST(CudaCodegen, Tf32TensorCorePathCompilesForSm90) {
+  CudaCodegenOptions o;
+  o.tf32_tensor_cores = true;
+  for (const auto& c : testing::operatorCases()) {
+    if (c.name != "conv_large_tile") continue;
+    auto g = c.build();
+    const GeneratedModule m = generateCudaModule(refPlan(*g), o);
+    EXPECT_NE(m.source.find("convImplicitGemmTf32<P>"), std::string::npos);
+    EXPECT_EQ(m.launches[0].block[0], 128);
+    const NvrtcOutput out = compileWithNvrtc(m.source, "sm_90");
+    EXPECT_GT(out.cubin.size(), 1000u);
+    return;
+  }
+  FAIL() << "no conv_large_tile case";
+}
+
+// A whole zoo network through the compile driver: one launch per step, every
+// entry in the PTX, a cubin for sm_90 and the source kept in the artifact.
+void compileNetwork(const std::string& name, size_t expected_fusions) {
+  zoo::ZooOptions zo;
+  auto g = zoo::buildModel(name, zo);
+  CompileOptions opts;
+  opts.target = "cuda";
+  const rt::Artifact a = compileGraph(*g, opts);
+  EXPECT_EQ(a.target, "cuda");
+  ASSERT_TRUE(a.blobs.count("cuda.ptx") && a.blobs.count("cuda.cubin.sm_90") && a.blobs.count("cuda.source"));
+  const std::string ptx(a.blobs.at("cuda.ptx").begin(), a.blobs.at("cuda.ptx").end());
+  EXPECT_NE(ptx.find(".target sm_90"), std::string::npos);
+  EXPECT_GT(a.blobs.at("cuda.cubin.sm_90").size(), 1000u);
+  size_t fused = 0;
+  for (const rt::ArtifactStep& s : a.steps) {
+    EXPECT_EQ(s.kernel, "cuda.launch");
+    const std::string entry = s.attrs.getString("cuda.entry");
+    EXPECT_NE(ptx.find(".entry " + entry + "("), std::string::npos) << s.name;
+    EXPECT_EQ(s.attrs.getInts("cuda.grid").size(), 3u);
+    fused += s.attrs.getInt("cuda.residual", 0);
+  }
+  EXPECT_EQ(fused, expected_fusions) << name;
+  // A save/load round trip keeps the kernels.
+  const rt::Artifact back = rt::deserializeArtifact(rt::serializeArtifact(a));
+  EXPECT_EQ(back.blobs.at("cuda.cubin.sm_90"), a.blobs.at("cuda.cubin.sm_90"));
+}
+
+TEST(CudaCodegen, ResNet18) { compileNetwork("resnet18", 8); }
+TEST(CudaCodegen, ResNet50) { compileNetwork("resnet50", 16); }
+TEST(CudaCodegen, MobileNetV2) { compileNetwork("mobilenetv2", 10); }
+
+template <class F>
+std::string errorOf(F f) {
+  try {
+    f();
+  } catch (const CudaBackendError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CudaCodegen, UnsupportedOperatorNamesTheStep) {
+  ir::Graph g;
+  ir::Value* x = g.addInput("x", rt::TensorType{rt::DType::F32, {4}, rt::Layout::RowMajor});
+  rt::AttributeMap a;
+  a.set("to", int64_t{6});  // INT32
+  ir::Node* n = g.addNode("Cast", {x}, 1, a, "to_int");
+  n->output(0)->setType(rt::TensorType{rt::DType::I32, {4}, rt::Layout::RowMajor});
+  g.addOutput(n->output(0));
+  const std::string e = errorOf([&] { generateCudaModule(refPlan(g), CudaCodegenOptions{}); });
+  EXPECT_NE(e.find("step 0 'to_int' (Cast): operator 'Cast' is not supported by the CUDA backend"), std::string::npos) << e;
+}
+
+TEST(CudaCodegen, UnsupportedElementTypeNamesTheTensor) {
+  ir::Graph g;
+  ir::Value* x = g.addInput("x", rt::TensorType{rt::DType::I32, {4}, rt::Layout::RowMajor});
+  ir::Node* n = g.addNode("Sigmoid", {x}, 1, {}, "sig");
+  n->output(0)->setType(rt::TensorType{rt::DType::I32, {4}, rt::Layout::RowMajor});
+  g.addOutput(n->output(0));
+  const std::string e = errorOf([&] { generateCudaModule(refPlan(g), CudaCodegenOptions{}); });
+  EXPECT_NE(e.find("step 0 'sig' (Sigmoid): element type i32 is not supported (f32 only)"), std::string::npos) << e;
+}
+
+TEST(CudaCodegen, BadArchitectureIsRefused) {
+  auto g = testing::operatorCases()[0].build();
+  CudaCodegenOptions o;
+  o.archs = {"sm_9x"};
+  EXPECT_NE(errorOf([&] { lowerForCuda(refPlan(*g), o); }).find("architecture 'sm_9x' is not of the form sm_XY"),
+            std::string::npos);
+  o.archs = {"sm_75"};
+  o.tf32_tensor_cores = true;
+  EXPECT_NE(errorOf([&] { lowerForCuda(refPlan(*g), o); }).find("TF32 tensor cores need sm_80 or later"),
+            std::string::npos);
+}
+
+TEST(CudaCodegen, NvrtcErrorNamesTheStepOfTheBrokenKernel) {
+  auto g = testing::operatorCases()[0].build();
+  GeneratedModule m = generateCudaModule(refPlan(*g), CudaCodegenOptions{});
+  const std::string anchor = "using P = " + m.launches[0].entry + "_P;";
+  const size_t at = m.source.find(anchor);
+  ASSERT_NE(at, std::string::npos);
+  m.source.insert(at + anchor.size(), " this_is_not_cuda;");
+  const std::string e = errorOf([&] { compileWithNvrtc(m.source, "compute_90"); });
+  EXPECT_NE(e.find("NVRTC compilation for compute_90 failed"), std::string::npos) << e;
+  EXPECT_NE(e.find("the kernel of step 0 'conv3x3_bias_relu' (Conv) does not compile"), std::string::npos) << e;
+  EXPECT_NE(e.find("this_is_not_cuda"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace vdla::cuda

@@ -1,0 +1,214 @@
+#include "cuda_op_cases.h"
+
+#include <functional>
+
+#include "vdla/compiler/passes/shape_inference.h"
+
+namespace vdla::cuda::testing {
+
+namespace {
+
+using rt::AttributeMap;
+using rt::DType;
+using rt::Shape;
+using rt::Tensor;
+using Ints = std::vector<int64_t>;
+
+rt::TensorType f32(Shape s) { return rt::TensorType{DType::F32, std::move(s), rt::Layout::RowMajor}; }
+
+Tensor seeded(DType dtype, const Shape& shape, uint64_t seed, bool positive = false) {
+  Tensor t(dtype, shape);
+  uint64_t state = seed * 0x9e3779b97f4a7c15ull + 1;
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    const double u = double(state >> 11) / double(1ull << 53);  // [0, 1)
+    if (dtype == DType::F32) t.data<float>()[i] = static_cast<float>(positive ? 0.25 + 2 * u : 4 * u - 2);
+    else if (dtype == DType::I32) t.data<int32_t>()[i] = static_cast<int32_t>(u * 200) - 100;
+    else if (dtype == DType::I64) t.data<int64_t>()[i] = static_cast<int64_t>(u * 200) - 100;
+  }
+  return t;
+}
+
+// Builds a graph from a body that adds nodes; outputs are the body's result.
+using Body = std::function<std::vector<ir::Value*>(ir::Graph&)>;
+
+OpCase make(const std::string& name, Body body) {
+  return {name, [name, body] {
+            auto g = std::make_unique<ir::Graph>();
+            g->name = name;
+            for (ir::Value* v : body(*g)) g->addOutput(v);
+            passes::inferShapes(*g);
+            return g;
+          }};
+}
+
+AttributeMap attrs(std::initializer_list<std::pair<const char*, rt::Attribute>> list) {
+  AttributeMap m;
+  for (const auto& [k, v] : list) m.set(k, v);
+  return m;
+}
+
+ir::Value* weights(ir::Graph& g, const std::string& name, Shape s, uint64_t seed) {
+  return g.addConstant(name, seeded(DType::F32, s, seed));
+}
+ir::Value* ints(ir::Graph& g, const std::string& name, Ints v) {
+  return g.addConstant(name, Tensor::fromVector<int64_t>({static_cast<int64_t>(v.size())}, v));
+}
+
+// One node `op` on graph inputs of the given shapes.
+OpCase unaryCase(const std::string& op, Shape shape, AttributeMap a = {}, bool positive = false) {
+  return make(op, [=](ir::Graph& g) {
+    ir::Value* x = g.addInput(positive ? "x_pos" : "x", f32(shape));
+    return g.addNode(op, {x}, 1, a, op)->outputs();
+  });
+}
+
+OpCase binaryCase(const std::string& name, const std::string& op, Shape sa, Shape sb, AttributeMap a = {},
+                  DType dtype = DType::F32) {
+  return make(name, [=](ir::Graph& g) {
+    ir::Value* x = g.addInput("a", rt::TensorType{dtype, sa, rt::Layout::RowMajor});
+    ir::Value* y = g.addInput(op == "Div" ? "b_pos" : "b", rt::TensorType{dtype, sb, rt::Layout::RowMajor});
+    return g.addNode(op, {x, y}, 1, a, name)->outputs();
+  });
+}
+
+OpCase convCase(const std::string& name, Shape x, Shape w, bool bias, AttributeMap a) {
+  return make(name, [=](ir::Graph& g) {
+    ir::Value* in = g.addInput("x", f32(x));
+    std::vector<ir::Value*> ins = {in, weights(g, "w", w, 3)};
+    if (bias) ins.push_back(weights(g, "b", {w[0]}, 4));
+    return g.addNode("Conv", ins, 1, a, name)->outputs();
+  });
+}
+
+}  // namespace
+
+Tensor caseInput(const ir::Value& input, uint64_t seed) {
+  return seeded(input.type().dtype, input.type().shape, seed, input.name().find("pos") != std::string::npos);
+}
+
+std::vector<OpCase> operatorCases() {
+  std::vector<OpCase> c;
+  // Convolutions: the implicit GEMM (each tile size), grouped, depthwise
+  // (direct kernel), 1-D, dilated, SAME padding, and the fused residual Add.
+  c.push_back(convCase("conv3x3_bias_relu", {2, 8, 12, 12}, {16, 8, 3, 3}, true,
+                       attrs({{"pads", Ints{1, 1, 1, 1}}, {"activation", std::string("Relu")}})));
+  c.push_back(convCase("conv1x1_stride2", {1, 16, 9, 9}, {24, 16, 1, 1}, false, attrs({{"strides", Ints{2, 2}}})));
+  c.push_back(convCase("conv_large_tile", {4, 16, 32, 32}, {64, 16, 3, 3}, true, attrs({{"pads", Ints{1, 1, 1, 1}}})));
+  c.push_back(convCase("conv_grouped", {1, 8, 10, 10}, {12, 4, 3, 3}, true, attrs({{"group", int64_t{2}}})));
+  c.push_back(convCase("conv_depthwise_clip", {2, 6, 11, 11}, {6, 1, 3, 3}, true,
+                       attrs({{"group", int64_t{6}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}},
+                              {"activation", std::string("Clip")}, {"activation_min", 0.0}, {"activation_max", 6.0}})));
+  c.push_back(convCase("conv1d", {2, 4, 20}, {5, 4, 3}, true, attrs({{"pads", Ints{1, 2}}})));
+  c.push_back(convCase("conv_dilated", {1, 3, 15, 15}, {4, 3, 3, 3}, false,
+                       attrs({{"dilations", Ints{2, 2}}, {"pads", Ints{2, 1, 2, 1}}})));
+  c.push_back(convCase("conv_same_upper", {1, 3, 10, 9}, {4, 3, 4, 4}, true,
+                       attrs({{"auto_pad", std::string("SAME_UPPER")}, {"strides", Ints{2, 2}}})));
+  c.push_back(make("conv_residual_relu", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", f32({2, 8, 7, 7}));
+    ir::Value* r = g.addInput("r", f32({2, 8, 7, 7}));
+    ir::Value* y = g.addNode("Conv", {x, weights(g, "w", {8, 8, 3, 3}, 5), weights(g, "b", {8}, 6)}, 1,
+                             attrs({{"pads", Ints{1, 1, 1, 1}}}), "conv")->output(0);
+    return g.addNode("Add", {r, y}, 1, attrs({{"activation", std::string("Relu")}}), "add")->outputs();
+  }));
+  // Matrix products.
+  c.push_back(make("gemm_transB_bias", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", f32({3, 40}));
+    return g.addNode("Gemm", {x, weights(g, "w", {33, 40}, 7), weights(g, "b", {33}, 8)}, 1,
+                     attrs({{"transB", int64_t{1}}, {"activation", std::string("Relu")}}), "fc")->outputs();
+  }));
+  c.push_back(make("gemm_transA_alpha_beta", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", f32({35, 6}));
+    return g.addNode("Gemm", {x, weights(g, "w", {35, 37}, 9), weights(g, "c", {6, 37}, 10)}, 1,
+                     attrs({{"transA", int64_t{1}}, {"alpha", 0.5}, {"beta", 2.0}}), "gemm")->outputs();
+  }));
+  c.push_back(binaryCase("matmul_2d", "MatMul", {5, 70}, {70, 9}));
+  c.push_back(binaryCase("matmul_batched_broadcast", "MatMul", {2, 3, 4, 5}, {5, 6}));
+  c.push_back(binaryCase("matmul_batch_both", "MatMul", {2, 1, 4, 5}, {3, 5, 2}));
+  c.push_back(binaryCase("matmul_vector", "MatMul", {7}, {7, 3}));
+  // Elementwise.
+  for (const char* op : {"Relu", "Neg", "Abs", "Sigmoid", "Tanh", "Exp", "HardSwish"})
+    c.push_back(unaryCase(op, {2, 3, 17}));
+  c.push_back(unaryCase("Sqrt", {4, 33}, {}, true));
+  c.push_back(unaryCase("Reciprocal", {4, 33}, {}, true));
+  c.push_back(unaryCase("LeakyRelu", {3, 50}, attrs({{"alpha", 0.1}})));
+  c.push_back(unaryCase("HardSigmoid", {3, 50}, attrs({{"alpha", 0.3}, {"beta", 0.4}})));
+  c.push_back(binaryCase("add_broadcast", "Add", {2, 3, 4}, {3, 1}));
+  c.push_back(binaryCase("add_relu", "Add", {2, 3, 4}, {2, 3, 4}, attrs({{"activation", std::string("Relu")}})));
+  c.push_back(binaryCase("sub_scalar", "Sub", {5, 6}, {}));
+  c.push_back(binaryCase("mul_rows", "Mul", {4, 1, 6}, {1, 5, 6}));
+  c.push_back(binaryCase("div", "Div", {3, 8}, {3, 8}));
+  c.push_back(binaryCase("add_int32", "Add", {4, 5}, {5}, {}, DType::I32));
+  c.push_back(binaryCase("mul_int64", "Mul", {6}, {6}, {}, DType::I64));
+  c.push_back(make("clip_inputs", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", f32({3, 40}));
+    ir::Value* lo = g.addConstant("lo", Tensor::fromVector<float>({}, {-0.5f}));
+    ir::Value* hi = g.addConstant("hi", Tensor::fromVector<float>({}, {1.25f}));
+    return g.addNode("Clip", {x, lo, hi}, 1, {}, "clip")->outputs();
+  }));
+  c.push_back(make("clip_min_only", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", f32({3, 40}));
+    return g.addNode("Clip", {x, g.addConstant("lo", Tensor::fromVector<float>({}, {0.1f}))}, 1, {}, "clip")->outputs();
+  }));
+  c.push_back(make("batchnorm", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", f32({2, 5, 4, 3}));
+    ir::Value* var = g.addConstant("var", seeded(DType::F32, {5}, 14, true));
+    return g.addNode("BatchNormalization",
+                     {x, weights(g, "scale", {5}, 11), weights(g, "bias", {5}, 12), weights(g, "mean", {5}, 13), var}, 1,
+                     attrs({{"epsilon", 1e-3}}), "bn")->outputs();
+  }));
+  // Softmax family.
+  c.push_back(unaryCase("Softmax", {3, 100}, attrs({{"axis", int64_t{-1}}})));
+  c.push_back(unaryCase("LogSoftmax", {2, 7, 5}, attrs({{"axis", int64_t{1}}})));
+  // Pooling.
+  c.push_back(unaryCase("MaxPool", {2, 3, 13, 13},
+                        attrs({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}})));
+  c.push_back(make("maxpool_ceil", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", f32({1, 2, 10, 10}));
+    return g.addNode("MaxPool", {x}, 1, attrs({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"ceil_mode", int64_t{1}}}),
+                     "pool")->outputs();
+  }));
+  c.push_back(unaryCase("AveragePool", {2, 3, 9, 9},
+                        attrs({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}})));
+  c.push_back(make("averagepool_include_pad", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", f32({1, 2, 8, 8}));
+    return g.addNode("AveragePool", {x}, 1,
+                     attrs({{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}, {"count_include_pad", int64_t{1}}}),
+                     "pool")->outputs();
+  }));
+  c.push_back(unaryCase("GlobalAveragePool", {2, 5, 7, 7}));
+  c.push_back(unaryCase("GlobalMaxPool", {2, 5, 6, 9}));
+  // Reductions.
+  c.push_back(unaryCase("ReduceMean", {3, 4, 5}, attrs({{"axes", Ints{1}}})));
+  c.push_back(unaryCase("ReduceSum", {3, 4, 5}, attrs({{"axes", Ints{0, 2}}, {"keepdims", int64_t{0}}})));
+  c.push_back(unaryCase("ReduceMax", {3, 4, 5}, attrs({{"axes", Ints{2}}})));
+  c.push_back(unaryCase("ReduceMin", {3, 4, 5}));
+  // Data movement.
+  c.push_back(unaryCase("Flatten", {2, 3, 4}, attrs({{"axis", int64_t{1}}})));
+  c.push_back(make("reshape", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", f32({2, 3, 4}));
+    return g.addNode("Reshape", {x, ints(g, "shape", {4, -1})}, 1, {}, "reshape")->outputs();
+  }));
+  c.push_back(unaryCase("Transpose", {2, 3, 4, 5}, attrs({{"perm", Ints{0, 2, 3, 1}}})));
+  c.push_back(make("concat", [](ir::Graph& g) {
+    ir::Value* a = g.addInput("a", f32({2, 3, 4}));
+    ir::Value* b = g.addInput("b", f32({2, 1, 4}));
+    ir::Value* d = g.addInput("d", f32({2, 5, 4}));
+    return g.addNode("Concat", {a, b, d}, 1, attrs({{"axis", int64_t{1}}}), "concat")->outputs();
+  }));
+  for (const char* mode : {"constant", "reflect", "edge"})
+    c.push_back(make(std::string("pad_") + mode, [mode](ir::Graph& g) {
+      ir::Value* x = g.addInput("x", f32({2, 3, 5, 4}));
+      return g.addNode("Pad", {x, ints(g, "pads", {0, 0, 2, 1, 0, 1, 1, 3})}, 1, attrs({{"mode", std::string(mode)}}),
+                       "pad")->outputs();
+    }));
+  c.push_back(make("gather", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", f32({3, 6, 2}));
+    return g.addNode("Gather", {x, ints(g, "idx", {5, 0, -1, 2})}, 1, attrs({{"axis", int64_t{1}}}), "gather")->outputs();
+  }));
+  return c;
+}
+
+}  // namespace vdla::cuda::testing

@@ -1,0 +1,186 @@
+// The pretrained int8 MobileNetV2 on the accelerator (fsim), two ways:
+//  * its own quantisation: the QDQ model's integer operators become
+//    vdla.QConv with the model's scales and zero points; top-1 must match
+//    onnxruntime on at least 31 of the 32 calibration photos, and every
+//    offloaded layer must be bit-exact with the integer reference;
+//  * the project's quantisation: the model stripped to fp32, calibrated on
+//    the same photos and quantised here; the test reports int8-vs-fp32 top-1
+//    agreement and both accuracies against the class in each file name.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "ort_classifier.h"
+#include "vdla/compiler/compile.h"
+#include "vdla/compiler/reference_executor.h"
+#include "vdla/driver/device.h"
+#include "vdla/frontend/onnx_importer.h"
+#include "vdla/runtime/executor.h"
+#include "vdla/runtime/image.h"
+#include "vdla/runtime/imagenet.h"
+
+namespace vdla {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kData = VDLA_SHARED_DATA_DIR;
+const std::string kModel = kData + "/models/mobilenetv2-imagenet-int8-qdq.onnx";
+
+struct Photo {
+  std::string path;
+  std::string class_name;  // n01644900_tailed_frog.JPEG -> "tailed frog"
+  rt::Tensor input;
+};
+
+std::vector<Photo> loadPhotos() {
+  std::vector<Photo> photos;
+  for (const auto& entry : fs::directory_iterator(kData + "/images/calib")) {
+    std::string stem = entry.path().stem().string();
+    std::string name = stem.substr(stem.find('_') + 1);
+    std::replace(name.begin(), name.end(), '_', ' ');
+    photos.push_back({entry.path().string(), name, {}});
+  }
+  std::sort(photos.begin(), photos.end(), [](const Photo& a, const Photo& b) { return a.path < b.path; });
+  for (Photo& p : photos) p.input = rt::preprocessImageNet(rt::loadImage(p.path));
+  return photos;
+}
+
+int64_t top1(const rt::Tensor& logits) { return rt::topK(logits, 1).at(0).index; }
+
+bool dataPresent() { return fs::exists(kModel) && fs::exists(kData + "/images/calib"); }
+
+// Runs a vdla artifact on fsim; returns the top-1 class of every photo.
+std::vector<int64_t> classifyOnFsim(const rt::Artifact& artifact, const std::vector<Photo>& photos) {
+  auto device = driver::createDevice("fsim", hw::loadConfig("pynq"));
+  rt::ExecutorOptions options;
+  options.device = device.get();
+  rt::Executor executor(artifact, options);
+  std::vector<int64_t> classes;
+  for (const Photo& p : photos) classes.push_back(top1(executor.run({p.input}).at(0)));
+  return classes;
+}
+
+TEST(AcceleratedMobileNetV2, OwnQuantisationMatchesOnnxruntime) {
+  if (!dataPresent()) GTEST_SKIP() << "shared data not present: " << kModel;
+  std::string why = testing::onnxruntimeUnavailableReason();
+  if (!why.empty()) {
+    if (std::getenv("VDLA_REQUIRE_ORT")) FAIL() << why;
+    GTEST_SKIP() << why;
+  }
+  const std::vector<Photo> photos = loadPhotos();
+  ASSERT_GE(photos.size(), 32u);
+  auto graph = frontend::importOnnxFile(kModel);
+  CompileOptions options;
+  options.target = "vdla";
+  CompileReport report;
+  const rt::Artifact artifact = compileGraph(*graph, options, &report);
+
+  // Every convolution and the classifier keep the model's parameters and run on the device.
+  ASSERT_TRUE(report.converted_qlinear);
+  EXPECT_FALSE(report.quantized) << "a pre-quantised model is not calibrated again";
+  EXPECT_EQ(report.qlinear.convolutions, 52u);
+  EXPECT_EQ(report.qlinear.dense, 1u);
+  EXPECT_TRUE(report.qlinear.kept.empty()) << report.qlinear.kept.front().first << ": " << report.qlinear.kept.front().second;
+  size_t offloaded = 0;
+  for (const auto& d : report.layers) offloaded += d.offloaded;
+  EXPECT_EQ(offloaded, 53u);
+
+  // Bit-exact with the integer reference on the first photo, layer by layer.
+  std::map<std::string, rt::Tensor> golden;
+  ReferenceRunOptions ropts;
+  ropts.on_node = [&](const ir::Node& n, const std::vector<rt::Tensor>& outs) {
+    if (n.qualifiedOp() == "vdla.QConv") golden[n.name()] = outs[0];
+  };
+  const rt::Tensor want = runReference(*graph, {photos[0].input}, ropts).at(0);
+  auto device = driver::createDevice("fsim", hw::loadConfig("pynq"));
+  rt::ExecutorOptions eopts;
+  eopts.device = device.get();
+  size_t compared = 0;
+  eopts.on_step = [&](size_t, const rt::ArtifactStep& step, const std::vector<rt::Tensor*>& outs) {
+    if (step.kernel != "vdla.conv") return;
+    auto it = golden.find(step.name);
+    ASSERT_NE(it, golden.end()) << step.name;
+    ASSERT_EQ(it->second.byteSize(), outs[0]->byteSize()) << step.name;
+    EXPECT_EQ(0, std::memcmp(it->second.raw(), outs[0]->raw(), outs[0]->byteSize())) << step.name;
+    ++compared;
+  };
+  rt::Executor executor(artifact, eopts);
+  const rt::Tensor got = executor.run({photos[0].input}).at(0);
+  EXPECT_EQ(compared, offloaded);
+  ASSERT_EQ(got.byteSize(), want.byteSize());
+  EXPECT_EQ(0, std::memcmp(got.raw(), want.raw(), want.byteSize())) << "logits differ from the reference";
+
+  // Top-1 against onnxruntime running the original QDQ model.
+  std::vector<rt::Tensor> inputs;
+  for (const Photo& p : photos) inputs.push_back(p.input);
+  const auto theirs = testing::classifyWithOnnxruntime(kModel, inputs, std::string(VDLA_TEST_OUTPUT_DIR) + "/ort_accel", 1);
+  const std::vector<int64_t> ours = classifyOnFsim(artifact, photos);
+  const auto labels = rt::loadClassLabels(kData + "/imagenet_classes.txt");
+  int agree = 0, correct = 0;
+  for (size_t i = 0; i < photos.size(); ++i) {
+    agree += ours[i] == theirs[i][0];
+    correct += labels.at(static_cast<size_t>(ours[i])) == photos[i].class_name;
+    if (ours[i] != theirs[i][0])
+      std::printf("  differs on %s: ours '%s', onnxruntime '%s'\n", fs::path(photos[i].path).filename().c_str(),
+                  labels.at(static_cast<size_t>(ours[i])).c_str(), labels.at(static_cast<size_t>(theirs[i][0])).c_str());
+  }
+  std::printf("QDQ MobileNetV2 on the accelerator (fsim): top-1 equal to onnxruntime on %d/%zu photos; top-1 accuracy %d/%zu\n",
+              agree, photos.size(), correct, photos.size());
+  EXPECT_GE(agree, 31);
+}
+
+TEST(AcceleratedMobileNetV2, StrippedToFloatAndQuantisedHere) {
+  if (!dataPresent()) GTEST_SKIP() << "shared data not present: " << kModel;
+  const std::vector<Photo> photos = loadPhotos();
+  ASSERT_GE(photos.size(), 32u);
+  auto graph = frontend::importOnnxFile(kModel);
+  PipelineOptions strip;
+  strip.strip_qdq = true;
+  runStandardPipeline(*graph, strip);
+  for (const ir::Node* n : graph->nodes()) {
+    ASSERT_NE(n->op(), "QuantizeLinear") << n->name();
+    ASSERT_NE(n->op(), "DequantizeLinear") << n->name();
+  }
+  const auto labels = rt::loadClassLabels(kData + "/imagenet_classes.txt");
+  std::vector<int64_t> fp32;
+  for (const Photo& p : photos) fp32.push_back(top1(runReference(*graph, {p.input}).at(0)));
+
+  CompileOptions options;
+  options.target = "vdla";
+  options.optimize = false;  // already optimised as fp32
+  for (const Photo& p : photos) options.calibration.push_back({p.input});
+  CompileReport report;
+  const rt::Artifact artifact = compileGraph(*graph, options, &report);
+  ASSERT_TRUE(report.quantized);
+  EXPECT_FALSE(report.converted_qlinear);
+  const std::vector<int64_t> int8 = classifyOnFsim(artifact, photos);
+
+  int agree = 0, fp32_correct = 0, int8_correct = 0;
+  for (size_t i = 0; i < photos.size(); ++i) {
+    agree += fp32[i] == int8[i];
+    fp32_correct += labels.at(static_cast<size_t>(fp32[i])) == photos[i].class_name;
+    int8_correct += labels.at(static_cast<size_t>(int8[i])) == photos[i].class_name;
+  }
+  std::printf("MobileNetV2 stripped to fp32, quantised with the project's calibration on %zu photos: "
+              "int8-vs-fp32 top-1 agreement %d/%zu; top-1 accuracy fp32 %d/%zu, int8 %d/%zu\n",
+              photos.size(), agree, photos.size(), fp32_correct, photos.size(), int8_correct, photos.size());
+  std::ofstream(std::string(VDLA_TEST_OUTPUT_DIR) + "/stripped_mobilenet_accuracy.json")
+      << nlohmann::json{{"images", photos.size()}, {"agreement", agree}, {"fp32_top1", fp32_correct},
+                        {"int8_top1", int8_correct}}
+             .dump(1);
+  // The fp32 network is the pretrained one (most photos right); per-tensor
+  // int8 of a depthwise network loses some agreement, but not most of it.
+  EXPECT_GE(fp32_correct, 20);
+  EXPECT_GE(agree, 24);
+}
+
+}  // namespace
+}  // namespace vdla
