@@ -92,7 +92,7 @@ int runCommand(const std::vector<std::string>& args) {
       "labels", po::value<std::string>(), "class names, one per line (default: print class indices)")(
       "top", po::value<int>()->default_value(5), "number of classes to print per image")(
       "profile", "time every step")("json", "print the report as JSON")(
-      "target", po::value<std::string>()->default_value("ref"), "target to compile a model for (ref|vdla|llvm)");
+      "target", po::value<std::string>()->default_value("ref"), "target to compile a model for (ref|vdla|llvm|cuda)");
   addConfigOption(options);
   addDeviceOption(options);
   addModelOptions(options);
@@ -102,7 +102,7 @@ int runCommand(const std::vector<std::string>& args) {
   positional.add("model", 1);
   po::variables_map vm;
   const std::string usage =
-      "vdla run MODEL|ARTIFACT [--image FILE...] [--labels FILE] [--top K] [--json] [--target ref|vdla|llvm] "
+      "vdla run MODEL|ARTIFACT [--image FILE...] [--labels FILE] [--top K] [--json] [--target ref|vdla|llvm|cuda] "
       "[--device fsim|cycle] [--config HW] [--latency-hiding on|off] [--calib DIR] "
       "[--profile] [--batch N] [--image-size N] [--seed N]";
   if (!parseArgs(usage, args, options, positional, vm)) return 0;
