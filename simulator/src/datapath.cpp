@@ -68,6 +68,17 @@ int32_t aluApply(hw::AluOp op, int32_t a, int32_t b) {
       return int32_t((int64_t(a) + (int64_t(1) << (s - 1))) >> s);
     }
     case hw::AluOp::Mov: return b;
+    case hw::AluOp::Clip: {
+      const int32_t lo = int8_t(b & 0xff), hi = int8_t((b >> 8) & 0xff);
+      return std::min(std::max(a, lo), hi);
+    }
+    case hw::AluOp::MulShr: {
+      // |a * m| < 2^56, so the product and the rounding term fit int64.
+      const int64_t m = b >> 6;
+      const int s = b & 63;
+      const int64_t p = int64_t(a) * m + (s > 0 ? int64_t(1) << (s - 1) : 0);
+      return int32_t(uint32_t(uint64_t(p >> s)));
+    }
   }
   return a;
 }

@@ -78,6 +78,26 @@ const AluCase kAluCases[] = {
     {AluOp::Rshr, 1, -40, INT32_MIN},
     {AluOp::Mov, 123, -456, -456},
     {AluOp::Mov, INT32_MIN, INT32_MAX, INT32_MAX},
+    // CLIP: b = hi << 8 | (lo & 0xff).
+    {AluOp::Clip, 200, 127 << 8, 127},
+    {AluOp::Clip, -5, 127 << 8, 0},
+    {AluOp::Clip, 50, 127 << 8, 50},
+    {AluOp::Clip, INT32_MIN, 0x7f80, -128},
+    {AluOp::Clip, INT32_MAX, 0x7f80, 127},
+    {AluOp::Clip, 0, 0xf60a, -10},         // lo 10 > hi -10: hi wins
+    {AluOp::Clip, 300, 0x12347f00, 127},   // bits above 15 are ignored
+    {AluOp::Clip, 5, -1, -1},              // lo = hi = -1
+    // MULSHR: b = m << 6 | s.
+    {AluOp::MulShr, 5, 3 * 64 + 1, 8},     // (15 + 1) >> 1
+    {AluOp::MulShr, -5, 3 * 64 + 1, -7},   // (-15 + 1) >> 1
+    {AluOp::MulShr, -6, 64 + 2, -1},       // (-6 + 2) >> 2
+    {AluOp::MulShr, -2, 64 + 2, 0},        // half rounds up
+    {AluOp::MulShr, -3, 7 * 64, -21},      // s = 0: a plain product
+    {AluOp::MulShr, 7, -64, -7},           // m = -1
+    {AluOp::MulShr, INT32_MAX, INT32_MAX, 0},         // m = 2^25-1, s = 63: (2^56 + 2^62) >> 63
+    {AluOp::MulShr, INT32_MIN, INT32_MIN, 0},         // m = -2^25, s = 0: 2^56, low 32 bits
+    {AluOp::MulShr, INT32_MIN, INT32_MIN + 30, 1 << 26},  // (2^56 + 2^29) >> 30
+    {AluOp::MulShr, 0x40000000, 8 * 64 + 2, INT32_MIN},   // 2^33 >> 2 = 2^31: low 32 bits
 };
 
 TEST(IsaAluReference, AgreesWithHandWorkedCases) {

@@ -137,6 +137,8 @@ struct Rig {
 
 inline int32_t wrap32(int64_t v) { return int32_t(uint32_t(uint64_t(v))); }
 
+inline int8_t lowByte(int32_t v) { return int8_t(uint8_t(uint32_t(v) & 0xffu)); }
+
 inline int32_t isaAlu(AluOp op, int32_t a, int32_t b) {
   int64_t s = b;
   if (s > 31) s = 31;
@@ -154,11 +156,21 @@ inline int32_t isaAlu(AluOp op, int32_t a, int32_t b) {
       if (s == 0) return a;
       return wrap32(int64_t(uint64_t(uint32_t(a)) << -s));
     case AluOp::Mov: return b;
+    case AluOp::Clip: {
+      const int32_t lo = lowByte(b), hi = lowByte(b >> 8);
+      return a < lo ? (lo < hi ? lo : hi) : (a < hi ? a : hi);
+    }
+    case AluOp::MulShr: {
+      const int64_t m = b >> 6;  // arithmetic
+      const int sh = int(uint32_t(b) & 63u);
+      int64_t p = int64_t(a) * m;
+      if (sh > 0) p += int64_t(1) << (sh - 1);
+      return wrap32(p >> sh);
+    }
   }
   ADD_FAILURE() << "unknown ALU op";
   return 0;
 }
 
-inline int8_t lowByte(int32_t v) { return int8_t(uint8_t(uint32_t(v) & 0xffu)); }
 
 }  // namespace vdla::simtest

@@ -317,7 +317,7 @@ TEST(ConfigErrorTest, InvalidConfigsNameTheFieldAndTheReason) {
        }),
        {"buffers_kib/isa", "LOAD needs 130 bits", "128 bits"}},
       {"ISA widths: ALU too wide", pynqWith([](json& j) { j["isa"]["alu_imm_bits"] = 32; }),
-       {"buffers_kib/isa", "ALU needs 142 bits"}},
+       {"buffers_kib/isa", "ALU needs 143 bits"}},
       {"deep buffers: micro-op too wide", pynqWith([](json& j) {
          j["buffers_kib"]["accumulator"] = 4096;  // 65536 entries: 16 bits
          j["buffers_kib"]["output"] = 1024;
@@ -335,13 +335,13 @@ TEST(ConfigErrorTest, InvalidConfigsNameTheFieldAndTheReason) {
 }
 
 TEST(ConfigErrorTest, InstructionWidthLimitIsExactly128Bits) {
-  // pynq's ALU uses 110 bits before its 16-bit immediate: an 18-bit immediate
-  // fills the 128 bits exactly and must be accepted, a 19-bit one not.
+  // pynq's ALU uses 111 bits before its 16-bit immediate: a 17-bit immediate
+  // fills the 128 bits exactly and must be accepted, an 18-bit one not.
   json j = pynqJson();
+  j["isa"]["alu_imm_bits"] = 17;
+  EXPECT_NO_THROW(parseConfig(j.dump(), "imm17"));
   j["isa"]["alu_imm_bits"] = 18;
-  EXPECT_NO_THROW(parseConfig(j.dump(), "imm18"));
-  j["isa"]["alu_imm_bits"] = 19;
-  const std::string msg = errorOf([&] { parseConfig(j.dump(), "imm19"); });
+  const std::string msg = errorOf([&] { parseConfig(j.dump(), "imm18"); });
   EXPECT_NE(msg.find("ALU needs 129 bits"), std::string::npos) << msg;
 }
 

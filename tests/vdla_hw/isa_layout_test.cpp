@@ -70,7 +70,7 @@ std::map<Field, uint32_t> expectedWidths(const HwConfig& c, Opcode op) {
       w[Field::WgtFactorOut] = w[Field::WgtFactorIn] = wgt;
       break;
     case Opcode::Alu:
-      w[Field::AluOp] = 3;
+      w[Field::AluOp] = 4;
       w[Field::UseImm] = 1;
       w[Field::UopBegin] = uop;
       w[Field::UopEnd] = uop + 1;
@@ -123,7 +123,7 @@ TEST(IsaLayoutTest, PynqWidthsByHand) {
   EXPECT_EQ(l.usedBits(Opcode::Load), 119u);
   EXPECT_EQ(l.usedBits(Opcode::Store), 119u);
   EXPECT_EQ(l.usedBits(Opcode::Gemm), 127u);
-  EXPECT_EQ(l.usedBits(Opcode::Alu), 126u);
+  EXPECT_EQ(l.usedBits(Opcode::Alu), 127u);  // 4-bit alu_op
   EXPECT_EQ(l.usedBits(Opcode::Finish), 7u);
 }
 
@@ -173,7 +173,7 @@ TEST(IsaLayoutTest, WhyUnencodableIsEmptyForShippedConfigs) {
 
 TEST(IsaLayoutTest, WhyUnencodableExplainsTooWideLayouts) {
   HwConfig c = loadConfig("pynq");
-  c.alu_imm_bits = 19;
+  c.alu_imm_bits = 18;
   EXPECT_NE(IsaLayout::whyUnencodable(c).find("ALU needs 129 bits"), std::string::npos);
   c = loadConfig("pynq");
   c.acc_bytes = c.output_bytes = 64ull << 20;  // 2^20 entries each
@@ -254,7 +254,7 @@ TEST(IsaLayoutTest, ExtremeValuesRoundTrip) {
           if (f.field == Field::Opcode) continue;
           int64_t v = which ? fieldMax(f) : fieldMin(f);
           if (f.field == Field::Memory) v = op == int(Opcode::Store) ? 4 : (which ? 5 : 0);
-          if (f.field == Field::AluOp) v = which ? 6 : 0;
+          if (f.field == Field::AluOp) v = which ? kNumAluOps - 1 : 0;
           setField(insn, f.field, v);
         }
         if (insn.imm != 0) insn.use_imm = true;  // imm is only encodable with use_imm
@@ -275,10 +275,10 @@ TEST(IsaLayoutTest, KnownEncodingsByHand) {
   // y_size (bits 55..70) straddles the two words.
   Instruction y = makeLoad(Memory::Uop, 0, 0, 0xFFFF, 0, 0);
   EXPECT_EQ(l.encode(y), (EncodedInstruction{0x1FFull << 55, 0x7F}));
-  // ALU imm = -1 (bits 110..125 all ones).
+  // ALU ADD (op 2, bits 7..10) with use_imm (bit 11) and imm = -1 (bits 111..126 all ones).
   Instruction alu = makeAluImm(AluOp::Add, LoopNest{}, -1);
   alu.iter_out = alu.iter_in = 0;
-  EncodedInstruction expected{3 | (2u << 7) | (1u << 10), 0xFFFFull << (110 - 64)};
+  EncodedInstruction expected{3 | (2u << 7) | (1u << 11), 0xFFFFull << (111 - 64)};
   EXPECT_EQ(l.encode(alu), expected);
   EXPECT_EQ(l.decode(expected).imm, -1);
 }
@@ -353,8 +353,8 @@ TEST(IsaLayoutTest, EncodeRejectsIllegalEnumValues) {
     EXPECT_NE(errorOf([&] { l.encode(store); }).find("STORE with invalid memory"), std::string::npos);
   }
   Instruction alu = makeAlu(AluOp::Add, LoopNest{});
-  alu.alu_op = AluOp(7);
-  EXPECT_NE(errorOf([&] { l.encode(alu); }).find("unknown ALU op 7"), std::string::npos);
+  alu.alu_op = AluOp(kNumAluOps);
+  EXPECT_NE(errorOf([&] { l.encode(alu); }).find("unknown ALU op " + std::to_string(kNumAluOps)), std::string::npos);
 }
 
 TEST(IsaLayoutTest, EncodeRejectsInvalidOpcode) {
@@ -404,14 +404,15 @@ TEST(IsaLayoutTest, DecodeRejectsUnknownAluOp) {
   IsaLayout l(loadConfig("pynq"));
   const BitField* f = findField(l, Opcode::Alu, Field::AluOp);
   ASSERT_NE(f, nullptr);
-  for (uint64_t a = 0; a < 8; ++a) {
+  ASSERT_EQ(f->width, 4u);
+  for (uint64_t a = 0; a < 16; ++a) {
     EncodedInstruction w{0, 0};
     setBits(w, 0, 3, uint64_t(Opcode::Alu));
     setBits(w, f->offset, f->width, a);
-    if (a < 7)
+    if (a < uint64_t(kNumAluOps))
       EXPECT_EQ(l.decode(w).alu_op, AluOp(a));
     else
-      EXPECT_NE(errorOf([&] { l.decode(w); }).find("unknown ALU op 7"), std::string::npos);
+      EXPECT_NE(errorOf([&] { l.decode(w); }).find("unknown ALU op " + std::to_string(a)), std::string::npos);
   }
 }
 
@@ -499,7 +500,7 @@ TEST(IsaLayoutTest, MicroOpOverflowNamesTheIndex) {
 TEST(IsaTest, Names) {
   const char* ops[] = {"LOAD", "STORE", "GEMM", "ALU", "FINISH"};
   for (int i = 0; i < kNumOpcodes; ++i) EXPECT_STREQ(opcodeName(Opcode(i)), ops[i]);
-  const char* alus[] = {"MIN", "MAX", "ADD", "MUL", "SHR", "RSHR", "MOV"};
+  const char* alus[] = {"MIN", "MAX", "ADD", "MUL", "SHR", "RSHR", "MOV", "CLIP", "MULSHR"};
   for (int i = 0; i < kNumAluOps; ++i) EXPECT_STREQ(aluOpName(AluOp(i)), alus[i]);
   EXPECT_STREQ(moduleName(Module::Load), "load");
   EXPECT_STREQ(moduleName(Module::Compute), "compute");

@@ -85,6 +85,8 @@ TEST(ParamGenTest, PynqHeaderValues) {
   EXPECT_EQ(p.at("MEM_OUT"), 4u);
   EXPECT_EQ(p.at("MEM_ACC8"), 5u);
   EXPECT_EQ(p.at("ALU_MOV"), 6u);
+  EXPECT_EQ(p.at("ALU_CLIP"), 7u);
+  EXPECT_EQ(p.at("ALU_MULSHR"), 8u);
   EXPECT_EQ(p.at("ALU_MIN"), 0u);
   // Hand-computed positions (see IsaLayoutTest.PynqWidthsByHand).
   EXPECT_EQ(p.at("LOAD_OPCODE_LSB"), 0u);

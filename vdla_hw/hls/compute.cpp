@@ -52,6 +52,18 @@ int32_t alu_apply(unsigned op, int32_t a, int32_t b) {
       if (s <= 0) return int32_t(uint32_t(a) << -s);
       return int32_t((int64_t(a) + (int64_t(1) << (s - 1))) >> s);  // 33 bits suffice; no overflow
     }
+    case ALU_CLIP: {
+      const int32_t lo = int8_t(b & 0xff), hi = int8_t((b >> 8) & 0xff);
+      const int32_t t = a > lo ? a : lo;
+      return t < hi ? t : hi;
+    }
+    case ALU_MULSHR: {
+      // a 32 x 26-bit product (58 bits) plus the rounding term: within 64 bits.
+      const int64_t m = int64_t(b >> 6);
+      const unsigned s = unsigned(b) & 63u;
+      const int64_t p = int64_t(a) * m + (s > 0 ? int64_t(1) << (s - 1) : int64_t(0));
+      return int32_t(uint32_t(uint64_t(p >> s)));
+    }
     default: return b;  // MOV (fetch refused every other op)
   }
 }

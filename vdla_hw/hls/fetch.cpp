@@ -56,7 +56,7 @@ uint8_t check(const insn_t& insn, uint32_t index, uint32_t count) {
   }
   if (op == OPCODE_ALU) {
     const LoopNest n = decode_loop(insn);
-    if (n.alu_op > unsigned(ALU_MOV)) return ERR_ALU_OP;
+    if (n.alu_op > unsigned(ALU_MULSHR)) return ERR_ALU_OP;
     if (!n.use_imm && n.imm != 0) return ERR_IMM_WITHOUT_USE_IMM;
   }
   const uint8_t q = queue_of(op, op == OPCODE_LOAD ? decode_xfer(insn).memory : 0);

@@ -120,7 +120,7 @@ module vdla_compute (
 
   // GEMM / ALU fields (the loop nest fields differ in position between them)
   wire gemm_reset = insn[vdla_pkg::GEMM_RESET_LSB];
-  wire [2:0] alu_op = insn[vdla_pkg::ALU_ALU_OP_LSB+:3];
+  wire [vdla_pkg::ALU_ALU_OP_W-1:0] alu_op = insn[vdla_pkg::ALU_ALU_OP_LSB+:vdla_pkg::ALU_ALU_OP_W];
   wire use_imm = insn[vdla_pkg::ALU_USE_IMM_LSB];
   wire [31:0] imm = 32'($signed(insn[vdla_pkg::ALU_IMM_LSB+:vdla_pkg::ALU_IMM_W]));
   wire [31:0] uop_begin = is_gemm ? 32'(insn[vdla_pkg::GEMM_UOP_BEGIN_LSB+:vdla_pkg::GEMM_UOP_BEGIN_W]) :

@@ -22,7 +22,7 @@ module vdla_insn_check (
 
   wire [2:0] opcode = insn[vdla_pkg::LOAD_OPCODE_LSB+:3];
   wire [2:0] memory = insn[vdla_pkg::LOAD_MEMORY_LSB+:3];
-  wire [2:0] alu_op = insn[vdla_pkg::ALU_ALU_OP_LSB+:3];
+  wire [vdla_pkg::ALU_ALU_OP_W-1:0] alu_op = insn[vdla_pkg::ALU_ALU_OP_LSB+:vdla_pkg::ALU_ALU_OP_W];
   wire use_imm = insn[vdla_pkg::ALU_USE_IMM_LSB];
   wire imm_nonzero = insn[vdla_pkg::ALU_IMM_LSB+:vdla_pkg::ALU_IMM_W] != '0;
   wire pop_prev = insn[vdla_pkg::LOAD_POP_PREV_LSB];
@@ -66,7 +66,7 @@ module vdla_insn_check (
         if (stray(insn, GEMM_USED)) error = vdla_status_pkg::E_STRAY_BITS;
       end
       3'(vdla_pkg::OPCODE_ALU): begin
-        if (alu_op > 3'(vdla_pkg::ALU_MOV)) error = vdla_status_pkg::E_ALU_OP;
+        if (alu_op > vdla_pkg::ALU_ALU_OP_W'(vdla_pkg::ALU_MULSHR)) error = vdla_status_pkg::E_ALU_OP;
         else if (stray(insn, ALU_USED)) error = vdla_status_pkg::E_STRAY_BITS;
         else if (!use_imm && imm_nonzero) error = vdla_status_pkg::E_IMM;
       end

@@ -146,7 +146,9 @@ class LineParser {
   AluOp aluOpFromName(const std::string& name) const {
     for (int op = 0; op < kNumAluOps; ++op)
       if (name == aluOpName(AluOp(op))) return AluOp(op);
-    fail("unknown ALU operation '" + name + "' (MIN, MAX, ADD, MUL, SHR, RSHR, MOV)");
+    std::string known;
+    for (int op = 0; op < kNumAluOps; ++op) known += std::string(op ? ", " : "") + aluOpName(AluOp(op));
+    fail("unknown ALU operation '" + name + "' (" + known + ")");
   }
   static std::vector<std::string> split(const std::string& s, char sep) {
     std::vector<std::string> out;

@@ -24,6 +24,8 @@ const char* aluOpName(AluOp op) {
     case AluOp::Shr: return "SHR";
     case AluOp::Rshr: return "RSHR";
     case AluOp::Mov: return "MOV";
+    case AluOp::Clip: return "CLIP";
+    case AluOp::MulShr: return "MULSHR";
   }
   return "?";
 }

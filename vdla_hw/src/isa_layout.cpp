@@ -9,7 +9,7 @@ namespace {
 
 constexpr uint32_t kOpcodeBits = 3;
 constexpr uint32_t kMemoryBits = 3;
-constexpr uint32_t kAluOpBits = 3;
+constexpr uint32_t kAluOpBits = 4;  // 9 ops
 constexpr uint32_t kInstructionBits = 128;
 constexpr uint32_t kUopBits = 32;
 

@@ -1,6 +1,10 @@
 #include "vdla/compiler/accel/alu_sequence.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <limits>
+
+#include "vdla/compiler/quant/requant.h"
 
 namespace vdla::accel {
 
@@ -45,6 +49,34 @@ bool isAll(const std::vector<int32_t>& v, int32_t x) {
   return std::all_of(v.begin(), v.end(), [&](int32_t y) { return y == x; });
 }
 
+// MULSHR's operand: m in the upper 26 bits, the shift in the low 6 (isa.h).
+bool fitsMulShr(const std::vector<int32_t>& mult) {
+  return std::all_of(mult.begin(), mult.end(), [](int32_t m) { return m >= -(1 << 25) && m < (1 << 25); });
+}
+
+int64_t rshr64(int64_t v, int s) { return s == 0 ? v : (v + (int64_t{1} << (s - 1))) >> s; }
+
+// True when no int8 input can make t * mult leave int32, t being the
+// accumulator after the init, the GEMM and the first shift: then MUL's
+// wrapping product and MULSHR's 64-bit one are the same number. Parameters
+// from chooseRequantParams always pass; arbitrary ones are checked here from
+// the layer's own weights.
+bool productsFitInt32(const ConvLayer& L, const std::vector<int32_t>& bias1) {
+  if (L.shift1 < 0 || L.shift1 > 31 || L.o <= 0) return false;
+  const int64_t per = static_cast<int64_t>(L.weights.size()) / L.o;
+  for (int64_t o = 0; o < L.o; ++o) {
+    const int64_t a = quant::accumulatorBound(L.weights.data() + o * per, per), b = bias1[static_cast<size_t>(o)];
+    if (a + std::llabs(b) > std::numeric_limits<int32_t>::max()) return false;  // acc + bias1 could wrap
+    const int64_t t = std::max(std::llabs(rshr64(b - a, L.shift1)), std::llabs(rshr64(b + a, L.shift1)));
+    if (t * std::llabs(int64_t{L.mult[static_cast<size_t>(o)]}) > std::numeric_limits<int32_t>::max()) return false;
+  }
+  return true;
+}
+int32_t packMulShr(int32_t mult, int shift) { return int32_t(uint32_t(mult) << 6 | uint32_t(shift)); }
+
+// CLIP's operand: hi in bits 15:8, lo in bits 7:0, as a sign-extended 16-bit immediate.
+int32_t packClip(int32_t lo, int32_t hi) { return int16_t(uint16_t((uint32_t(hi) & 0xff) << 8 | (uint32_t(lo) & 0xff))); }
+
 }  // namespace
 
 int AluSequence::residualPasses() const {
@@ -73,18 +105,36 @@ AluSequence buildAluSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
   }
   s.init = vectorPass(Op::Mov, D::Acc, bias1, s, cfg);
   if (L.shift1 != 0) s.after.push_back(immPass(Op::Rshr, L.shift1));
-  if (!isAll(L.mult, 1)) s.after.push_back(vectorPass(Op::Mul, D::Acc, L.mult, s, cfg));
-  if (L.residual) {
-    if (!isAll(L.residual_mult, 1)) s.after.push_back(vectorPass(Op::Mul, D::Residual, L.residual_mult, s, cfg));
-    AluPass add;
-    add.op = Op::Add;
-    add.src = AluPass::Src::Residual;
-    s.after.push_back(add);
+  const bool unit_mult = isAll(L.mult, 1);
+  // MUL then RSHR(shift2) is one MULSHR when nothing comes between them and
+  // the multipliers fit its 26-bit field. The product is 64-bit there and
+  // wrapping 32-bit in MUL; both agree because the requantisation parameters
+  // keep every product within int32 (requant.h; checked in productsFitInt32).
+  const bool fuse_mul_shift = !unit_mult && L.shift2 > 0 && L.shift2 < 64 && !L.residual && isAll(bias2, 0) &&
+                              fitsMulShr(L.mult) && productsFitInt32(L, bias1);
+  if (fuse_mul_shift) {
+    std::vector<int32_t> packed(L.mult.size());
+    for (size_t o = 0; o < packed.size(); ++o) packed[o] = packMulShr(L.mult[o], L.shift2);
+    s.after.push_back(vectorPass(Op::MulShr, D::Acc, packed, s, cfg));
+  } else {
+    if (!unit_mult) s.after.push_back(vectorPass(Op::Mul, D::Acc, L.mult, s, cfg));
+    if (L.residual) {
+      if (!isAll(L.residual_mult, 1)) s.after.push_back(vectorPass(Op::Mul, D::Residual, L.residual_mult, s, cfg));
+      AluPass add;
+      add.op = Op::Add;
+      add.src = AluPass::Src::Residual;
+      s.after.push_back(add);
+    }
+    if (!isAll(bias2, 0)) s.after.push_back(vectorPass(Op::Add, D::Acc, bias2, s, cfg));
+    if (L.shift2 != 0) s.after.push_back(immPass(Op::Rshr, L.shift2));
   }
-  if (!isAll(bias2, 0)) s.after.push_back(vectorPass(Op::Add, D::Acc, bias2, s, cfg));
-  if (L.shift2 != 0) s.after.push_back(immPass(Op::Rshr, L.shift2));
-  s.after.push_back(immPass(Op::Max, L.clip_lo));
-  s.after.push_back(immPass(Op::Min, L.clip_hi));
+  // The int8 output range is one CLIP (two signed bytes of the immediate).
+  if (cfg.alu_imm_bits >= 16) {
+    s.after.push_back(immPass(Op::Clip, packClip(L.clip_lo, L.clip_hi)));
+  } else {
+    s.after.push_back(immPass(Op::Max, L.clip_lo));
+    s.after.push_back(immPass(Op::Min, L.clip_hi));
+  }
   return s;
 }
 

@@ -28,6 +28,15 @@ int32_t referenceAlu(hw::AluOp op, int32_t a, int32_t b) {
       if (s > 0) return wrap32((int64_t(a) + (int64_t(1) << (s - 1))) >> s);
       return wrap32(int64_t(a) * (int64_t(1) << -s));
     case hw::AluOp::Mov: return b;
+    case hw::AluOp::Clip: {  // max first, so hi wins when lo > hi
+      const int32_t lo = int8_t(uint8_t(b)), hi = int8_t(uint8_t(b >> 8));
+      return std::min(std::max(a, lo), hi);
+    }
+    case hw::AluOp::MulShr: {
+      const int64_t m = b >> 6, sh = b & 63;
+      const int64_t rounding = sh > 0 ? int64_t(1) << (sh - 1) : 0;
+      return wrap32((int64_t(a) * m + rounding) >> sh);
+    }
   }
   return 0;
 }

@@ -622,6 +622,13 @@ class Generator {
         if (rng_.chance(0.5)) return clampImm((rng_.chance(0.5) ? 1 : -1) * rng_.range(32, 40));  // clamped
         return clampImm(full);
       case AluOp::Mul: return clampImm(rng_.chance(0.6) ? rng_.range(-64, 64) : full);
+      case AluOp::Clip: {  // mostly ordered int8 bounds, sometimes crossed or arbitrary bits
+        if (!rng_.chance(0.7)) return clampImm(full);
+        const int64_t a = rng_.range(-128, 127), b = rng_.range(-128, 127);
+        return clampImm(int16_t(uint16_t((std::max(a, b) & 0xff) << 8 | (std::min(a, b) & 0xff))));
+      }
+      case AluOp::MulShr:  // m = imm >> 6 in [-512, 511]; shifts up to 63
+        return clampImm(rng_.chance(0.7) ? rng_.range(-512, 511) * 64 + rng_.range(0, 20) : full);
       default: return clampImm(rng_.chance(0.5) ? rng_.range(-200, 200) : full);
     }
   }

@@ -36,6 +36,21 @@ int32_t aluReference(AluOp op, int32_t a32, int32_t b32) {
       break;
     }
     case AluOp::Mov: r = b; break;
+    case AluOp::Clip: {
+      const int64_t lo = int8_t(uint8_t(uint32_t(b32))), hi = int8_t(uint8_t(uint32_t(b32) >> 8));
+      r = a < lo ? lo : a;
+      r = r > hi ? hi : r;
+      break;
+    }
+    case AluOp::MulShr: {
+      // In 128 bits, so that the reference does not lean on the 64-bit bound.
+      __extension__ using Int128 = __int128;
+      const Int128 m = b >> 6, s = b & 63;
+      Int128 p = Int128(a) * m;
+      if (s > 0) p += Int128(1) << (s - 1);
+      r = int64_t(p >> s);
+      break;
+    }
   }
   return int32_t(uint32_t(uint64_t(r)));  // low 32 bits
 }

@@ -29,8 +29,13 @@ enum class AluOp : uint8_t {
   Shr = 4,   // dst = dst >> b, arithmetic; b < 0 shifts left by -b; b is clamped to [-31, 31]
   Rshr = 5,  // as Shr, but rounds half up for b > 0: (dst + (1 << (b-1))) >> b in 64-bit
   Mov = 6,   // dst = b
+  // The two requantisation helpers: b packs their operands so that a per-channel
+  // tensor operand carries them as well as an immediate does.
+  Clip = 7,    // dst = min(max(dst, lo), hi); lo = int8(b[7:0]), hi = int8(b[15:8])
+  MulShr = 8,  // dst = low 32 bits of (dst * m + r) >> s in 64-bit, m = b >> 6 (arithmetic),
+               // s = b[5:0], r = s > 0 ? 1 << (s-1) : 0 (round half up)
 };
-constexpr int kNumAluOps = 7;
+constexpr int kNumAluOps = 9;
 const char* aluOpName(AluOp op);  // "MIN", ...
 
 enum class Module : uint8_t { Load = 0, Compute = 1, Store = 2 };

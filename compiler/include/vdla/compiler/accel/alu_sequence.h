@@ -3,6 +3,9 @@
 //   acc = bias1 (init) ; acc += GEMM ; acc = RSHR(acc, shift1) ; acc *= mult ;
 //   res *= residual_mult ; acc += res ; acc += bias2 ; acc = RSHR(acc, shift2) ;
 //   acc = MAX(acc, clip_lo) ; acc = MIN(acc, clip_hi)
+// with two fusions the ISA offers: the multiply and the second shift become one
+// MULSHR when no residual or bias2 comes between them, and the two bounds one
+// CLIP.
 // Passes with a neutral parameter are dropped; a per-channel parameter whose
 // values are all equal and fit the immediate field becomes an immediate, the
 // others are vectors kept in the accumulator memory for the whole layer.

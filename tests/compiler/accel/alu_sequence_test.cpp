@@ -1,0 +1,148 @@
+// The requantisation passes: with parameters from chooseRequantParams a plain
+// layer needs MULSHR and CLIP instead of MUL, RSHR, MAX and MIN, and the
+// fused sequence still equals vdla.QConv's wrapping definition on every
+// device backend, including inputs that drive the accumulators to their
+// bounds. Parameters whose products could leave int32 keep MUL and RSHR.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "accel_test_util.h"
+#include "vdla/compiler/accel/alu_sequence.h"
+#include "vdla/compiler/accel/tiling.h"
+#include "vdla/compiler/quant/requant.h"
+#include "vdla/hw/config.h"
+
+namespace vdla::accel {
+namespace {
+
+using hw::AluOp;
+
+int countOp(const AluSequence& s, AluOp op) {
+  return static_cast<int>(std::count_if(s.after.begin(), s.after.end(), [&](const AluPass& p) { return p.op == op; }));
+}
+
+// Replaces a random layer's requantisation with what the quantiser would
+// choose for it: per-channel multipliers, a bias, a ReLU range.
+void requantLikeTheQuantiser(ConvLayer& L, std::mt19937& rng) {
+  quant::RequantSpec spec;
+  const int64_t per = static_cast<int64_t>(L.weights.size()) / L.o;
+  std::uniform_real_distribution<double> m(1e-4, 3e-3);
+  std::uniform_int_distribution<int64_t> bias(-20000, 20000);
+  for (int64_t o = 0; o < L.o; ++o) {
+    spec.multiplier.push_back(m(rng));
+    spec.bias.push_back(bias(rng));
+    spec.acc_bound.push_back(quant::accumulatorBound(L.weights.data() + o * per, per));
+  }
+  spec.clip_lo = 0;
+  const quant::RequantParams p = quant::chooseRequantParams(spec);
+  L.shift1 = p.shift1;
+  L.shift2 = p.shift2;
+  L.bias1 = p.bias1;
+  L.mult = p.mult;
+  L.bias2 = p.bias2;
+  L.clip_lo = p.clip_lo;
+  L.clip_hi = p.clip_hi;
+}
+
+// Every input at the int8 extreme that maximises (or minimises) each
+// accumulator of output channel 0.
+test::LayerData extremeData(const ConvLayer& L, bool maximise) {
+  test::LayerData d;
+  d.x = rt::Tensor(rt::DType::I8, {L.n, L.c, L.h, L.w});
+  const int64_t cg = L.c / L.group;
+  for (int64_t n = 0; n < L.n; ++n)
+    for (int64_t c = 0; c < L.c; ++c)
+      for (int64_t i = 0; i < L.h * L.w; ++i) {
+        // The weight sign of channel c in output channel 0's first tap (or +).
+        const int8_t w = c < cg ? L.weights[static_cast<size_t>(c * L.kh * L.kw)] : 1;
+        const bool high = (w >= 0) == maximise;
+        d.x.data<int8_t>()[(n * L.c + c) * L.h * L.w + i] = high ? 127 : -128;
+      }
+  return d;
+}
+
+TEST(AluSequence, QuantiserParametersFuseIntoMulShrAndClip) {
+  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  std::mt19937 rng(5);
+  int fused = 0;
+  for (int k = 0; k < 20; ++k) {
+    ConvLayer L = test::randomLayer(rng, /*allow_residual=*/false);
+    requantLikeTheQuantiser(L, rng);
+    const AluSequence s = buildAluSequence(L, cfg);
+    EXPECT_EQ(countOp(s, AluOp::Clip), 1) << "layer " << k;
+    EXPECT_EQ(countOp(s, AluOp::Max) + countOp(s, AluOp::Min), 0) << "layer " << k;
+    EXPECT_EQ(countOp(s, AluOp::MulShr) + countOp(s, AluOp::Mul), 1) << "layer " << k;
+    if (countOp(s, AluOp::MulShr) == 1) {
+      ++fused;
+      EXPECT_LE(s.after.size(), 3u) << "layer " << k;  // [RSHR shift1], MULSHR, CLIP
+    } else {
+      // Only a bias2 between the multiply and the shift (shift1 = 0 form) prevents it.
+      EXPECT_EQ(countOp(s, AluOp::Add), 1) << "layer " << k;
+      EXPECT_EQ(L.shift1, 0) << "layer " << k;
+    }
+  }
+  EXPECT_GE(fused, 5);
+}
+
+TEST(AluSequence, PossibleInt32OverflowKeepsMulAndRshr) {
+  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  std::mt19937 rng(6);
+  ConvLayer L = test::randomLayer(rng, false);
+  std::fill(L.weights.begin(), L.weights.end(), int8_t{127});
+  L.shift1 = 0;
+  L.shift2 = 20;
+  L.bias1.assign(static_cast<size_t>(L.o), 0);
+  L.bias2.assign(static_cast<size_t>(L.o), 0);
+  // |acc| can reach 127 * 128 * taps; times 2^20 that leaves int32.
+  L.mult.assign(static_cast<size_t>(L.o), 1 << 20);
+  const AluSequence s = buildAluSequence(L, cfg);
+  EXPECT_EQ(countOp(s, AluOp::MulShr), 0);
+  EXPECT_EQ(countOp(s, AluOp::Mul), 1);
+  EXPECT_EQ(countOp(s, AluOp::Rshr), 1);
+}
+
+TEST(AluSequence, ResidualLayersKeepTheUnfusedOrder) {
+  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  std::mt19937 rng(7);
+  ConvLayer L = test::randomLayer(rng, false);
+  requantLikeTheQuantiser(L, rng);
+  L.residual = true;
+  L.residual_mult.assign(static_cast<size_t>(L.o), 3);
+  const AluSequence s = buildAluSequence(L, cfg);
+  EXPECT_EQ(countOp(s, AluOp::MulShr), 0);
+  EXPECT_EQ(s.residualPasses(), 2);  // MUL of the residual, ADD
+  EXPECT_EQ(countOp(s, AluOp::Clip), 1);
+}
+
+class FusedRequantOnDevice : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FusedRequantOnDevice, MatchesTheDefinitionAtTheAccumulatorBounds) {
+  const hw::HwConfig cfg = hw::loadConfig("tiny");
+  auto dev = driver::createDevice(GetParam(), cfg);
+  std::mt19937 rng(11);
+  const int count = GetParam() == "fsim" ? 12 : 3;
+  for (int k = 0, tried = 0; k < count; ++tried) {
+    ASSERT_LT(tried, 20 * count) << "too few random layers fuse";
+    ConvLayer L = test::randomLayer(rng, false);
+    requantLikeTheQuantiser(L, rng);
+    if (countOp(buildAluSequence(L, cfg), AluOp::MulShr) != 1) continue;
+    ++k;
+    for (int variant = 0; variant < 3; ++variant) {
+      const test::LayerData d = variant == 0 ? test::randomData(L, rng) : extremeData(L, variant == 1);
+      const ConvProgram prog = generateConvProgram(L, chooseTiling(L, cfg, true), cfg, 0);
+      const rt::Tensor got = test::runOnDevice(*dev, L, prog, d);
+      const rt::Tensor want = test::naiveQConv(L, d);
+      for (int64_t i = 0; i < got.numElements(); ++i)
+        ASSERT_EQ(got.data<int8_t>()[i], want.data<int8_t>()[i]) << "layer " << k << " variant " << variant << " element " << i;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, FusedRequantOnDevice, ::testing::ValuesIn(driver::deviceBackends()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace vdla::accel
