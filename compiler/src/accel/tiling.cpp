@@ -49,8 +49,11 @@ LayerBlocks layerBlocks(const ConvLayer& L, const hw::HwConfig& cfg) {
 }
 
 CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwConfig& cfg) {
+  return estimatePlan(L, p, cfg, layerBlocks(L, cfg));
+}
+
+CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwConfig& cfg, const LayerBlocks& b) {
   CostEstimate e;
-  const LayerBlocks b = layerBlocks(L, cfg);
   const int64_t T = p.threads;
   const int64_t kk = L.kh * L.kw;
   const int64_t ih_full = (p.rows - 1) * L.sh + L.kh, iw_full = (p.cols - 1) * L.sw + L.kw;
@@ -173,7 +176,7 @@ TilePlan chooseTiling(const ConvLayer& L, const hw::HwConfig& cfg, bool latency_
           p.cols = c;
           p.oc_blocks = oc;
           p.ic_blocks = ic;
-          const CostEstimate e = estimatePlan(L, p, cfg);
+          const CostEstimate e = estimatePlan(L, p, cfg, b);
           if (!e.fits) {
             last_reason = e.why_not;
             continue;

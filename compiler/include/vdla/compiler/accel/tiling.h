@@ -49,6 +49,10 @@ LayerBlocks layerBlocks(const ConvLayer& layer, const hw::HwConfig& cfg);
 
 // Estimates a plan; `fits` is false (with the reason) when a buffer overflows.
 CostEstimate estimatePlan(const ConvLayer& layer, const TilePlan& plan, const hw::HwConfig& cfg);
+// The same with the layer's blocks already computed (they cost a pass over the
+// weights; the tiling search evaluates hundreds of plans of one layer).
+CostEstimate estimatePlan(const ConvLayer& layer, const TilePlan& plan, const hw::HwConfig& cfg,
+                          const LayerBlocks& blocks);
 
 // The cheapest plan that fits. Throws std::runtime_error naming the layer when
 // no tiling fits (e.g. one output row does not fit the accumulator).
