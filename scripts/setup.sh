@@ -23,6 +23,8 @@ PACKAGES=(
   clang-14 libclang-rt-14-dev
   # Checks of the Vivado/Vitis HLS Tcl flows (scripts/hw) without the vendor tools.
   tcl
+  # The runtime cross-built for armv7/aarch64 boards and its test under qemu (tests/runtime/arm).
+  g++-arm-linux-gnueabihf g++-aarch64-linux-gnu qemu-user
 )
 
 missing=()

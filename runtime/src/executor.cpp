@@ -4,7 +4,9 @@
 #include <cstdio>
 
 #include "vdla/runtime/kernels/reference_kernels.h"
+#ifdef VDLA_RUNTIME_ACCEL
 #include "vdla/runtime/accel/device_session.h"
+#endif
 #include "vdla/runtime/cuda/cuda_session.h"
 #include "vdla/runtime/native/native_kernels.h"
 #include "vdla/runtime/native/native_library.h"
@@ -45,6 +47,15 @@ Executor::Executor(Artifact artifact, const ExecutorOptions& options)
   prepare(globalWithReference());
 }
 
+#ifndef VDLA_RUNTIME_ACCEL
+// A runtime built without the accelerator (VDLA_RUNTIME_ACCEL=OFF, e.g. the
+// deployable ARM build) never creates a session; the type only has to be
+// complete for session_'s destructor.
+namespace accel {
+class DeviceSession {};
+}  // namespace accel
+#endif
+
 Executor::~Executor() = default;
 
 Executor::Executor(Artifact artifact, const KernelRegistry& registry, const ExecutorOptions& options)
@@ -71,10 +82,16 @@ void Executor::prepare(const KernelRegistry& registry) {
       throw ArtifactError(source + ": target '" + artifact_.target + "' runs on an accelerator, but no device config was given");
     checkArtifactDevice(artifact_, *options_.device_config, source);
     if (options_.device) {
+#ifndef VDLA_RUNTIME_ACCEL
+      throw ArtifactError(source + ": target '" + artifact_.target +
+                          "' offloads steps to the accelerator, but this runtime was built without it "
+                          "(VDLA_RUNTIME_ACCEL=OFF)");
+#else
       session_ = std::make_unique<accel::DeviceSession>(artifact_, *options_.device);
       device_registry_ = registry;
       session_->registerKernels(device_registry_);
       kernels = &device_registry_;
+#endif
     }
   }
   // Generated CPU code that the registry does not hold (no JIT in this
@@ -186,12 +203,16 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
       sp.kernel = step.kernel;
       sp.seconds = std::chrono::duration<double>(Clock::now() - start).count();
       profile_.push_back(std::move(sp));
+#ifdef VDLA_RUNTIME_ACCEL
       if (session_ && !session_->runs().empty()) {
         profile_.back().on_device = true;
         profile_.back().device_stats = session_->runs().back().result.stats;
       }
+#endif
     }
+#ifdef VDLA_RUNTIME_ACCEL
     if (session_) session_->clearRuns();
+#endif
     if (options_.on_step) options_.on_step(s, step, args.outputs);
 
     for (int32_t id : release_after_[s]) {
