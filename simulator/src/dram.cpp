@@ -1,6 +1,7 @@
 #include "vdla/sim/dram.h"
 
 #include <cstring>
+#include <iterator>
 #include <sstream>
 
 #include "vdla/hw/error.h"
@@ -33,8 +34,9 @@ uint64_t Dram::allocate(uint64_t bytes, uint64_t align) {
         << " bytes in use)";
     throw Error(msg.str());
   }
-  Region r{bytes, std::unique_ptr<uint8_t[]>(new uint8_t[bytes])};
-  std::memset(r.data.get(), 0, bytes);
+  Region r{bytes, std::unique_ptr<uint8_t[]>(new uint8_t[bytes]), nullptr};
+  r.data = r.owned.get();
+  std::memset(r.data, 0, bytes);
   regions_.emplace(candidate, std::move(r));
   allocated_ += bytes;
   return candidate;
@@ -47,6 +49,50 @@ void Dram::release(uint64_t addr) {
     msg << "release of DRAM address 0x" << std::hex << addr << " which is not the start of a buffer";
     throw Error(msg.str());
   }
+  if (!it->second.owned) {
+    std::ostringstream msg;
+    msg << "release of DRAM address 0x" << std::hex << addr
+        << ", which is attached memory rather than an allocated buffer (detach it instead)";
+    throw Error(msg.str());
+  }
+  allocated_ -= it->second.size;
+  regions_.erase(it);
+}
+
+void Dram::attach(uint64_t addr, uint8_t* host, uint64_t bytes) {
+  std::ostringstream what;
+  what << "attaching " << bytes << " bytes at DRAM address 0x" << std::hex << addr << ": ";
+  if (!host || bytes == 0) throw Error(what.str() + "no memory given");
+  // Written so that nothing overflows for ranges near 2^64.
+  if (addr < base_ || bytes > capacity_ || addr - base_ > capacity_ - bytes) {
+    what << "the range leaves the simulated address space [0x" << base_ << ", 0x" << base_ + capacity_ << ")";
+    throw Error(what.str());
+  }
+  // The same guard gap as between allocated buffers, on both sides, so that
+  // an access running off either end is still reported.
+  auto next = regions_.lower_bound(addr);
+  if (next != regions_.end() && next->first - addr < bytes + kGuardBytes) {
+    what << "it overlaps the buffer at 0x" << next->first << " or its guard gap";
+    throw Error(what.str());
+  }
+  if (next != regions_.begin()) {
+    auto prev = std::prev(next);
+    if (addr - prev->first < prev->second.size + kGuardBytes) {
+      what << "it overlaps the buffer at 0x" << prev->first << " or its guard gap";
+      throw Error(what.str());
+    }
+  }
+  regions_.emplace(addr, Region{bytes, nullptr, host});
+  allocated_ += bytes;
+}
+
+void Dram::detach(uint64_t addr) {
+  auto it = regions_.find(addr);
+  if (it == regions_.end() || it->second.owned) {
+    std::ostringstream msg;
+    msg << "detach of DRAM address 0x" << std::hex << addr << ", which is not the start of attached memory";
+    throw Error(msg.str());
+  }
   allocated_ -= it->second.size;
   regions_.erase(it);
 }
@@ -57,7 +103,7 @@ uint8_t* Dram::map(uint64_t addr, uint64_t bytes) {
   --it;
   uint64_t offset = addr - it->first;
   if (offset > it->second.size || bytes > it->second.size - offset) return nullptr;
-  return it->second.data.get() + offset;
+  return it->second.data + offset;
 }
 
 const uint8_t* Dram::map(uint64_t addr, uint64_t bytes) const { return const_cast<Dram*>(this)->map(addr, bytes); }

@@ -1,31 +1,23 @@
-// The Zynq Linux backend ("pynq") without a board: its register window and
-// DMA region are shared-memory files, and on the other side a bridge thread
-// serves the window with the HLS C simulation, with the window semantics of
-// the synthesis top (vdla_hw/hls/vdla_top.cpp: the host writes address, count
-// and START; the accelerator copies them in while idle and writes status
-// back, CTRL only when it changes). So the driver's register protocol -- hash
-// check, read-back, START, polling, errors, deadlock and timeout -- runs
-// exactly as on hardware, and its results are compared with fsim.
+// The Zynq Linux backend ("pynq") against the HLS C simulation behind a
+// shared-memory register window (zynq_window_bridge.h), its results compared
+// with fsim; also what it reports with no accelerator or no device at all.
+// zynq_cycle_test.cpp runs the same protocol against the cycle-accurate RTL.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include "differential.h"
 #include "vdla/driver/register_window.h"
 #include "vdla/driver/zynq_device.h"
 #include "vdla/hls/hls_csim.h"
-#include "vdla/hw/assembly.h"
 #include "vdla/hw/error.h"
-#include "vdla/hw/isa_layout.h"
 #include "vdla/hw/registers.h"
 #include "vdla/selftest/selftest.h"
 #include "vdla/sim/progen.h"
+#include "zynq_window_bridge.h"
 
 namespace {
 
@@ -36,101 +28,35 @@ using vdla::driver::MappedRegion;
 using vdla::driver::RunResult;
 using vdla::driver::ZynqDevice;
 using vdla::driver::ZynqOptions;
+using vdla::zynqtest::kDmaPhys;
+using vdla::zynqtest::kDmaSize;
+using vdla::zynqtest::runAssembly;
+using vdla::zynqtest::SharedFiles;
+using vdla::zynqtest::WindowBridge;
 
-constexpr uint64_t kDmaPhys = 0x30000000;
-constexpr uint64_t kDmaSize = 4 << 20;
-
-// A register file and a DMA file, zero-filled, in a fresh directory.
-struct SharedFiles {
-  fs::path dir, regs, dma;
-  SharedFiles() {
-    dir = fs::temp_directory_path() / ("vdla_zynq_test_" + std::to_string(::getpid()) + "_" +
-                                       std::to_string(counter()++));
-    fs::create_directories(dir);
-    regs = dir / "regs";
-    dma = dir / "dma";
-    fs::resize_file(create(regs), 0x1000);
-    fs::resize_file(create(dma), kDmaSize);
-  }
-  ~SharedFiles() { fs::remove_all(dir); }
-  static int& counter() {
-    static int n = 0;
-    return n;
-  }
-  static fs::path create(const fs::path& p) {
-    std::ofstream(p.string()).flush();
-    return p;
-  }
-  ZynqOptions options() const {
-    ZynqOptions o;
-    o.registers = regs.string();
-    o.dma = dma.string();
-    o.dma_phys = kDmaPhys;
-    o.dma_size = kDmaSize;
-    o.poll_interval = std::chrono::microseconds(50);
-    o.deadlock_after = std::chrono::milliseconds(30);
-    return o;
-  }
-};
-
-// The accelerator side: the HLS C simulation behind the shared window.
-class CsimBridge : public vdla::hls::CsimDram {
+// The HLS C simulation as the accelerator behind the window; its DRAM is the
+// shared DMA file.
+class CsimAccelerator : public vdla::zynqtest::WindowAccelerator, public vdla::hls::CsimDram {
  public:
-  CsimBridge(const vdla::hw::HwConfig& cfg, const SharedFiles& files)
-      : window_(files.regs.string(), 0, 0x1000, false),
-        dma_(files.dma.string(), 0, kDmaSize, false),
-        csim_(vdla::hls::createHlsCsim(cfg, *this)),
-        thread_([this] { serve(); }) {
-    // Like a loaded bitstream, the window shows the hash before the driver looks.
-    while (!published_) std::this_thread::yield();
-  }
-  ~CsimBridge() override {
-    stop_ = true;
-    thread_.join();
-  }
+  CsimAccelerator(const vdla::hw::HwConfig& cfg, uint8_t* dma) : dma_(dma), csim_(vdla::hls::createHlsCsim(cfg, *this)) {}
   uint8_t* map(uint64_t addr, uint64_t bytes) override {
     if (addr < kDmaPhys || addr + bytes > kDmaPhys + kDmaSize) return nullptr;
-    return dma_.data() + (addr - kDmaPhys);
+    return dma_ + (addr - kDmaPhys);
   }
+  uint32_t readRegister(uint32_t offset) override { return csim_->readRegister(offset); }
+  void writeRegister(uint32_t offset, uint32_t value) override { csim_->writeRegister(offset, value); }
+  void reset() override { csim_->reset(); }
+  void advance() override { csim_->step(256); }
 
  private:
-  volatile uint32_t& word(uint32_t offset) { return reinterpret_cast<volatile uint32_t*>(window_.data())[offset / 4]; }
-  void serve() {
-    uint32_t ctrl_written = 0;
-    while (!stop_) {
-      bool started = false;
-      if (!(csim_->readRegister(regs::kCtrl) & regs::kCtrlRunning) && (word(regs::kCtrl) & regs::kCtrlStart)) {
-        started = true;
-        csim_->reset();
-        for (uint32_t off : {regs::kInsnAddr, regs::kInsnAddrHi, regs::kInsnCount}) csim_->writeRegister(off, word(off));
-        csim_->writeRegister(regs::kCtrl, regs::kCtrlStart);
-      }
-      const bool idle = csim_->step(256) == vdla::hls::HlsCsim::Progress::Idle;
-      for (uint32_t off = 4; off < regs::kSpanBytes; off += 4)
-        if (off != regs::kInsnAddr && off != regs::kInsnAddrHi && off != regs::kInsnCount)
-          word(off) = csim_->readRegister(off);
-      const uint32_t ctrl = csim_->readRegister(regs::kCtrl);
-      if (ctrl != ctrl_written || started) word(regs::kCtrl) = ctrl_written = ctrl;
-      published_ = true;
-      if (idle) std::this_thread::sleep_for(std::chrono::microseconds(20));
-    }
-  }
-  MappedRegion window_, dma_;
+  uint8_t* dma_;
   std::unique_ptr<vdla::hls::HlsCsim> csim_;
-  std::atomic<bool> stop_{false}, published_{false};
-  std::thread thread_;
 };
 
-RunResult runAssembly(vdla::driver::Device& dev, const std::string& text,
-                      std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
-  const vdla::hw::IsaLayout layout(dev.config());
-  const auto program = vdla::hw::assemble(text, layout, "test.s");
-  const auto insns = dev.allocate(16 * program.size());
-  for (size_t i = 0; i < program.size(); ++i) dev.write(insns, 16 * i, layout.encode(program[i]).data(), 16);
-  RunResult r = dev.run(insns.phys_addr, uint32_t(program.size()), timeout);
-  dev.release(insns);
-  return r;
-}
+struct CsimBridge : WindowBridge {
+  CsimBridge(const vdla::hw::HwConfig& cfg, const SharedFiles& files)
+      : WindowBridge(files, [&cfg](uint8_t* dma) { return std::make_unique<CsimAccelerator>(cfg, dma); }) {}
+};
 
 TEST(ZynqDevice, SelftestThroughASharedRegisterWindow) {
   for (const char* name : {"tiny", "pynq"}) {

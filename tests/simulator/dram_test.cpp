@@ -7,6 +7,8 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "vdla/hw/error.h"
 #include "vdla/sim/dram.h"
@@ -210,6 +212,90 @@ TEST(Dram, HugeRequestIsExhaustionNotOverflow) {
   EXPECT_THROW(dram.allocate(16, uint64_t(1) << 63), Error);
   EXPECT_EQ(dram.bytesAllocated(), 0u);
   EXPECT_NE(dram.allocate(16), 0u);
+}
+
+// Attached memory is the caller's own bytes, not a copy: what a simulator
+// writes through map() is what the owner reads, and the other way round.
+TEST(Dram, AttachedMemoryIsTheCallersBytes) {
+  Dram dram;
+  std::vector<uint8_t> host(10000, 0x5a);
+  const uint64_t at = 0x20000000;
+  dram.attach(at, host.data(), host.size());
+  EXPECT_EQ(dram.bytesAllocated(), host.size());
+  EXPECT_EQ(dram.map(at, host.size()), host.data());
+  EXPECT_EQ(dram.map(at + 1234, 10), host.data() + 1234);
+  dram.map(at + 7, 1)[0] = 0x11;
+  EXPECT_EQ(host[7], 0x11);
+  host[9999] = 0x22;
+  EXPECT_EQ(dram.map(at + 9999, 1)[0], 0x22);
+  // Bounds are checked as for an allocated buffer.
+  EXPECT_EQ(dram.map(at, host.size() + 1), nullptr);
+  EXPECT_EQ(dram.map(at + host.size(), 1), nullptr);
+  EXPECT_EQ(dram.map(at - 1, 2), nullptr);
+  // Allocations go around it, guard gaps included.
+  for (int i = 0; i < 200; ++i) {
+    const uint64_t bytes = 1 + (uint64_t(i) * 7919) % 60000;
+    const uint64_t a = dram.allocate(bytes, 1);
+    EXPECT_TRUE(a + bytes + Dram::kGuardBytes <= at || a >= at + host.size() + Dram::kGuardBytes)
+        << "allocation at 0x" << std::hex << a << " lies in or next to the attached memory";
+  }
+  EXPECT_TRUE(std::all_of(host.begin() + 10, host.end() - 1, [](uint8_t b) { return b == 0x5a; }))
+      << "allocating zero-filled buffers changed the attached memory";
+  // release() is for allocated buffers; attached memory is detached.
+  try {
+    dram.release(at);
+    ADD_FAILURE() << "release of attached memory was accepted";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("attached memory rather than an allocated buffer (detach it instead)"));
+  }
+  EXPECT_NE(dram.map(at, 1), nullptr);
+  const uint64_t before = dram.bytesAllocated();
+  dram.detach(at);
+  EXPECT_EQ(dram.bytesAllocated(), before - host.size());
+  EXPECT_EQ(dram.map(at, 1), nullptr);
+  EXPECT_EQ(host[7], 0x11) << "detach must leave the caller's bytes alone";
+  try {
+    dram.detach(at);
+    ADD_FAILURE() << "double detach was accepted";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("detach of DRAM address 0x20000000, which is not the start of attached memory"));
+  }
+  const uint64_t owned = dram.allocate(64);
+  EXPECT_THROW(dram.detach(owned), Error) << "detach of an allocated buffer";
+  EXPECT_NE(dram.map(owned, 64), nullptr);
+}
+
+TEST(Dram, AttachRefusesOverlapsAndRangesOutsideTheAddressSpace) {
+  Dram dram(0x10000, 0x100000);  // [0x10000, 0x110000)
+  std::vector<uint8_t> host(0x2000);
+  auto refused = [&](uint64_t addr, uint8_t* p, uint64_t bytes, const std::string& why) {
+    try {
+      dram.attach(addr, p, bytes);
+      ADD_FAILURE() << "attach at 0x" << std::hex << addr << " of 0x" << bytes << " bytes was accepted";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr(why));
+    }
+  };
+  refused(0x20000, nullptr, 16, "no memory given");
+  refused(0x20000, host.data(), 0, "no memory given");
+  refused(0x8000, host.data(), 16, "leaves the simulated address space [0x10000, 0x110000)");
+  refused(0x10f000, host.data(), 0x2000, "leaves the simulated address space");
+  refused(std::numeric_limits<uint64_t>::max() - 8, host.data(), 16, "leaves the simulated address space");
+  refused(0x20000, host.data(), std::numeric_limits<uint64_t>::max(), "leaves the simulated address space");
+  const uint64_t a = dram.allocate(0x1000);
+  ASSERT_EQ(a, 0x10000u);
+  refused(a + 0x800, host.data(), 16, "overlaps the buffer at 0x10000");
+  refused(a + 0x1000 + Dram::kGuardBytes - 1, host.data(), 16, "overlaps the buffer at 0x10000 or its guard gap");
+  dram.attach(0x40000, host.data(), host.size());
+  refused(0x41000, host.data(), 16, "overlaps the buffer at 0x40000");
+  refused(0x40000 - Dram::kGuardBytes, host.data(), 1, "overlaps the buffer at 0x40000 or its guard gap");
+  refused(0x30000, host.data(), 0x20000, "overlaps the buffer at 0x40000");
+  EXPECT_EQ(dram.bytesAllocated(), 0x1000u + host.size()) << "a refused attach must change nothing";
+  // Exactly one guard gap away on either side is fine.
+  std::vector<uint8_t> other(16);
+  dram.attach(a + 0x1000 + Dram::kGuardBytes, other.data(), other.size());
+  dram.attach(0x40000 + host.size() + Dram::kGuardBytes, other.data(), other.size());
+  EXPECT_EQ(dram.map(0x40000 + host.size() + Dram::kGuardBytes, 16), other.data());
 }
 
 }  // namespace

@@ -13,14 +13,6 @@
 namespace vdla::sim {
 namespace {
 
-const CycleModelEntry* findModel(const hw::HwConfig& cfg) {
-  for (const CycleModelEntry& e : cycleModels()) {
-    const std::string* text = hw::builtinConfigText(e.config_name);
-    if (text && hw::parseConfig(*text, std::string("builtin:") + e.config_name).hash == cfg.hash) return &e;
-  }
-  return nullptr;
-}
-
 ProgramView decodeProgram(const hw::HwConfig& cfg, const uint8_t* stream, uint32_t count) {
   hw::IsaLayout layout(cfg);
   ProgramView view;
@@ -74,19 +66,13 @@ std::vector<std::string> cycleSimConfigs() {
   return names;
 }
 
-bool cycleSimSupports(const hw::HwConfig& cfg) { return findModel(cfg) != nullptr; }
+bool cycleSimSupports(const hw::HwConfig& cfg) { return findCycleModel(cfg) != nullptr; }
 
 CycleSimulator::CycleSimulator(const hw::HwConfig& cfg, Dram& dram, CycleSimOptions options)
     : cfg_(cfg), dram_(dram), options_(std::move(options)) {
-  const CycleModelEntry* entry = findModel(cfg);
-  if (!entry) {
-    std::string names;
-    for (const auto& n : cycleSimConfigs()) names += (names.empty() ? "" : ", ") + n;
-    throw Error("the cycle-accurate simulator has no Verilated model for config '" + cfg.name + "' (hash " +
-                cfg.hashHex() + "); this build has models for: " + names);
-  }
+  const CycleModelEntry& entry = requireCycleModel(cfg);
   std::lock_guard<std::recursive_mutex> lock(systemcMutex());
-  harness_ = entry->make(cfg_, dram_, options_.dram.value_or(defaultDramTiming(cfg_)));
+  harness_ = entry.make(cfg_, dram_, options_.dram.value_or(defaultDramTiming(cfg_)));
   harness_->reset();
 }
 

@@ -15,4 +15,10 @@ struct CycleModelEntry {
 
 const std::vector<CycleModelEntry>& cycleModels();
 
+// The model built for `cfg` (matched by configuration hash), or nullptr.
+const CycleModelEntry* findCycleModel(const hw::HwConfig& cfg);
+// The same, but a config without a model is a vdla::Error that names the
+// configs this build has models for.
+const CycleModelEntry& requireCycleModel(const hw::HwConfig& cfg);
+
 }  // namespace vdla::sim

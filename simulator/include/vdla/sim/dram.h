@@ -19,8 +19,21 @@ class Dram {
   // Allocates `bytes` (zero-filled), aligned to `align` (a power of two).
   // Throws vdla::Error when the address space is exhausted.
   uint64_t allocate(uint64_t bytes, uint64_t align = 4096);
-  // Throws vdla::Error if `addr` is not the start of a live buffer.
+  // Throws vdla::Error if `addr` is not the start of a live buffer, or is the
+  // start of attached memory (which detach() removes).
   void release(uint64_t addr);
+
+  // Makes `bytes` of memory owned by the caller appear at physical address
+  // `addr`, so that a simulator reads and writes those very bytes (e.g. a file
+  // a driver maps as its DMA region) instead of a copy. The region is checked
+  // like a buffer in map() and keeps the same guard gaps; it counts in
+  // bytesAllocated(). `host` must stay valid until detach() or the Dram's end.
+  // Throws vdla::Error if the range leaves the address space or overlaps a
+  // buffer, attached memory, or their guard gaps.
+  void attach(uint64_t addr, uint8_t* host, uint64_t bytes);
+  // Removes attached memory; the caller's bytes are left as they are. Throws
+  // vdla::Error if `addr` is not the start of attached memory.
+  void detach(uint64_t addr);
 
   // Host pointer for [addr, addr+bytes) if that range lies inside one buffer,
   // otherwise nullptr.
@@ -35,7 +48,8 @@ class Dram {
  private:
   struct Region {
     uint64_t size;
-    std::unique_ptr<uint8_t[]> data;
+    std::unique_ptr<uint8_t[]> owned;  // null for attached memory
+    uint8_t* data;                      // owned.get() or the attached bytes
   };
   uint64_t base_, capacity_, allocated_ = 0;
   std::map<uint64_t, Region> regions_;  // keyed by start address

@@ -1,0 +1,28 @@
+// Finding the Verilated model of a configuration, shared by every public
+// entry point of the cycle simulator so that they accept and refuse the same
+// configs with the same message.
+#include "model_registry.h"
+#include "vdla/hw/error.h"
+#include "vdla/sim/cycle_sim.h"
+
+namespace vdla::sim {
+
+const CycleModelEntry* findCycleModel(const hw::HwConfig& cfg) {
+  // By hash rather than name: a config file edited after the build would
+  // otherwise run on a model of different parameters.
+  for (const CycleModelEntry& e : cycleModels()) {
+    const std::string* text = hw::builtinConfigText(e.config_name);
+    if (text && hw::parseConfig(*text, std::string("builtin:") + e.config_name).hash == cfg.hash) return &e;
+  }
+  return nullptr;
+}
+
+const CycleModelEntry& requireCycleModel(const hw::HwConfig& cfg) {
+  if (const CycleModelEntry* e = findCycleModel(cfg)) return *e;
+  std::string names;
+  for (const auto& n : cycleSimConfigs()) names += (names.empty() ? "" : ", ") + n;
+  throw Error("the cycle-accurate simulator has no Verilated model for config '" + cfg.name + "' (hash " +
+              cfg.hashHex() + "); this build has models for: " + names);
+}
+
+}  // namespace vdla::sim

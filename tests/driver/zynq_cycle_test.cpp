@@ -1,0 +1,188 @@
+// The Zynq Linux backend ("pynq") against the cycle-accurate simulator: the
+// Verilated RTL, whose AXI-Lite slave is the accelerator's real register
+// block, serves the shared-memory register window (zynq_window_bridge.h)
+// through CycleRegisterPort, and its AXI master reads and writes the DMA file
+// the driver maps (attached to a sim::Dram, not copied). Results are compared
+// with fsim; errors, deadlock and timeout come from the RTL's own status
+// registers. Built only with the cycle simulator; tests skip if this build
+// has no model of the tiny config.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "differential.h"
+#include "vdla/driver/zynq_device.h"
+#include "vdla/hw/error.h"
+#include "vdla/hw/instruction_builders.h"
+#include "vdla/hw/isa_layout.h"
+#include "vdla/hw/registers.h"
+#include "vdla/selftest/selftest.h"
+#include "vdla/sim/cycle_register_port.h"
+#include "vdla/sim/dram.h"
+#include "vdla/sim/progen.h"
+#include "zynq_window_bridge.h"
+
+namespace {
+
+namespace regs = vdla::hw::regs;
+using ::testing::HasSubstr;
+using vdla::driver::RunResult;
+using vdla::driver::ZynqDevice;
+using vdla::zynqtest::kDmaPhys;
+using vdla::zynqtest::kDmaSize;
+using vdla::zynqtest::runAssembly;
+using vdla::zynqtest::SharedFiles;
+using vdla::zynqtest::WindowBridge;
+
+// The RTL behind the window. Its DRAM is the driver's DMA file itself, so
+// data the driver writes is what the accelerator's AXI bursts read, and what
+// they write is what the driver reads back.
+class RtlAccelerator : public vdla::zynqtest::WindowAccelerator {
+ public:
+  // Clock cycles per slice: short enough that small programs end promptly,
+  // long enough that copying the ~50 status registers (a few cycles each)
+  // stays a small part of the time.
+  static constexpr uint64_t kCyclesPerSlice = 1024;
+
+  RtlAccelerator(const vdla::hw::HwConfig& cfg, uint8_t* dma) {
+    dram_.attach(kDmaPhys, dma, kDmaSize);
+    port_ = std::make_unique<vdla::sim::CycleRegisterPort>(cfg, dram_);
+  }
+  uint32_t readRegister(uint32_t offset) override { return port_->read(offset); }
+  void writeRegister(uint32_t offset, uint32_t value) override { port_->write(offset, value); }
+  void reset() override { port_->reset(); }
+  void advance() override { port_->step(kCyclesPerSlice); }
+
+ private:
+  vdla::sim::Dram dram_;
+  std::unique_ptr<vdla::sim::CycleRegisterPort> port_;
+};
+
+struct CycleBridge : WindowBridge {
+  CycleBridge(const vdla::hw::HwConfig& cfg, const SharedFiles& files)
+      : WindowBridge(files, [&cfg](uint8_t* dma) { return std::make_unique<RtlAccelerator>(cfg, dma); }) {}
+};
+
+// The tiny config (the fastest RTL), or a skip if this build has no model of it.
+#define REQUIRE_TINY_MODEL(cfg)                                                                     \
+  const auto cfg = vdla::hw::loadConfig("tiny");                                                    \
+  if (!vdla::sim::cycleSimSupports(cfg)) GTEST_SKIP() << "no cycle-accurate model of tiny in this build"
+
+TEST(ZynqCycle, SelftestThroughASharedRegisterWindow) {
+  REQUIRE_TINY_MODEL(cfg);
+  SharedFiles files;
+  CycleBridge bridge(cfg, files);
+  ZynqDevice dev(cfg, files.options());
+  const auto results = vdla::selftest::runSelftests(dev, vdla::selftest::SelftestOptions{});
+  EXPECT_EQ(results.size(), 27u);
+  for (const auto& r : results) EXPECT_TRUE(r.passed) << r.name << ": " << r.detail;
+}
+
+TEST(ZynqCycle, RandomProgramsMatchFsim) {
+  REQUIRE_TINY_MODEL(cfg);
+  SharedFiles files;
+  CycleBridge bridge(cfg, files);
+  ZynqDevice dev(cfg, files.options());
+  auto golden = vdla::driver::createDevice("fsim", cfg);
+  for (uint64_t seed = 900; seed < 1000; ++seed)
+    ASSERT_EQ(vdla::progentest::runDifferential(*golden, dev, vdla::sim::progen::generateProgram(cfg, seed)), "");
+}
+
+// The statistics the driver reports come from the RTL's counters: the same
+// micro-op and ALU counts as fsim's.
+TEST(ZynqCycle, StatisticsComeFromTheRtlCounters) {
+  REQUIRE_TINY_MODEL(cfg);
+  SharedFiles files;
+  CycleBridge bridge(cfg, files);
+  ZynqDevice dev(cfg, files.options());
+  auto golden = vdla::driver::createDevice("fsim", cfg);
+  const std::string program =
+      "GEMM uops=0:1 iters=2,3 dst=0,0 src=0,0 wgt=0,0 reset\n"
+      "GEMM uops=0:1 iters=4,1 dst=0,0 src=0,0 wgt=0,0\n"
+      "ALU ADD uops=0:1 iters=3,5 dst=0,0 src=0,0 imm=1\nFINISH\n";
+  const RunResult rtl = runAssembly(dev, program);
+  const RunResult fsim = runAssembly(*golden, program);
+  ASSERT_TRUE(rtl.ok()) << rtl.message;
+  ASSERT_TRUE(fsim.ok()) << fsim.message;
+  EXPECT_EQ(rtl.stats.gemm_uop_iterations, 10u);
+  EXPECT_EQ(rtl.stats.gemm_uop_iterations, fsim.stats.gemm_uop_iterations);
+  EXPECT_EQ(rtl.stats.alu_element_ops, 15u * cfg.batch * cfg.block_out);
+  EXPECT_EQ(rtl.stats.alu_element_ops, fsim.stats.alu_element_ops);
+  EXPECT_EQ(rtl.stats.gemm_macs, fsim.stats.gemm_macs);
+}
+
+TEST(ZynqCycle, ErrorsFromTheStatusRegisters) {
+  REQUIRE_TINY_MODEL(cfg);
+  SharedFiles files;
+  CycleBridge bridge(cfg, files);
+  ZynqDevice dev(cfg, files.options());
+  // An illegal opcode in the second of three instructions, written as raw bytes.
+  const vdla::hw::IsaLayout layout(cfg);
+  const auto insns = dev.allocate(3 * 16);
+  const auto nop = layout.encode(vdla::hw::makeLoad(vdla::hw::Memory::Input, 0, 0, 0, 1, 1));
+  const auto finish = layout.encode(vdla::hw::makeFinish());
+  dev.write(insns, 0, nop.data(), 16);
+  dev.write(insns, 16, nop.data(), 16);
+  dev.write(insns, 32, finish.data(), 16);
+  const uint8_t bad = uint8_t((nop[0] & ~7) | 7);  // opcode 7
+  dev.write(insns, 16, &bad, 1);
+  const RunResult opcode = dev.run(insns.phys_addr, 3, std::chrono::seconds(20));
+  dev.release(insns);
+  ASSERT_EQ(opcode.status, RunResult::Status::Error);
+  EXPECT_THAT(opcode.message, HasSubstr("instruction 1"));
+  EXPECT_THAT(opcode.message, HasSubstr("unknown opcode"));
+  // A DRAM range outside the DMA region is an AXI response error of the RTL.
+  // Its address is not checked: for AXI errors the RTL's ERROR_INFO is the
+  // DRAM entry (docs/hardware.md) where the HLS C++ gives the byte address,
+  // and register_status.cpp prints the value as an address.
+  const RunResult oob = runAssembly(dev, "LOAD INP sram=0 dram=0x100000 y=1 x=2 stride=2\nFINISH\n");
+  ASSERT_EQ(oob.status, RunResult::Status::Error);
+  EXPECT_THAT(oob.message, HasSubstr("instruction 0 (LOAD INP, load module): DRAM range at 0x"));
+  EXPECT_THAT(oob.message, HasSubstr(" is not inside an allocated buffer (AXI read response error)"));
+  const RunResult sram = runAssembly(dev, "LOAD INP sram=127 dram=0 y=1 x=2 stride=2\nFINISH\n");
+  EXPECT_THAT(sram.message, HasSubstr("writes INP entries [127, 129) but the memory has 128 entries"));
+  const RunResult tokens = runAssembly(dev, "LOAD INP sram=0 dram=0 y=0 x=1 stride=1 push_next\nFINISH\n");
+  EXPECT_THAT(tokens.message, HasSubstr("1 unconsumed token(s) in the load->compute queue"));
+  // An error stops the accelerator, so the next program runs.
+  EXPECT_TRUE(runAssembly(dev, "LOAD INP sram=0 dram=0 y=0 x=1 stride=1\nFINISH\n").ok());
+}
+
+TEST(ZynqCycle, DeadlockIsReportedNotWaitedOut) {
+  REQUIRE_TINY_MODEL(cfg);
+  SharedFiles files;
+  CycleBridge bridge(cfg, files);
+  ZynqDevice dev(cfg, files.options());
+  const auto start = std::chrono::steady_clock::now();
+  const RunResult deadlock = runAssembly(dev, "LOAD INP sram=0 dram=0 y=0 x=0 stride=0 pop_next push_next\n"
+                                              "GEMM uops=0:0 iters=1,1 pop_prev push_prev\nFINISH\n");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  ASSERT_EQ(deadlock.status, RunResult::Status::Error);
+  EXPECT_THAT(deadlock.message, HasSubstr("deadlock: no module can make progress; load module waits at instruction 0 "
+                                          "(LOAD INP, load module) for a token in the empty compute->load queue; "
+                                          "compute module waits at instruction 1 (GEMM, compute module) for a token "
+                                          "in the empty load->compute queue; store module is idle"));
+  // The RTL stays deadlocked (RUNNING) until it is reset; the driver says so
+  // instead of starting over it.
+  EXPECT_THAT(runAssembly(dev, "FINISH\n").message, HasSubstr("the accelerator is still running a program"));
+}
+
+// A program of 2^28 ALU vectors runs for minutes of simulation: the driver
+// gives up after the timeout while the RTL keeps running.
+TEST(ZynqCycle, TimesOutWhileTheAcceleratorRuns) {
+  REQUIRE_TINY_MODEL(cfg);
+  SharedFiles files;
+  CycleBridge bridge(cfg, files);
+  ZynqDevice dev(cfg, files.options());
+  const auto start = std::chrono::steady_clock::now();
+  const RunResult r =
+      runAssembly(dev, "ALU ADD uops=0:1 iters=16383,16383 dst=0,0 src=0,0 imm=1\nFINISH\n", std::chrono::milliseconds(200));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  ASSERT_EQ(r.status, RunResult::Status::Timeout) << r.message;
+  EXPECT_THAT(r.message, HasSubstr("timeout waiting for DONE: the program did not finish within 200 ms"));
+  // The compute module is busy (state 3) and fetch has reached the end (7).
+  EXPECT_THAT(r.message, HasSubstr("MODULE_STATE 0x0307"));
+  EXPECT_THAT(runAssembly(dev, "FINISH\n").message, HasSubstr("the accelerator is still running a program"));
+}
+
+}  // namespace
