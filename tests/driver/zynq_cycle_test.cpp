@@ -9,6 +9,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include <cstring>
 
 #include "differential.h"
@@ -132,13 +134,14 @@ TEST(ZynqCycle, ErrorsFromTheStatusRegisters) {
   ASSERT_EQ(opcode.status, RunResult::Status::Error);
   EXPECT_THAT(opcode.message, HasSubstr("instruction 1"));
   EXPECT_THAT(opcode.message, HasSubstr("unknown opcode"));
-  // A DRAM range outside the DMA region is an AXI response error of the RTL.
-  // Its address is not checked: for AXI errors the RTL's ERROR_INFO is the
-  // DRAM entry (docs/hardware.md) where the HLS C++ gives the byte address,
-  // and register_status.cpp prints the value as an address.
+  // A DRAM range outside the DMA region is an AXI response error of the RTL,
+  // with the byte address of the entry (dram counts INP entries).
   const RunResult oob = runAssembly(dev, "LOAD INP sram=0 dram=0x100000 y=1 x=2 stride=2\nFINISH\n");
   ASSERT_EQ(oob.status, RunResult::Status::Error);
-  EXPECT_THAT(oob.message, HasSubstr("instruction 0 (LOAD INP, load module): DRAM range at 0x"));
+  std::ostringstream at;
+  at << "instruction 0 (LOAD INP, load module): DRAM range at 0x" << std::hex
+     << 0x100000u * cfg.entryBytes(vdla::hw::Memory::Input);
+  EXPECT_THAT(oob.message, HasSubstr(at.str() + " is not inside an allocated buffer"));
   EXPECT_THAT(oob.message, HasSubstr(" is not inside an allocated buffer (AXI read response error)"));
   const RunResult sram = runAssembly(dev, "LOAD INP sram=127 dram=0 y=1 x=2 stride=2\nFINISH\n");
   EXPECT_THAT(sram.message, HasSubstr("writes INP entries [127, 129) but the memory has 128 entries"));

@@ -19,8 +19,8 @@ package vdla_status_pkg;
   localparam logic [7:0] E_DST_RANGE       = 8'd13;  // loop nest dst index past ACC (info: index)
   localparam logic [7:0] E_SRC_RANGE       = 8'd14;  // loop nest src index past INP/ACC (info: index)
   localparam logic [7:0] E_WGT_RANGE       = 8'd15;  // loop nest wgt index past WGT (info: index)
-  localparam logic [7:0] E_AXI_READ        = 8'd16;  // read response error (info: burst address)
-  localparam logic [7:0] E_AXI_WRITE       = 8'd17;  // write response error (info: burst address)
+  localparam logic [7:0] E_AXI_READ        = 8'd16;  // read response error (info: byte address)
+  localparam logic [7:0] E_AXI_WRITE       = 8'd17;  // write response error (info: byte address)
   localparam logic [7:0] E_ADDR_OVERFLOW   = 8'd18;  // byte address does not fit 32 bits (info: entry index)
   localparam logic [7:0] E_TOKENS_LEFT     = 8'd19;  // tokens left at the end (info: the 4 counts)
 

@@ -178,7 +178,7 @@ module vdla_store (
         if (b_valid && b_resp != 2'b00) begin
           err_valid <= 1'b1;
           err_code <= vdla_status_pkg::E_AXI_WRITE;
-          err_info <= aw_row_entry[31:0];
+          err_info <= 32'(aw_row_entry << ENTRY_LOG2);  // byte address of the row
         end
 
         // ---- data ----

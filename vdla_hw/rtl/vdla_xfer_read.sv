@@ -182,7 +182,7 @@ module vdla_xfer_read (
         if (r_resp != 2'b00) begin
           err_valid <= 1'b1;
           err_code <= vdla_status_pkg::E_AXI_READ;
-          err_info <= d_entry;
+          err_info <= d_entry << elog2;  // byte address, as fetch and the HLS C++ report it
         end
         d_beat <= entry_complete ? 8'd0 : d_beat + 1'b1;
         if (entry_complete) begin
