@@ -12,6 +12,8 @@ PACKAGES=(
   libgtest-dev googletest
   # CPU back end (target llvm): LLVM 14 and ld.lld to link generated shared libraries.
   llvm-14-dev lld-14
+  # oneDNN, the per-layer baseline of the CPU back end (benchmarks/llvm_conv_layers_bench).
+  libdnnl-dev
   # Cycle-accurate simulator and resource reports (vdla_hw/rtl, simulator/cycle).
   verilator libsystemc-dev yosys
   # Compiler frontends and tests against outside references.
