@@ -117,4 +117,22 @@ driver::RunResult runAssembly(driver::Device& dev, const std::string& text, std:
   return r;
 }
 
+void expectDeadlockReportedNotWaitedOut(driver::Device& dev) {
+  const auto start = std::chrono::steady_clock::now();
+  const driver::RunResult deadlock = runAssembly(dev, "LOAD INP sram=0 dram=0 y=0 x=0 stride=0 pop_next push_next\n"
+                                                      "GEMM uops=0:0 iters=1,1 pop_prev push_prev\nFINISH\n");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  ASSERT_EQ(deadlock.status, driver::RunResult::Status::Error);
+  EXPECT_NE(deadlock.message.find("deadlock: no module can make progress; load module waits at instruction 0 "
+                                  "(LOAD INP, load module) for a token in the empty compute->load queue; "
+                                  "compute module waits at instruction 1 (GEMM, compute module) for a token "
+                                  "in the empty load->compute queue; store module is idle"),
+            std::string::npos)
+      << deadlock.message;
+  // A deadlocked accelerator keeps running until it is reset (bitstream
+  // reload); the driver says so instead of starting over it.
+  const std::string again = runAssembly(dev, "FINISH\n").message;
+  EXPECT_NE(again.find("the accelerator is still running a program"), std::string::npos) << again;
+}
+
 }  // namespace vdla::zynqtest

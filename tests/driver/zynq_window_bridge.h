@@ -76,4 +76,9 @@ class WindowBridge {
 driver::RunResult runAssembly(driver::Device& dev, const std::string& text,
                               std::chrono::milliseconds timeout = std::chrono::seconds(20));
 
+// Runs a program whose load and compute modules wait on each other: the
+// driver must report the deadlock (which module waits for what) within
+// seconds, and then refuse to start over the still-running accelerator.
+void expectDeadlockReportedNotWaitedOut(driver::Device& dev);
+
 }  // namespace vdla::zynqtest
