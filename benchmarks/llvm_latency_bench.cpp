@@ -7,7 +7,14 @@
 // on PATH); both through benchmarks/ort_torch_latency.py. A framework that
 // is missing is reported and skipped.
 //
+// --profile 1 also prints every step's median time (op, output shape, share
+// of the total) to show where the time goes; --compare 0 skips the
+// frameworks (faster iterations while tuning the generated code); --library
+// DIR also writes each model's code as a shared library DIR/<model>.so (for
+// disassembly or perf annotate).
+//
 // usage: llvm_latency_bench [--runs N] [--threads T] [--size S] [--models resnet18,mobilenetv2]
+//                           [--profile 0|1] [--compare 0|1] [--library DIR]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -59,23 +66,60 @@ std::string ratio(double ours, double theirs) {
   return s;
 }
 
+// Runs the model `runs` more times with step timing and prints each step's
+// median, slowest first.
+void printProfile(vdla::rt::Executor& executor, int runs, const vdla::rt::Tensor& x) {
+  const vdla::rt::Artifact& a = executor.artifact();
+  std::vector<std::vector<double>> times(a.steps.size());
+  executor.setProfiling(true);
+  for (int r = 0; r < runs; ++r) {
+    executor.run({x});
+    const std::vector<vdla::rt::StepProfile>& p = executor.profile();
+    for (size_t i = 0; i < p.size() && i < times.size(); ++i) times[i].push_back(p[i].seconds * 1e3);
+  }
+  executor.setProfiling(false);
+  std::vector<std::pair<double, size_t>> order;
+  double total = 0;
+  for (size_t i = 0; i < times.size(); ++i) {
+    const double m = times[i].empty() ? 0 : median(times[i]);
+    order.emplace_back(m, i);
+    total += m;
+  }
+  std::sort(order.rbegin(), order.rend());
+  std::printf("  step medians, total %.2f ms\n", total);
+  for (const auto& [m, i] : order) {
+    const vdla::rt::ArtifactStep& s = a.steps[i];
+    const vdla::rt::ArtifactTensor& in = a.tensors.at(s.inputs.at(0));
+    const vdla::rt::ArtifactTensor& out = a.tensors.at(s.outputs.at(0));
+    std::printf("  %8.3f ms %5.1f%%  %-14s %-20s -> %-20s %s\n", m, 100 * m / total, s.attrs.getString("op", "?").c_str(),
+                vdla::rt::shapeToString(in.type.shape).c_str(), vdla::rt::shapeToString(out.type.shape).c_str(),
+                s.name.c_str());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int runs = 20, size = 224;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::string> models = {"resnet18", "mobilenetv2"};
+  bool profile = false, compare = true;
+  std::string library_dir;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--runs") runs = std::atoi(v.c_str());
     else if (a == "--threads") threads = std::atoi(v.c_str());
     else if (a == "--size") size = std::atoi(v.c_str());
+    else if (a == "--profile") profile = std::atoi(v.c_str()) != 0;
+    else if (a == "--compare") compare = std::atoi(v.c_str()) != 0;
+    else if (a == "--library") library_dir = v;
     else if (a == "--models") {
       models.clear();
       std::stringstream ss(v);
       for (std::string m; std::getline(ss, m, ',');) models.push_back(m);
     } else {
-      std::cerr << "usage: llvm_latency_bench [--runs N] [--threads T] [--size S] [--models resnet18,mobilenetv2]\n";
+      std::cerr << "usage: llvm_latency_bench [--runs N] [--threads T] [--size S] [--models resnet18,mobilenetv2]"
+                   " [--profile 0|1] [--compare 0|1] [--library DIR]\n";
       return 2;
     }
   }
@@ -97,6 +141,14 @@ int main(int argc, char** argv) {
     vdla::runStandardPipeline(*g, vdla::PipelineOptions{});
     vdla::cpu::JitProgram program = vdla::cpu::compileJit(*g);
     const double compile_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (!library_dir.empty()) {
+      const vdla::rt::Artifact shared = vdla::cpu::compileShared(*g, vdla::cpu::CpuTarget::host());
+      const std::vector<uint8_t>& so = shared.blobs.at("llvm.so");
+      const std::string path = library_dir + "/" + name + ".so";
+      FILE* f = std::fopen(path.c_str(), "wb");
+      if (!f || std::fwrite(so.data(), 1, so.size(), f) != so.size()) std::cerr << "cannot write " << path << "\n";
+      if (f) std::fclose(f);
+    }
     vdla::rt::Executor executor(program.artifact, *program.kernels);
     vdla::rt::Tensor x(g->inputs()[0]->type());
     for (int64_t i = 0; i < x.numElements(); ++i) x.data<float>()[i] = static_cast<float>((i * 7919) % 255) / 128.0f - 1.0f;
@@ -109,13 +161,14 @@ int main(int argc, char** argv) {
       ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count());
     }
     const double ours = median(ms);
+    if (profile) printProfile(executor, runs, x);
 
     char onnx[] = "/tmp/vdla-bench-XXXXXX";
     const int fd = mkstemp(onnx);
     if (fd >= 0) close(fd);
     const std::string common = " --runs " + std::to_string(runs) + " --threads " + std::to_string(threads) +
                                " --size " + std::to_string(size);
-    const double torch_ms = frameworkMedian("/usr/bin/python3 '" + script + "' torch --model " + name + " --export " +
+    const double torch_ms = !compare ? -1 : frameworkMedian("/usr/bin/python3 '" + script + "' torch --model " + name + " --export " +
                                                 onnx + common, "PyTorch");
     const double ort_ms = torch_ms > 0 ? frameworkMedian("python3 '" + script + "' ort --onnx " + std::string(onnx) + common,
                                                          "onnxruntime")

@@ -1,18 +1,25 @@
 // fp32 Conv. Ordinary and grouped convolutions run as a matrix product per
-// (image, group): the weights are re-laid out at compile time into blocks of
-// MR output channels, [group][M/MR][K][MR] (K = channels x kernel taps), and
-// at run time the input is unfolded (im2col) straight into panels of NR
-// output positions, [image*group][P/NR][K][NR], so that the register-tiled
-// micro-kernel streams both operands contiguously. Each tile keeps MR x NR
-// sums in vector registers over the whole K loop and applies bias,
-// activation and a fused residual Add in its epilogue. Tiles are spread over
-// the threads with the MR blocks innermost, so consecutive tiles reuse one
-// input panel from cache. Depthwise convolutions (one channel per group) run
-// directly on a zero-padded copy of each plane instead.
+// (image, group) whose second operand is read straight from the input in the
+// phase-plane layout of emit_conv_layout.h: a first parallel pass copies the
+// input once into zero-padded phase planes (about the input's size, where an
+// im2col copy of a 3x3 layer is 9x that), then each MR x NR tile of (output
+// channels) x (phase-space positions) keeps its sums in vector registers over
+// the channels of its group, every kernel tap one vector load from the planes
+// at a compile-time offset. The weights are re-laid out at compile time into
+// blocks of MR output channels, [group][M/MR][K][MR] (K = channels x taps,
+// taps innermost as in ONNX), so that the tile reads them contiguously. The
+// epilogue adds bias, applies the activation and a fused residual Add and
+// stores the valid lanes. Tiles are spread over the threads in chunks whose
+// input window fits L2, the MR blocks of a chunk one after the other. A 1x1
+// layer without stride or padding reads its input directly (no copy). A
+// layer for which the channel-vectorised kernel (emit_conv_channels.cpp) or
+// Winograd's F(2x2, 3x3) (emit_conv_winograd.cpp) is estimated cheaper runs
+// there instead; depthwise convolutions (one channel per group) run in
+// emit_depthwise.cpp.
 #include <algorithm>
-#include <cstring>
+#include <cstdlib>
 
-#include "step_builder.h"
+#include "emit_conv_layout.h"
 
 namespace vdla::cpu {
 
@@ -20,78 +27,15 @@ using namespace llvm;
 
 namespace {
 
-struct Epilogue {
-  Activation act;       // the Conv's own
-  int residual = -1;    // slot of the fused Add's other operand
-  Activation post_act;  // the fused Add's
-};
-
-Value* finishValue(StepEmitter& e, Value* v, const Epilogue& ep, Value* residual_value) {
-  v = applyActivation(e, v, ep.act);
-  if (residual_value) v = e.b().CreateFAdd(v, residual_value);
-  return applyActivation(e, v, ep.post_act);
-}
+// Input bytes a chunk of tiles reads (all channels of its group): the MR
+// blocks after the first find it in L2 (64 KiB measured best on ResNet-18
+// and MobileNetV2 against 16 KiB to 1 MiB).
+constexpr int64_t kChunkWindowBytes = 64 * 1024;
 
 rt::Tensor constantOf(const StepBuilder& s, size_t i, const char* what) {
   const ir::Value* v = s.node().input(i);
   if (!v->isConstant()) s.fail(std::string(what) + " '" + v->name() + "' must be a constant for this target");
   return v->constant();
-}
-
-void emitDepthwise(StepBuilder& s, const Window2& w, int64_t batch, int64_t channels, const Epilogue& ep_in) {
-  Epilogue ep = ep_in;
-  const int x_slot = s.useInput(0), w_slot = s.useInput(1), b_slot = s.useInput(2);
-  if (s.residual) ep.residual = s.use(s.residual);
-  const int64_t taps = w.k_h * w.k_w;
-  const int64_t hp = (w.out_h - 1) * w.stride_h + (w.k_h - 1) * w.dil_h + 1;
-  const int64_t wp = (w.out_w - 1) * w.stride_w + (w.k_w - 1) * w.dil_w + 1;
-  s.setWorkspace(0, hp * wp * 4);
-  StepEmitter& e = s.code();
-  IRBuilder<>& b = e.b();
-  const int y_slot = s.output(0);
-  e.parallelFor(batch * channels, [&](Value* plane) {
-    Value* x = e.tensor(x_slot, e.f32());
-    Value* y = e.tensor(y_slot, e.f32());
-    Value* wt = e.tensor(w_slot, e.f32());
-    Value* pad = e.threadWorkspace(0, hp * wp * 4, e.f32());
-    Value* c = b.CreateSRem(plane, e.c64(channels));
-    Value* x_plane = b.CreateMul(plane, e.c64(w.in_h * w.in_w));
-    // Zero-padded copy: every tap below reads inside it without a bounds check.
-    e.loop(0, hp, [&](Value* r) {
-      Value* ih = b.CreateSub(r, e.c64(w.pad_top));
-      Value* row_ok = b.CreateAnd(b.CreateICmpSGE(ih, e.c64(0)), b.CreateICmpSLT(ih, e.c64(w.in_h)));
-      Value* ihc = b.CreateSelect(row_ok, ih, e.c64(0));
-      e.loop(0, wp, [&](Value* col) {
-        Value* iw = b.CreateSub(col, e.c64(w.pad_left));
-        Value* ok = b.CreateAnd(row_ok, b.CreateAnd(b.CreateICmpSGE(iw, e.c64(0)), b.CreateICmpSLT(iw, e.c64(w.in_w))));
-        Value* iwc = b.CreateSelect(ok, iw, e.c64(0));
-        Value* v = e.loadAt(e.f32(), x, b.CreateAdd(x_plane, b.CreateAdd(b.CreateMul(ihc, e.c64(w.in_w)), iwc)));
-        e.storeAt(b.CreateSelect(ok, v, e.cf(0)), pad, b.CreateAdd(b.CreateMul(r, e.c64(wp)), col));
-      });
-    });
-    std::vector<Value*> weights;
-    for (int64_t t = 0; t < taps; ++t)
-      weights.push_back(e.loadAt(e.f32(), wt, b.CreateAdd(b.CreateMul(c, e.c64(taps)), e.c64(t))));
-    Value* bias = b_slot >= 0 ? e.loadAt(e.f32(), e.tensor(b_slot, e.f32()), c) : e.cf(0);
-    Value* y_plane = b.CreateMul(plane, e.c64(w.out_h * w.out_w));
-    e.loop(0, w.out_h, [&](Value* oh) {
-      Value* row0 = b.CreateMul(oh, e.c64(w.stride_h));
-      e.loop(0, w.out_w, [&](Value* ow) {
-        Value* col0 = b.CreateMul(ow, e.c64(w.stride_w));
-        Value* acc = bias;
-        for (int64_t kh = 0; kh < w.k_h; ++kh)
-          for (int64_t kw = 0; kw < w.k_w; ++kw) {
-            Value* row = b.CreateAdd(row0, e.c64(kh * w.dil_h));
-            Value* idx = b.CreateAdd(b.CreateMul(row, e.c64(wp)), b.CreateAdd(col0, e.c64(kw * w.dil_w)));
-            acc = e.intrinsic(Intrinsic::fmuladd, {e.loadAt(e.f32(), pad, idx), weights[kh * w.k_w + kw], acc});
-          }
-        Value* at = b.CreateAdd(y_plane, b.CreateAdd(b.CreateMul(oh, e.c64(w.out_w)), ow));
-        Value* res = ep.residual >= 0 ? e.loadAt(e.f32(), e.tensor(ep.residual, e.f32()), at) : nullptr;
-        e.storeAt(finishValue(e, acc, ep, res), y, at);
-      });
-    });
-  });
-  e.finish();
 }
 
 }  // namespace
@@ -109,22 +53,64 @@ void emitConv(StepBuilder& s) {
            " do not fit group " + std::to_string(group));
   const int64_t k_h = wshape.size() == 4 ? wshape[2] : 1, k_w = wshape.back();
   const Window2 w = resolveWindow2(s, x, y, k_h, k_w);
-  Epilogue ep;
+  ConvEpilogue ep;
   ep.act = readActivation(s.node());
   if (s.fused_add) ep.post_act = readActivation(*s.fused_add);
   if (s.node().input(2) && !s.node().input(2)->isConstant()) s.fail("bias must be a constant for this target");
 
   if (group == channels && out_channels == channels) {
-    emitDepthwise(s, w, batch, channels, ep);
+    emitDepthwiseConv(s, w, batch, channels, ep);
     return;
   }
 
-  // ---- packed-GEMM convolution
-  const int64_t cg = channels / group, mg = out_channels / group;
-  const int64_t kdim = cg * w.k_h * w.k_w, positions = w.out_h * w.out_w;
+  ConvGeometry geo;
+  geo.w = w;
+  geo.batch = batch;
+  geo.channels = channels;
+  geo.out_channels = out_channels;
+  geo.group = group;
+  geo.cg = channels / group;
+  geo.mg = out_channels / group;
+  geo.taps = w.k_h * w.k_w;
+  constantOf(s, 1, "weights");
+
+  // ---- GEMM over the phase planes
+  const int64_t cg = geo.cg, mg = geo.mg;
+  const int64_t taps = geo.taps, kdim = cg * taps;
   const TargetTuning& tune = s.tuning();
   const int64_t mr = tune.gemm_rows, vl = tune.vector_width, nv = tune.gemm_vectors, nr = vl * nv;
-  const int64_t mblocks = (mg + mr - 1) / mr, pblocks = (positions + nr - 1) / nr;
+  const int64_t mblocks = (mg + mr - 1) / mr;
+  const PhasedInput p = phasedInput(w, channels, nr);
+  const int64_t qtiles = p.tiles(nr), plane_size = w.out_h * w.out_w;
+
+  // The kernel that computes fewer multiply-add lanes: the channel-tiled one
+  // charged for its scatter epilogue (about a K step per output vector),
+  // Winograd for its transforms and weight traffic (measured on ResNet-18:
+  // it wins by 15-25% on the 56x56 to 14x14 layers and loses on 7x7).
+  // VDLA_LLVM_CONV_KERNEL=positions|channels|winograd overrides the choice
+  // where the kernel applies (tests run layers through each; benchmarks).
+  const int64_t position_lanes = qtiles * nr * mblocks * mr * kdim;
+  const int64_t channel_lanes = channelTiledLanes(geo, tune);
+  const int64_t scatter_lanes = (plane_size + mr - 1) * ((mg + nr - 1) / nr) * nv * nr * 8;
+  bool channel_tiled = channel_lanes > 0 && channel_lanes + scatter_lanes < position_lanes * 19 / 20;
+  const int64_t direct_lanes = channel_tiled ? channel_lanes + scatter_lanes : position_lanes;
+  bool winograd = winogradApplies(geo) && winogradCost(geo, tune) < direct_lanes;
+  if (const char* force = std::getenv("VDLA_LLVM_CONV_KERNEL")) {
+    const std::string kernel = force;
+    winograd = kernel == "winograd" ? winogradApplies(geo) : winograd && (kernel == "auto" || kernel.empty());
+    if (kernel == "positions") channel_tiled = false;
+    else if (kernel == "channels") channel_tiled = channel_lanes > 0;
+    else if (kernel != "auto" && kernel != "winograd" && !kernel.empty())
+      s.fail("VDLA_LLVM_CONV_KERNEL is '" + kernel + "'; expected positions, channels, winograd or auto");
+  }
+  if (winograd) {
+    emitWinogradConv(s, geo, ep);
+    return;
+  }
+  if (channel_tiled) {
+    emitChannelTiledConv(s, geo, ep);
+    return;
+  }
 
   // Weights [M][cg*kh*kw] -> [g][mb][k][mr], zero rows past M; bias padded alike.
   const rt::Tensor wt = constantOf(s, 1, "weights");
@@ -145,114 +131,72 @@ void emitConv(StepBuilder& s) {
   const int w_slot = s.addConstant("packed_weights", packed);
   const int b_slot = s.addConstant("packed_bias", bias);
   if (s.residual) ep.residual = s.use(s.residual);
-  const int64_t panel_floats = pblocks * kdim * nr;
-  s.setWorkspace(batch * group * panel_floats * 4, 0);
+  const bool direct = p.isInput();
+  if (!direct) s.setWorkspace((batch * p.imageFloats() + p.slack) * 4, 0);
 
   StepEmitter& e = s.code();
   IRBuilder<>& b = e.b();
   const int y_slot = s.output(0);
 
-  // Phase 1: im2col into panels, one (image, group, k) row per index.
-  e.parallelFor(batch * group * kdim, [&](Value* row) {
-    Value* x = e.tensor(x_slot, e.f32());
-    Value* panels = e.sharedWorkspace(e.f32());
-    Value* ng = b.CreateSDiv(row, e.c64(kdim));
-    Value* k = b.CreateSRem(row, e.c64(kdim));
-    Value* n = b.CreateSDiv(ng, e.c64(group));
-    Value* g = b.CreateSRem(ng, e.c64(group));
-    Value* c = b.CreateAdd(b.CreateMul(g, e.c64(cg)), b.CreateSDiv(k, e.c64(w.k_h * w.k_w)));
-    Value* kh = b.CreateSRem(b.CreateSDiv(k, e.c64(w.k_w)), e.c64(w.k_h));
-    Value* kw = b.CreateSRem(k, e.c64(w.k_w));
-    Value* x_plane = b.CreateMul(b.CreateAdd(b.CreateMul(n, e.c64(channels)), c), e.c64(w.in_h * w.in_w));
-    Value* panel_base = b.CreateMul(ng, e.c64(panel_floats));
-    auto dest = [&](Value* p) {  // panel index of position p in row k
-      Value* pb = b.CreateSDiv(p, e.c64(nr));
-      Value* lane = b.CreateSRem(p, e.c64(nr));
-      return b.CreateAdd(panel_base, b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(pb, e.c64(kdim)), k), e.c64(nr)), lane));
-    };
-    e.loop(0, w.out_h, [&](Value* oh) {
-      Value* ih = b.CreateAdd(b.CreateSub(b.CreateMul(oh, e.c64(w.stride_h)), e.c64(w.pad_top)), b.CreateMul(kh, e.c64(w.dil_h)));
-      Value* row_ok = b.CreateAnd(b.CreateICmpSGE(ih, e.c64(0)), b.CreateICmpSLT(ih, e.c64(w.in_h)));
-      Value* ihc = b.CreateSelect(row_ok, ih, e.c64(0));
-      Value* src_row = b.CreateAdd(x_plane, b.CreateMul(ihc, e.c64(w.in_w)));
-      Value* iw0 = b.CreateSub(b.CreateMul(kw, e.c64(w.dil_w)), e.c64(w.pad_left));
-      e.loop(0, w.out_w, [&](Value* ow) {
-        Value* iw = b.CreateAdd(b.CreateMul(ow, e.c64(w.stride_w)), iw0);
-        Value* ok = b.CreateAnd(row_ok, b.CreateAnd(b.CreateICmpSGE(iw, e.c64(0)), b.CreateICmpSLT(iw, e.c64(w.in_w))));
-        Value* v = e.loadAt(e.f32(), x, b.CreateAdd(src_row, b.CreateSelect(ok, iw, e.c64(0))));
-        e.storeAt(b.CreateSelect(ok, v, e.cf(0)), panels, dest(b.CreateAdd(b.CreateMul(oh, e.c64(w.out_w)), ow)));
-      });
-    });
-    if (pblocks * nr > positions)  // the last panel's missing positions read as zero
-      e.loop(positions, pblocks * nr, [&](Value* p) { e.storeAt(e.cf(0), panels, dest(p)); });
-  });
+  // Phase 1: the input as phase planes.
+  if (!direct) emitPhasedInputPass(e, p, x_slot, batch);
 
-  // Phase 2: one MR x NR tile per index, MR blocks innermost.
-  e.parallelFor(batch * group * pblocks * mblocks, [&](Value* t) {
-    Value* panels = e.sharedWorkspace(e.f32());
+  // Phase 2: one (image, group, chunk of tiles, MR block) per index; inside,
+  // the chunk's tiles one after the other. A chunk's input window is sized
+  // for L2 (kChunkWindowBytes), so the MR blocks after the first read it
+  // from there, the block's weights stay in L1/L2 across its tiles, and the
+  // stores go to MR output rows in order.
+  const int64_t window_floats = std::max<int64_t>(nr, kChunkWindowBytes / 4 / cg);
+  const int64_t chunk = std::min(qtiles, std::max<int64_t>(1, window_floats / nr));
+  const int64_t chunks = (qtiles + chunk - 1) / chunk;
+  e.parallelFor(batch * group * chunks * mblocks, [&](Value* index) {
+    Value* planes = direct ? e.tensor(x_slot, e.f32()) : e.sharedWorkspace(e.f32());
     Value* wp = e.tensor(w_slot, e.f32());
     Value* bp = e.tensor(b_slot, e.f32());
-    Value* y = e.tensor(y_slot, e.f32());
-    Value* mb = b.CreateSRem(t, e.c64(mblocks));
-    Value* pall = b.CreateSDiv(t, e.c64(mblocks));
-    Value* pb = b.CreateSRem(pall, e.c64(pblocks));
-    Value* ng = b.CreateSDiv(pall, e.c64(pblocks));
+    Value* mb = b.CreateSRem(index, e.c64(mblocks));
+    Value* rest = b.CreateSDiv(index, e.c64(mblocks));
+    Value* first_tile = b.CreateMul(b.CreateSRem(rest, e.c64(chunks)), e.c64(chunk));
+    Value* end_tile = b.CreateAdd(first_tile, e.c64(chunk));
+    end_tile = b.CreateSelect(b.CreateICmpSLT(end_tile, e.c64(qtiles)), end_tile, e.c64(qtiles));
+    Value* ng = b.CreateSDiv(rest, e.c64(chunks));
     Value* n = b.CreateSDiv(ng, e.c64(group));
     Value* g = b.CreateSRem(ng, e.c64(group));
     Value* gm = b.CreateAdd(b.CreateMul(g, e.c64(mblocks)), mb);  // block index in the packed weights
     Value* w_base = b.CreateMul(gm, e.c64(kdim * mr));
-    Value* b_base = b.CreateAdd(b.CreateMul(ng, e.c64(panel_floats)), b.CreateMul(pb, e.c64(kdim * nr)));
+    Value* first_channel = b.CreateAdd(b.CreateMul(n, e.c64(channels)), b.CreateMul(g, e.c64(cg)));
+    e.loop(first_tile, end_tile, [&](Value* qt) {
+    Value* q0 = b.CreateMul(qt, e.c64(nr));
+    Value* x_base = b.CreateAdd(b.CreateMul(first_channel, e.c64(p.channelFloats())), q0);
     Value* zero = b.CreateVectorSplat(vl, e.cf(0));
     std::vector<Value*> init(mr * nv, zero);
-    std::vector<Value*> acc = e.loopCarry(kdim, init, [&](Value* k, const std::vector<Value*>& sums) {
-      std::vector<Value*> next(sums.size());
-      Value* bk = b.CreateAdd(b_base, b.CreateMul(k, e.c64(nr)));
-      std::vector<Value*> cols;
-      for (int64_t v = 0; v < nv; ++v) cols.push_back(e.loadVec(panels, b.CreateAdd(bk, e.c64(v * vl)), vl));
-      Value* wk = b.CreateAdd(w_base, b.CreateMul(k, e.c64(mr)));
-      for (int64_t r = 0; r < mr; ++r) {
-        Value* wv = b.CreateVectorSplat(vl, e.loadAt(e.f32(), wp, b.CreateAdd(wk, e.c64(r))));
+    std::vector<Value*> acc = e.loopCarry(cg, init, [&](Value* c, const std::vector<Value*>& sums) {
+      std::vector<Value*> next = sums;
+      Value* xc = b.CreateAdd(x_base, b.CreateMul(c, e.c64(p.channelFloats())));
+      Value* wc = b.CreateAdd(w_base, b.CreateMul(c, e.c64(taps * mr)));
+      for (int64_t tap = 0; tap < taps; ++tap) {
+        std::vector<Value*> cols;
         for (int64_t v = 0; v < nv; ++v)
-          next[r * nv + v] = e.intrinsic(Intrinsic::fmuladd, {wv, cols[v], sums[r * nv + v]});
+          cols.push_back(e.loadVec(planes, b.CreateAdd(xc, e.c64(p.taps[tap] + v * vl)), vl));
+        for (int64_t r = 0; r < mr; ++r) {
+          Value* wv = b.CreateVectorSplat(vl, e.loadAt(e.f32(), wp, b.CreateAdd(wc, e.c64(tap * mr + r))));
+          for (int64_t v = 0; v < nv; ++v)
+            next[r * nv + v] = e.intrinsic(Intrinsic::fmuladd, {wv, cols[v], next[r * nv + v]});
+        }
       }
       return next;
     });
-    // Epilogue: row r is output channel g*mg + mb*mr + r, columns pb*NR + j.
-    const int64_t last_cols = positions - (pblocks - 1) * nr;
+    // Row r is output channel g*mg + mb*mr + r.
+    std::vector<TileRow> rows(mr);
     for (int64_t r = 0; r < mr; ++r) {
       Value* m = b.CreateAdd(b.CreateMul(mb, e.c64(mr)), e.c64(r));
-      auto store_row = [&] {
-        Value* bias_v = b.CreateVectorSplat(vl, e.loadAt(e.f32(), bp, b.CreateAdd(b.CreateMul(gm, e.c64(mr)), e.c64(r))));
-        Value* oc = b.CreateAdd(b.CreateMul(g, e.c64(mg)), m);
-        Value* row_base = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(n, e.c64(out_channels)), oc), e.c64(positions)),
-                                      b.CreateMul(pb, e.c64(nr)));
-        Value* res = ep.residual >= 0 ? e.tensor(ep.residual, e.f32()) : nullptr;
-        auto full = [&] {
-          for (int64_t v = 0; v < nv; ++v) {
-            Value* at = b.CreateAdd(row_base, e.c64(v * vl));
-            Value* sum = b.CreateFAdd(acc[r * nv + v], bias_v);
-            e.storeVec(finishValue(e, sum, ep, res ? e.loadVec(res, at, vl) : nullptr), y, at);
-          }
-        };
-        auto partial = [&] {
-          for (int64_t j = 0; j < last_cols; ++j) {
-            Value* at = b.CreateAdd(row_base, e.c64(j));
-            Value* sum = b.CreateFAdd(b.CreateExtractElement(acc[r * nv + j / vl], j % vl),
-                                      b.CreateExtractElement(bias_v, uint64_t(0)));
-            e.storeAt(finishValue(e, sum, ep, res ? e.loadAt(e.f32(), res, at) : nullptr), y, at);
-          }
-        };
-        if (last_cols == nr) {
-          full();
-        } else {
-          Value* is_last = b.CreateICmpEQ(pb, e.c64(pblocks - 1));
-          e.when(b.CreateNot(is_last), full);
-          e.when(is_last, partial);
-        }
-      };
-      if (mg % mr == 0) store_row();
-      else e.when(b.CreateICmpSLT(m, e.c64(mg)), store_row);
+      Value* oc = b.CreateAdd(b.CreateMul(g, e.c64(mg)), m);
+      rows[r].plane_base = b.CreateMul(b.CreateAdd(b.CreateMul(n, e.c64(out_channels)), oc), e.c64(plane_size));
+      rows[r].bias = b.CreateVectorSplat(vl, e.loadAt(e.f32(), bp, b.CreateAdd(b.CreateMul(gm, e.c64(mr)), e.c64(r))));
+      if (mg % mr != 0) rows[r].enabled = b.CreateICmpSLT(m, e.c64(mg));
+      rows[r].vectors.assign(acc.begin() + r * nv, acc.begin() + (r + 1) * nv);
     }
+    storeTile(e, p, ep, q0, rows, y_slot);
+    });
   });
   e.finish();
 }

@@ -1,9 +1,11 @@
 // Gemm and MatMul (fp32). Each task computes a block of one output row: the
 // row is accumulated in place over K (the inner loop runs along the row, so
-// LLVM vectorises it), then scaled, biased and activated. Constant Gemm
-// weights are transposed at compile time into [K][N] so that every inner
-// loop reads contiguous memory; batched MatMul broadcasts its batch
-// dimensions through strides computed here.
+// LLVM vectorises it), then scaled, biased and activated; batched MatMul
+// broadcasts its batch dimensions through strides computed here. A Gemm with
+// constant weights (the classifier of a CNN) instead packs them at compile
+// time into column panels [N/NB][K][NB] read front to back, and keeps the NB
+// sums of a task in vector registers over the whole K loop: at batch 1 the
+// layer is a stream over its weights, which this reads once, contiguously.
 #include <algorithm>
 
 #include "step_builder.h"
@@ -102,6 +104,80 @@ void emitProduct(StepBuilder& s, const Product& p) {
   e.finish();
 }
 
+// Gemm against constant weights packed as [N/NB][K][NB] (zero columns past
+// N): one task per (row, panel), NB/VL vector accumulators.
+void emitPackedProduct(StepBuilder& s, const Product& p, const float* weights, bool weights_nk) {
+  const int64_t vl = s.tuning().vector_width, nvec = 8, nb = vl * nvec;
+  const int64_t panels = (p.n + nb - 1) / nb;
+  rt::Tensor packed(rt::DType::F32, {panels * p.k * nb});
+  float* dst = packed.data<float>();
+  for (int64_t j = 0; j < p.n; ++j)
+    for (int64_t k = 0; k < p.k; ++k)
+      dst[((j / nb) * p.k + k) * nb + j % nb] = weights_nk ? weights[j * p.k + k] : weights[k * p.n + j];
+  const int w_slot = s.addConstant("weights_panels", packed);
+  const int a_slot = p.a.slot, c_slot = p.c.slot;
+  StepEmitter& e = s.code();
+  IRBuilder<>& b = e.b();
+  const int y_slot = s.output(0);
+  const int64_t last_cols = p.n - (panels - 1) * nb;
+  Type* vt = e.vecF32(static_cast<int>(vl));
+  e.parallelFor(p.m * panels, [&](Value* idx) {
+    Value* panel = b.CreateSRem(idx, e.c64(panels));
+    Value* m = b.CreateSDiv(idx, e.c64(panels));
+    Value* A = e.tensor(a_slot, e.f32());
+    Value* W = e.tensor(w_slot, e.f32());
+    Value* Y = e.tensor(y_slot, e.f32());
+    Value* a_row = b.CreateMul(m, e.c64(p.a.row));
+    Value* w_base = b.CreateMul(panel, e.c64(p.k * nb));
+    std::vector<Value*> init(nvec, b.CreateVectorSplat(vl, e.cf(0)));
+    std::vector<Value*> acc = e.loopCarry(p.k, init, [&](Value* k, const std::vector<Value*>& sums) {
+      Value* av = b.CreateVectorSplat(vl, e.loadAt(e.f32(), A, b.CreateAdd(a_row, b.CreateMul(k, e.c64(p.a.col)))));
+      Value* wk = b.CreateAdd(w_base, b.CreateMul(k, e.c64(nb)));
+      std::vector<Value*> next(nvec);
+      for (int64_t v = 0; v < nvec; ++v)
+        next[v] = e.intrinsic(Intrinsic::fmuladd, {av, e.loadVec(W, b.CreateAdd(wk, e.c64(v * vl)), vl), sums[v]});
+      return next;
+    });
+    Value* C = c_slot >= 0 ? e.tensor(c_slot, e.f32()) : nullptr;
+    // Vector v of the panel holds columns j0 + v*VL ...; `lanes` of them are
+    // inside N (all of them except in the last panel).
+    auto store = [&](int64_t lanes_limit) {
+      for (int64_t v = 0; v < nvec; ++v) {
+        const int64_t lanes = std::min<int64_t>(vl, lanes_limit - v * vl);
+        if (lanes <= 0) break;
+        std::vector<Constant*> bits;
+        for (int64_t j = 0; j < vl; ++j) bits.push_back(b.getInt1(j < lanes));
+        Value* mask = ConstantVector::get(bits);
+        Value* j0 = b.CreateAdd(b.CreateMul(panel, e.c64(nb)), e.c64(v * vl));
+        Value* val = acc[v];
+        if (p.alpha != 1) val = b.CreateFMul(val, b.CreateVectorSplat(vl, e.cf(p.alpha)));
+        if (C) {
+          Value* ci = b.CreateAdd(b.CreateMul(m, e.c64(p.c.row)), b.CreateMul(j0, e.c64(p.c.col)));
+          Value* cv;
+          if (p.c.col == 0) cv = b.CreateVectorSplat(vl, e.loadAt(e.f32(), C, ci));
+          else if (lanes == vl) cv = e.loadVec(C, ci, vl);
+          else cv = b.CreateMaskedLoad(vt, b.CreateBitCast(e.at(C, ci), vt->getPointerTo()), Align(4), mask,
+                                       ConstantAggregateZero::get(vt));
+          if (p.beta != 1) cv = b.CreateFMul(cv, b.CreateVectorSplat(vl, e.cf(p.beta)));
+          val = b.CreateFAdd(val, cv);
+        }
+        val = applyActivation(e, val, p.act);
+        Value* yi = b.CreateAdd(b.CreateMul(m, e.c64(p.n)), j0);
+        if (lanes == vl) e.storeVec(val, Y, yi);
+        else b.CreateMaskedStore(val, b.CreateBitCast(e.at(Y, yi), vt->getPointerTo()), Align(4), mask);
+      }
+    };
+    if (last_cols == nb) {
+      store(nb);
+    } else {
+      Value* is_last = b.CreateICmpEQ(panel, e.c64(panels - 1));
+      e.when(b.CreateNot(is_last), [&] { store(nb); });
+      e.when(is_last, [&] { store(last_cols); });
+    }
+  }, p.m * p.n * p.k >= (1 << 16));
+  e.finish();
+}
+
 // Strides of a bias C of rank <= 2 broadcast to [M, N].
 MatrixAccess biasAccess(const StepBuilder& s, const rt::Shape& c, int64_t m, int64_t n) {
   MatrixAccess acc;
@@ -135,24 +211,17 @@ void emitGemm(StepBuilder& s) {
   p.a.row = ta ? 1 : p.k;
   p.a.col = ta ? p.m : 1;
   const ir::Value* bv = s.node().input(1);
-  if (bv->isConstant() && tb) {
-    // [N][K] -> [K][N]: the inner loop then walks contiguous weights.
-    const float* src = bv->constant().data<float>();
-    rt::Tensor t(rt::DType::F32, {p.k, p.n});
-    for (int64_t k = 0; k < p.k; ++k)
-      for (int64_t j = 0; j < p.n; ++j) t.data<float>()[k * p.n + j] = src[j * p.k + k];
-    p.b.slot = s.addConstant("weights_kn", t);
-    p.b.row = p.n;
-    p.b.col = 1;
-  } else {
-    p.b.slot = s.useInput(1);
-    p.b.row = tb ? 1 : p.n;
-    p.b.col = tb ? p.k : 1;
-  }
   if (s.node().input(2)) {
     p.c = biasAccess(s, s.inputType(2).shape, p.m, p.n);
     p.c.slot = s.useInput(2);
   }
+  if (bv->isConstant()) {
+    emitPackedProduct(s, p, bv->constant().data<float>(), tb);
+    return;
+  }
+  p.b.slot = s.useInput(1);
+  p.b.row = tb ? 1 : p.n;
+  p.b.col = tb ? p.k : 1;
   emitProduct(s, p);
 }
 

@@ -1,0 +1,242 @@
+// fp32 Conv vectorised over output channels, for layers whose planes are
+// small or padded. A tile is MR' consecutive positions of one output row x
+// NR' output channels: per input channel and kernel row, k_w x NR'/VL weight
+// vectors (packed at compile time as [group][M/NR'][K][NR']) stay in
+// registers while each input value of the row, read from the phase planes
+// (emit_conv_layout.h) at one pointer plus a constant, is broadcast once and
+// multiplied into every sum that needs it. Only real output positions are
+// computed, so a 7x7 plane costs 49 lanes (the position-vectorised kernel
+// rounds it up to 64) and padded layers drop no phase-space columns. The K
+// loop runs in blocks of input channels whose weights stay in L1 while the
+// tiles of a chunk go through them, the partial sums parked in the thread's
+// workspace. An accumulator vector holds VL consecutive output channels of
+// one position, which lie a plane apart in NCHW, so the epilogue stores with
+// a scatter (and reads a fused residual with a gather): a cost per tile that
+// the K loop amortises and that emitConv's choice counts.
+#include <algorithm>
+#include <map>
+
+#include "emit_conv_layout.h"
+
+namespace vdla::cpu {
+
+using namespace llvm;
+
+namespace {
+
+// Input bytes a chunk of position tiles reads (all channels of its group).
+constexpr int64_t kChunkWindowBytes = 256 * 1024;
+// Weight bytes of one block of input channels: they stay in L1 while the
+// chunk's tiles run through them (the K loop is split into such blocks,
+// the partial sums kept in the thread's workspace in between). 12 KiB ran
+// ResNet-18's 7x7 layers fastest (against 6, 24 and 40 KiB): room is left
+// in L1 for the input rows.
+constexpr int64_t kWeightSliceBytes = 12 * 1024;
+
+struct ChannelTiling {
+  int64_t pr = 0, nv = 0, nr = 0, ptiles = 0, nblocks = 0;
+  int64_t cb = 0, kblocks = 0;  // input channels per K block, K blocks
+};
+
+ChannelTiling tilingFor(const ConvGeometry& c, const TargetTuning& tune) {
+  ChannelTiling t;
+  t.nv = tune.gemm_vectors;
+  t.nr = tune.vector_width * t.nv;
+  // A tile is MR' consecutive positions of one output row, so that every
+  // broadcast address is one pointer plus a constant: MR' is the largest
+  // divisor of out_w for which the vector registers hold the accumulators
+  // (a tuning of 16 accumulators has 32 registers, a smaller one 16) next
+  // to the weights of one kernel row (k_w x NR'/VL vectors) and two
+  // broadcasts.
+  const int64_t registers = tune.gemm_rows * t.nv >= 16 ? 32 : 16;
+  const int64_t max_pr = std::max<int64_t>(1, (registers - c.w.k_w * t.nv - 2) / t.nv);
+  t.pr = 1;
+  for (int64_t pr = std::min(max_pr, c.w.out_w); pr >= 1; --pr)
+    if (c.w.out_w % pr == 0) {
+      t.pr = pr;
+      break;
+    }
+  t.ptiles = c.w.out_h * (c.w.out_w / t.pr);
+  t.nblocks = (c.mg + t.nr - 1) / t.nr;
+  // The largest divisor of cg whose weights fit the slice; no split when
+  // only small divisors would (a prime channel count).
+  const int64_t limit = std::max<int64_t>(1, kWeightSliceBytes / 4 / (c.taps * t.nr));
+  t.cb = c.cg;
+  if (c.cg > limit) {
+    int64_t d = limit;
+    while (c.cg % d != 0) --d;
+    if (2 * d >= limit) t.cb = d;
+  }
+  t.kblocks = c.cg / t.cb;
+  return t;
+}
+
+Value* finishValue(StepEmitter& e, Value* v, const ConvEpilogue& ep, Value* residual) {
+  v = applyActivation(e, v, ep.act);
+  if (residual) v = e.b().CreateFAdd(v, residual);
+  return applyActivation(e, v, ep.post_act);
+}
+
+}  // namespace
+
+int64_t channelTiledLanes(const ConvGeometry& c, const TargetTuning& tune) {
+  const ChannelTiling t = tilingFor(c, tune);
+  // Tiles of fewer than half the accumulator rows leave the FMA units idle
+  // waiting on loads: not a candidate.
+  if (2 * t.pr < tune.gemm_rows) return -1;
+  return t.ptiles * t.pr * t.nblocks * t.nr * c.cg * c.taps;
+}
+
+void emitChannelTiledConv(StepBuilder& s, const ConvGeometry& c, const ConvEpilogue& ep_in) {
+  ConvEpilogue ep = ep_in;
+  const TargetTuning& tune = s.tuning();
+  const ChannelTiling t = tilingFor(c, tune);
+  const int64_t vl = tune.vector_width, pr = t.pr, nv = t.nv, nr = t.nr, nblocks = t.nblocks, ptiles = t.ptiles;
+  const int64_t kdim = c.cg * c.taps, positions = c.w.out_h * c.w.out_w;
+  const PhasedInput p = phasedInput(c.w, c.channels, 1);
+
+  // Weights [M][cg*taps] -> [g][nb][k][nr], zero columns past M; bias alike.
+  const rt::Tensor& wt = s.node().input(1)->constant();
+  const float* wsrc = wt.data<float>();
+  rt::Tensor packed(rt::DType::F32, {c.group * nblocks * kdim * nr});
+  float* pw = packed.data<float>();
+  for (int64_t g = 0; g < c.group; ++g)
+    for (int64_t m = 0; m < c.mg; ++m)
+      for (int64_t k = 0; k < kdim; ++k)
+        pw[((g * nblocks + m / nr) * kdim + k) * nr + m % nr] = wsrc[(g * c.mg + m) * kdim + k];
+  rt::Tensor bias(rt::DType::F32, {c.group * nblocks * nr});
+  if (s.node().input(2)) {
+    const float* bsrc = s.node().input(2)->constant().data<float>();
+    for (int64_t g = 0; g < c.group; ++g)
+      for (int64_t m = 0; m < c.mg; ++m) bias.data<float>()[(g * nblocks + m / nr) * nr + m % nr] = bsrc[g * c.mg + m];
+  }
+  const int x_slot = s.useInput(0);
+  const int w_slot = s.addConstant("packed_weights", packed);
+  const int b_slot = s.addConstant("packed_bias", bias);
+  if (s.residual) ep.residual = s.use(s.residual);
+  // One chunk of position tiles per index (see below), its partial sums per thread.
+  const int64_t window_floats = std::max<int64_t>(pr, kChunkWindowBytes / 4 / c.cg);
+  const int64_t chunk = std::min(ptiles, std::max<int64_t>(1, window_floats / pr));
+  const int64_t chunks = (ptiles + chunk - 1) / chunk;
+  const int64_t partial_bytes = t.kblocks > 1 ? chunk * pr * nr * 4 : 0;
+  const bool direct = p.isInput();
+  const int64_t shared_bytes = direct ? 0 : (c.batch * p.imageFloats() + p.slack) * 4;
+  s.setWorkspace(shared_bytes, partial_bytes);
+
+  StepEmitter& e = s.code();
+  IRBuilder<>& b = e.b();
+  const int y_slot = s.output(0);
+  if (!direct) emitPhasedInputPass(e, p, x_slot, c.batch);
+
+  // One (image, group, chunk of position tiles, NR' block) per index; in
+  // it, K block by K block, the chunk's tiles: a K block's weights stay in
+  // L1 across the tiles, the chunk's input window in L2.
+  Type* vt = e.vecF32(static_cast<int>(vl));
+  e.parallelFor(c.batch * c.group * chunks * nblocks, [&](Value* index) {
+    Value* planes = direct ? e.tensor(x_slot, e.f32()) : e.sharedWorkspace(e.f32());
+    Value* wp = e.tensor(w_slot, e.f32());
+    Value* bp = e.tensor(b_slot, e.f32());
+    Value* y = e.tensor(y_slot, e.f32());
+    Value* res = ep.residual >= 0 ? e.tensor(ep.residual, e.f32()) : nullptr;
+    Value* nb = b.CreateSRem(index, e.c64(nblocks));
+    Value* rest = b.CreateSDiv(index, e.c64(nblocks));
+    Value* first_tile = b.CreateMul(b.CreateSRem(rest, e.c64(chunks)), e.c64(chunk));
+    Value* end_tile = b.CreateAdd(first_tile, e.c64(chunk));
+    end_tile = b.CreateSelect(b.CreateICmpSLT(end_tile, e.c64(ptiles)), end_tile, e.c64(ptiles));
+    Value* ng = b.CreateSDiv(rest, e.c64(chunks));
+    Value* n = b.CreateSDiv(ng, e.c64(c.group));
+    Value* g = b.CreateSRem(ng, e.c64(c.group));
+    Value* gb = b.CreateAdd(b.CreateMul(g, e.c64(nblocks)), nb);  // block index in the packed weights
+    Value* w_base = b.CreateMul(gb, e.c64(kdim * nr));
+    Value* x_base = b.CreateMul(b.CreateAdd(b.CreateMul(n, e.c64(c.channels)), b.CreateMul(g, e.c64(c.cg))),
+                                e.c64(p.channelFloats()));
+    // Output channel of lane j of vector v: g*mg + nb*nr + v*vl + j, a lane
+    // only when below mg within the group.
+    std::vector<Value*> lane_ok, channel_base, bias_v;
+    for (int64_t v = 0; v < nv; ++v) {
+      std::vector<Constant*> steps;
+      for (int64_t j = 0; j < vl; ++j) steps.push_back(b.getInt64(static_cast<uint64_t>(v * vl + j)));
+      Value* m = b.CreateAdd(b.CreateVectorSplat(vl, b.CreateMul(nb, e.c64(nr))), ConstantVector::get(steps));
+      lane_ok.push_back(b.CreateICmpSLT(m, b.CreateVectorSplat(vl, e.c64(c.mg))));
+      Value* oc = b.CreateAdd(b.CreateVectorSplat(vl, b.CreateAdd(b.CreateMul(n, e.c64(c.out_channels)),
+                                                                  b.CreateMul(g, e.c64(c.mg)))),
+                              m);
+      channel_base.push_back(b.CreateMul(oc, b.CreateVectorSplat(vl, e.c64(positions))));
+      bias_v.push_back(e.loadVec(bp, b.CreateAdd(b.CreateMul(gb, e.c64(nr)), e.c64(v * vl)), vl));
+    }
+    Value* partial = partial_bytes ? e.threadWorkspace(shared_bytes, partial_bytes, e.f32()) : nullptr;
+    e.loop(0, t.kblocks, [&](Value* kb) {
+    e.loop(first_tile, end_tile, [&](Value* tile) {
+      // The tile's positions: oh * out_w + j*MR' + i, phase-space index
+      // oh * wq + j*MR' + i.
+      Value* oh = b.CreateSDiv(tile, e.c64(c.w.out_w / pr));
+      Value* col = b.CreateMul(b.CreateSRem(tile, e.c64(c.w.out_w / pr)), e.c64(pr));
+      Value* p0 = b.CreateAdd(b.CreateMul(oh, e.c64(c.w.out_w)), col);
+      Value* row_base = b.CreateAdd(x_base, b.CreateAdd(b.CreateMul(oh, e.c64(p.wq)), col));
+      Value* zero = b.CreateVectorSplat(vl, e.cf(0));
+      std::vector<Value*> init(pr * nv, zero);
+      Value* slot = nullptr;  // this tile's partial sums
+      if (partial) {
+        slot = b.CreateMul(b.CreateSub(tile, first_tile), e.c64(pr * nr));
+        Value* first = b.CreateICmpEQ(kb, e.c64(0));
+        for (int64_t a = 0; a < pr * nv; ++a)
+          init[a] = b.CreateSelect(first, zero, e.loadVec(partial, b.CreateAdd(slot, e.c64(a * vl)), vl));
+      }
+      Value* c0 = b.CreateMul(kb, e.c64(t.cb));
+      std::vector<Value*> acc = e.loopCarry(t.cb, init, [&](Value* cc, const std::vector<Value*>& sums) {
+        std::vector<Value*> next = sums;
+        Value* ch = b.CreateAdd(c0, cc);
+        Value* xc = b.CreateMul(ch, e.c64(p.channelFloats()));
+        Value* wc = b.CreateAdd(w_base, b.CreateMul(ch, e.c64(c.taps * nr)));
+        // Kernel row by kernel row: its k_w weight vectors in registers, each
+        // distinct input value of the row broadcast once (tap (kh, kw) of
+        // position i and tap (kh, kw') of position i + kw - kw' read the
+        // same one) and multiplied into every sum that reads it, in address
+        // order so that each broadcast is dead right after its uses.
+        for (int64_t kh = 0; kh < c.w.k_h; ++kh) {
+          std::vector<std::vector<Value*>> wv(c.w.k_w);
+          std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> readers;  // offset -> (i, kw)
+          for (int64_t kw = 0; kw < c.w.k_w; ++kw) {
+            const int64_t tap = kh * c.w.k_w + kw;
+            for (int64_t v = 0; v < nv; ++v)
+              wv[kw].push_back(e.loadVec(wp, b.CreateAdd(wc, e.c64(tap * nr + v * vl)), vl));
+            for (int64_t i = 0; i < pr; ++i) readers[p.taps[tap] + i].emplace_back(i, kw);
+          }
+          Value* row = b.CreateAdd(row_base, xc);
+          for (const auto& [offset, uses] : readers) {
+            Value* xv = b.CreateVectorSplat(vl, e.loadAt(e.f32(), planes, b.CreateAdd(row, e.c64(offset))));
+            for (const auto& [i, kw] : uses)
+              for (int64_t v = 0; v < nv; ++v)
+                next[i * nv + v] = e.intrinsic(Intrinsic::fmuladd, {xv, wv[kw][v], next[i * nv + v]});
+          }
+        }
+        return next;
+      });
+      auto epilogue = [&] {
+      for (int64_t i = 0; i < pr; ++i) {
+        for (int64_t v = 0; v < nv; ++v) {
+          Value* mask = lane_ok[v];
+          Value* idx = b.CreateAdd(channel_base[v], b.CreateVectorSplat(vl, b.CreateAdd(p0, e.c64(i))));
+          Value* r = nullptr;
+          if (res) r = b.CreateMaskedGather(vt, b.CreateGEP(e.f32(), res, idx), Align(4), mask, ConstantAggregateZero::get(vt));
+          Value* out = finishValue(e, b.CreateFAdd(acc[i * nv + v], bias_v[v]), ep, r);
+          b.CreateMaskedScatter(out, b.CreateGEP(e.f32(), y, idx), Align(4), mask);
+        }
+      }
+      };
+      if (!partial) {
+        epilogue();
+        return;
+      }
+      Value* last = b.CreateICmpEQ(kb, e.c64(t.kblocks - 1));
+      e.when(last, epilogue);
+      e.when(b.CreateNot(last), [&] {
+        for (int64_t a = 0; a < pr * nv; ++a) e.storeVec(acc[a], partial, b.CreateAdd(slot, e.c64(a * vl)));
+      });
+    });
+    });
+  });
+  e.finish();
+}
+
+}  // namespace vdla::cpu

@@ -1,0 +1,89 @@
+// fp32 depthwise Conv (group = channels = output channels). Each (image,
+// channel) plane is one task: the plane is copied into this thread's
+// workspace as phase planes (emit_conv_layout.h), then each output row is
+// computed as ceil(out_w / VL) vectors (the last one masked, with a mask
+// known at compile time) accumulating weight[tap] * plane[q + offset(tap)]
+// over the taps, the weights held in registers for the whole plane. Strided
+// layers thereby read contiguous vectors as well, and no lane of a row is
+// wasted on the dropped phase-space columns.
+#include <algorithm>
+
+#include "emit_conv_layout.h"
+
+namespace vdla::cpu {
+
+using namespace llvm;
+
+namespace {
+
+Value* finishValue(StepEmitter& e, Value* v, const ConvEpilogue& ep, Value* residual) {
+  v = applyActivation(e, v, ep.act);
+  if (residual) v = e.b().CreateFAdd(v, residual);
+  return applyActivation(e, v, ep.post_act);
+}
+
+}  // namespace
+
+void emitDepthwiseConv(StepBuilder& s, const Window2& w, int64_t batch, int64_t channels, const ConvEpilogue& ep_in) {
+  ConvEpilogue ep = ep_in;
+  const int x_slot = s.useInput(0), w_slot = s.useInput(1), b_slot = s.useInput(2);
+  if (s.residual) ep.residual = s.use(s.residual);
+  const int64_t vl = s.tuning().vector_width, row_vectors = (w.out_w + vl - 1) / vl;
+  const int64_t tail = w.out_w - (row_vectors - 1) * vl;  // lanes of a row's last vector
+  const PhasedInput p = phasedInput(w, 1, 1);
+  // The last vector of the last row reads up to here.
+  const int64_t reach = (w.out_h - 1) * p.wq + row_vectors * vl + *std::max_element(p.taps.begin(), p.taps.end());
+  const int64_t taps = static_cast<int64_t>(p.taps.size());
+  const int64_t plane_floats = std::max(p.channelFloats() + p.slack, reach);
+  s.setWorkspace(0, plane_floats * 4);
+  StepEmitter& e = s.code();
+  IRBuilder<>& b = e.b();
+  const int y_slot = s.output(0);
+  e.parallelFor(batch * channels, [&](Value* plane) {
+    Value* pad = e.threadWorkspace(0, plane_floats * 4, e.f32());
+    emitPhasedPlaneCopy(e, p, e.tensor(x_slot, e.f32()), b.CreateMul(plane, e.c64(w.in_h * w.in_w)), pad, e.c64(0));
+    if (plane_floats > p.channelFloats())
+      b.CreateMemSet(e.at(pad, e.c64(p.channelFloats())), b.getInt8(0), e.c64((plane_floats - p.channelFloats()) * 4),
+                     MaybeAlign(4));
+    Value* c = b.CreateSRem(plane, e.c64(channels));
+    Value* wt = e.tensor(w_slot, e.f32());
+    Value* y = e.tensor(y_slot, e.f32());
+    Value* res = ep.residual >= 0 ? e.tensor(ep.residual, e.f32()) : nullptr;
+    std::vector<Value*> weights;
+    for (int64_t t = 0; t < taps; ++t)
+      weights.push_back(b.CreateVectorSplat(vl, e.loadAt(e.f32(), wt, b.CreateAdd(b.CreateMul(c, e.c64(taps)), e.c64(t)))));
+    Value* bias = b.CreateVectorSplat(vl, b_slot >= 0 ? e.loadAt(e.f32(), e.tensor(b_slot, e.f32()), c) : e.cf(0));
+    Value* y_plane = b.CreateMul(plane, e.c64(w.out_h * w.out_w));
+    std::vector<Constant*> lanes;
+    for (int64_t j = 0; j < vl; ++j) lanes.push_back(b.getInt1(j < tail));
+    Value* tail_mask = ConstantVector::get(lanes);
+    Type* vt = e.vecF32(static_cast<int>(vl));
+    e.loop(0, w.out_h, [&](Value* oh) {
+      Value* q0 = b.CreateMul(oh, e.c64(p.wq));
+      std::vector<Value*> acc(row_vectors, bias);
+      for (int64_t t = 0; t < taps; ++t)
+        for (int64_t u = 0; u < row_vectors; ++u) {
+          Value* in = e.loadVec(pad, b.CreateAdd(q0, e.c64(p.taps[t] + u * vl)), vl);
+          acc[u] = e.intrinsic(Intrinsic::fmuladd, {weights[t], in, acc[u]});
+        }
+      Value* out_row = b.CreateAdd(y_plane, b.CreateMul(oh, e.c64(w.out_w)));
+      for (int64_t u = 0; u < row_vectors; ++u) {
+        Value* at = b.CreateAdd(out_row, e.c64(u * vl));
+        if (u + 1 < row_vectors || tail == vl) {
+          e.storeVec(finishValue(e, acc[u], ep, res ? e.loadVec(res, at, vl) : nullptr), y, at);
+          continue;
+        }
+        Value* r = nullptr;
+        if (res) {
+          Value* rp = b.CreateBitCast(e.at(res, at), vt->getPointerTo());
+          r = b.CreateMaskedLoad(vt, rp, Align(4), tail_mask, ConstantAggregateZero::get(vt));
+        }
+        b.CreateMaskedStore(finishValue(e, acc[u], ep, r), b.CreateBitCast(e.at(y, at), vt->getPointerTo()), Align(4),
+                            tail_mask);
+      }
+    });
+  });
+  e.finish();
+}
+
+}  // namespace vdla::cpu

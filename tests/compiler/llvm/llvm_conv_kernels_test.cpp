@@ -1,0 +1,160 @@
+// The fp32 convolution kernels of the CPU back end, each forced in turn
+// (VDLA_LLVM_CONV_KERNEL) on random shapes against the reference executor:
+// the position-vectorised GEMM over phase planes, the channel-vectorised
+// one, Winograd F(2x2, 3x3) and the depthwise kernel; shapes cover strides 1-3 (phase planes),
+// padding and dilation (dropped phase-space columns), 1x1 layers without
+// padding (tiles stored with plain vector stores), groups, batch 2, output
+// channels and positions that cut through tiles, and fused epilogues.
+#include <cstdlib>
+
+#include "llvm_conv_case.h"
+
+namespace vdla::cpu::test {
+namespace {
+
+// Sets VDLA_LLVM_CONV_KERNEL for the lifetime of the object.
+class ForcedKernel {
+ public:
+  explicit ForcedKernel(const char* kernel) { setenv("VDLA_LLVM_CONV_KERNEL", kernel, 1); }
+  ~ForcedKernel() { unsetenv("VDLA_LLVM_CONV_KERNEL"); }
+};
+
+ConvCase randomDenseCase(std::mt19937& rng) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  ConvCase c;
+  c.group = pick(0, 3) == 0 ? pick(2, 3) : 1;
+  const bool pointwise = pick(0, 2) == 0;
+  c.k_h = pointwise ? 1 : pick(1, 3);
+  c.k_w = pointwise ? 1 : pick(1, 4);
+  c.stride = pointwise ? pick(1, 2) : pick(1, 3);
+  c.pad = pointwise ? 0 : pick(0, 2);
+  c.dilation = pointwise ? 1 : pick(1, 2);
+  const int64_t min_size = (std::max(c.k_h, c.k_w) - 1) * c.dilation + 1;
+  c.x = {pick(1, 2), c.group * pick(1, 20), min_size + pick(0, 16), min_size + pick(0, 16)};
+  c.m = c.group * pick(1, 40);
+  c.bias = pick(0, 1) == 1;
+  c.activation = pick(0, 2) == 0 ? "" : pick(0, 1) ? "Relu" : "Clip";
+  c.residual = pick(0, 2) == 0;
+  return c;
+}
+
+TEST(LlvmConvKernels, PositionTiledRandomShapes) {
+  ForcedKernel kernel("positions");
+  std::mt19937 rng(21);
+  for (int trial = 0; trial < 16; ++trial)
+    runConv(randomDenseCase(rng), "positions conv " + std::to_string(trial), 3000 + trial);
+}
+
+TEST(LlvmConvKernels, ChannelTiledRandomShapes) {
+  // The kernel tiles output rows by a divisor of out_w of at least half the
+  // accumulator rows (the position kernel runs the others): widen the input
+  // until out_w is a multiple of 4 to 7.
+  ForcedKernel kernel("channels");
+  std::mt19937 rng(22);
+  for (int trial = 0; trial < 16; ++trial) {
+    ConvCase c = randomDenseCase(rng);
+    const int64_t multiple = std::uniform_int_distribution<int>(4, 7)(rng);
+    auto out_w = [&] { return (c.x[3] + 2 * c.pad - c.dilation * (c.k_w - 1) - 1) / c.stride + 1; };
+    while (out_w() % multiple != 0) ++c.x[3];
+    runConv(c, "channels conv " + std::to_string(trial), 4000 + trial);
+  }
+}
+
+TEST(LlvmConvKernels, ChannelTiledSplitsLongChannelLoops) {
+  // 256 input channels x 9 taps: the channel loop runs in blocks with the
+  // partial sums kept between them; 7x7 and 14x14 planes as in ResNet.
+  ForcedKernel kernel("channels");
+  runConv({{1, 256, 7, 7}, 40, 3, 3, 1, 1, 1, 1, true, "Relu", true}, "channels 7x7 blocked", 51);
+  runConv({{1, 96, 14, 14}, 64, 3, 3, 2, 1, 1, 1, true, "", false}, "channels stride 2 blocked", 52);
+  runConv({{1, 320, 7, 7}, 70, 1, 1, 1, 0, 1, 1, false, "Clip", false}, "channels pointwise blocked", 53);
+}
+
+TEST(LlvmConvKernels, WinogradRandomShapes) {
+  // 3x3 stride 1: odd and even output sizes (tiles cut by the output),
+  // padding 0-2, batch 2, output channels cutting through MR blocks.
+  ForcedKernel kernel("winograd");
+  std::mt19937 rng(25);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < 12; ++trial) {
+    ConvCase c;
+    c.k_h = c.k_w = 3;
+    c.stride = c.dilation = c.group = 1;
+    c.pad = pick(0, 2);
+    c.x = {pick(1, 2), pick(1, 40), pick(4, 20), pick(4, 40)};
+    c.m = pick(1, 40);
+    c.bias = pick(0, 1) == 1;
+    c.activation = pick(0, 2) == 0 ? "" : pick(0, 1) ? "Relu" : "Clip";
+    c.residual = pick(0, 2) == 0;
+    runConv(c, "winograd conv " + std::to_string(trial), 6000 + trial);
+  }
+  // Layers split into chunks of rows of tiles (the last one partial, an odd
+  // output height); 576-term sums through the transforms stay within 1e-4.
+  runConv({{1, 64, 28, 28}, 64, 3, 3, 1, 1, 1, 1, true, "Relu", true}, "winograd 64x28x28", 61);
+  runConv({{2, 96, 27, 30}, 70, 3, 3, 1, 1, 1, 1, true, "", true}, "winograd 96x27x30", 62);
+}
+
+TEST(LlvmConvKernels, PointwiseWithoutPaddingAnyPositionCount) {
+  // Phase space equals the output: plain stores, tails cut by P.
+  for (int64_t size : {4, 7, 8, 9, 16}) {
+    runConv({{1, 24, size, size}, 20, 1, 1, 1, 0, 1, 1, true, "Relu", size % 2 == 0}, "pointwise " + std::to_string(size),
+            60 + static_cast<uint32_t>(size));
+  }
+}
+
+TEST(LlvmConvKernels, DepthwiseRandomShapes) {
+  std::mt19937 rng(23);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < 16; ++trial) {
+    ConvCase c;
+    c.k_h = pick(1, 5);
+    c.k_w = pick(1, 5);
+    c.stride = pick(1, 3);
+    c.pad = pick(0, 2);
+    c.dilation = pick(1, 2);
+    const int64_t min_size = (std::max(c.k_h, c.k_w) - 1) * c.dilation + 1;
+    const int64_t channels = pick(1, 12);
+    // Widths around multiples of the vector width: full and masked tails.
+    c.x = {pick(1, 2), channels, min_size + pick(0, 20), min_size + pick(0, 40)};
+    c.group = channels;
+    c.m = channels;
+    c.bias = pick(0, 1) == 1;
+    c.activation = pick(0, 2) == 0 ? "" : pick(0, 1) ? "Relu" : "Clip";
+    c.residual = pick(0, 2) == 0;
+    runConv(c, "depthwise " + std::to_string(trial), 5000 + trial);
+  }
+}
+
+TEST(LlvmConvKernels, ArmTargetsCompileEveryKernel) {
+  // The epilogues use masked compress stores, scatters and gathers, which
+  // the ARM back ends expand: every kernel must still compile for the boards.
+  std::mt19937 rng(24);
+  ir::Graph g;
+  ir::Value* x = g.addInput("x", {rt::DType::F32, {1, 8, 14, 14}});
+  auto conv = [&](ir::Value* in, int64_t c, int64_t m, int64_t k, int64_t stride, int64_t group, const std::string& name) {
+    rt::AttributeMap a;
+    a.set("strides", std::vector<int64_t>{stride, stride});
+    a.set("pads", std::vector<int64_t>(4, k / 2));
+    a.set("group", group);
+    a.set("activation", std::string("Relu"));
+    ir::Value* w = g.addConstant(name + ".w", randomTensor({m, c / group, k, k}, rng));
+    return g.addNode("Conv", {in, w, g.addConstant(name + ".b", randomTensor({m}, rng))}, 1, a, name)->output();
+  };
+  ir::Value* y = conv(x, 8, 16, 3, 1, 1, "dense");
+  y = conv(y, 16, 16, 3, 2, 16, "depthwise");
+  y = conv(y, 16, 24, 1, 1, 1, "pointwise");
+  g.addOutput(conv(y, 24, 8, 3, 2, 1, "strided"));
+  passes::inferShapes(g);
+  for (const char* kernel : {"positions", "channels", "winograd"}) {
+    ForcedKernel forced(kernel);
+    for (const char* target : {"armv7", "aarch64"}) {
+      const rt::Artifact a = compileShared(g, CpuTarget::named(target));
+      ASSERT_TRUE(a.blobs.count("llvm.so")) << target;
+      const std::vector<uint8_t>& so = a.blobs.at("llvm.so");
+      ASSERT_GT(so.size(), 4u) << target;
+      EXPECT_EQ(std::string(so.begin(), so.begin() + 4), "\x7f" "ELF") << kernel << " kernel for " << target;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vdla::cpu::test
