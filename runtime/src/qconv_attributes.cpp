@@ -52,8 +52,10 @@ QConvAttributes readQConvAttributes(const AttributeMap& attrs) {
   q.group = attrs.getInt("group", 1);
   if (q.group < 1) throw std::invalid_argument("attribute 'group' must be >= 1, got " + std::to_string(q.group));
   const int64_t shift1 = readRequired(attrs, "shift1"), shift2 = readRequired(attrs, "shift2");
+  const int64_t wide = attrs.getInt("wide_product", 0);
+  checkRange("wide_product", wide, 0, 1);
   checkRange("shift1", shift1, 0, 31);
-  checkRange("shift2", shift2, 0, 31);
+  checkRange("shift2", shift2, 0, wide ? 62 : 31);
   const int64_t lo = readRequired(attrs, "clip_lo"), hi = readRequired(attrs, "clip_hi");
   checkRange("clip_lo", lo, -128, 127);
   checkRange("clip_hi", hi, -128, 127);
@@ -64,6 +66,7 @@ QConvAttributes readQConvAttributes(const AttributeMap& attrs) {
   checkRange("x_zero_point", zp, -128, 127);
   q.shift1 = static_cast<int>(shift1);
   q.shift2 = static_cast<int>(shift2);
+  q.wide_product = wide != 0;
   q.clip_lo = static_cast<int32_t>(lo);
   q.clip_hi = static_cast<int32_t>(hi);
   q.x_zero_point = static_cast<int32_t>(zp);
@@ -77,6 +80,7 @@ void writeQConvAttributes(const QConvAttributes& q, AttributeMap& attrs) {
   attrs.set("group", q.group);
   attrs.set("shift1", int64_t{q.shift1});
   attrs.set("shift2", int64_t{q.shift2});
+  attrs.set("wide_product", int64_t{q.wide_product});
   attrs.set("clip_lo", int64_t{q.clip_lo});
   attrs.set("clip_hi", int64_t{q.clip_hi});
   attrs.set("x_zero_point", int64_t{q.x_zero_point});

@@ -47,9 +47,24 @@ struct Requant {
 Value* requantize(StepEmitter& e, Value* acc, const Requant& p, Value* r) {
   IRBuilder<>& b = e.b();
   Value* t = roundingShiftRight(e, b.CreateAdd(acc, like(e, acc, p.bias1)), p.q->shift1);
-  Value* u = b.CreateAdd(b.CreateMul(t, like(e, acc, p.mult)), like(e, acc, p.bias2));
-  if (r) u = b.CreateAdd(u, b.CreateMul(b.CreateSExt(r, acc->getType()), like(e, acc, p.residual_mult)));
-  Value* v = roundingShiftRight(e, u, p.q->shift2);
+  Value* v = nullptr;
+  if (p.q->wide_product) {
+    // The product and its shift in 64-bit lanes, then the low 32 bits.
+    Type* wide = acc->getType()->isVectorTy()
+                     ? static_cast<Type*>(FixedVectorType::get(b.getInt64Ty(),
+                                                               cast<FixedVectorType>(acc->getType())->getNumElements()))
+                     : static_cast<Type*>(b.getInt64Ty());
+    Value* prod = b.CreateMul(b.CreateSExt(t, wide), b.CreateSExt(like(e, acc, p.mult), wide));
+    if (p.q->shift2 > 0) {
+      Value* half = b.CreateShl(like(e, prod, b.getInt64(1)), like(e, prod, b.getInt64(p.q->shift2 - 1)));
+      prod = b.CreateAShr(b.CreateAdd(prod, half), like(e, prod, b.getInt64(p.q->shift2)));
+    }
+    v = b.CreateTrunc(prod, acc->getType());
+  } else {
+    Value* u = b.CreateAdd(b.CreateMul(t, like(e, acc, p.mult)), like(e, acc, p.bias2));
+    if (r) u = b.CreateAdd(u, b.CreateMul(b.CreateSExt(r, acc->getType()), like(e, acc, p.residual_mult)));
+    v = roundingShiftRight(e, u, p.q->shift2);
+  }
   Value* lo = like(e, v, e.c32(p.q->clip_lo));
   Value* hi = like(e, v, e.c32(p.q->clip_hi));
   v = b.CreateSelect(b.CreateICmpSLT(v, lo), lo, v);
@@ -89,6 +104,7 @@ void emitQConv(StepBuilder& s) {
     requireInput(s, 5, rt::DType::I8, "residual R", false);
     requireInput(s, 6, rt::DType::I32, "residual_mult", true);
   }
+  if (residual && q.wide_product) s.fail("wide_product does not take a residual R");
   if (s.outputType().dtype != rt::DType::I8) s.fail("output must be i8");
   const rt::Shape& x = s.inputType(0).shape;
   const rt::Shape& wshape = s.inputType(1).shape;

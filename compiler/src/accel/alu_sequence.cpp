@@ -110,8 +110,11 @@ AluSequence buildAluSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
   // the multipliers fit its 26-bit field. The product is 64-bit there and
   // wrapping 32-bit in MUL; both agree because the requantisation parameters
   // keep every product within int32 (requant.h; checked in productsFitInt32).
-  const bool fuse_mul_shift = !unit_mult && L.shift2 > 0 && L.shift2 < 64 && !L.residual && isAll(bias2, 0) &&
-                              fitsMulShr(L.mult) && productsFitInt32(L, bias1);
+  // A wide_product layer is defined by the 64-bit product: MULSHR is its
+  // only form (conv_layer.cpp checks that its multipliers fit).
+  const bool fuse_mul_shift =
+      L.wide_product || (!unit_mult && L.shift2 > 0 && L.shift2 < 64 && !L.residual && isAll(bias2, 0) &&
+                         fitsMulShr(L.mult) && productsFitInt32(L, bias1));
   if (fuse_mul_shift) {
     std::vector<int32_t> packed(L.mult.size());
     for (size_t o = 0; o < packed.size(); ++o) packed[o] = packMulShr(L.mult[o], L.shift2);

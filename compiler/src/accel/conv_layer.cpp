@@ -25,6 +25,12 @@ std::string whyNotOffloadable(const ir::Node& node) {
   const std::vector<int64_t> d = a.getInts("dilations", {1, 1});
   if (d[0] != 1 || d[1] != 1) return "dilated convolution";
   if (node.input(0)->type().shape.size() != 4) return "input is not 4-D";
+  if (a.getInt("wide_product", 0) != 0) {
+    const rt::Tensor& mult = node.input(3)->constant();
+    for (int64_t i = 0; i < mult.numElements(); ++i)
+      if (mult.data<int32_t>()[i] < -(1 << 25) || mult.data<int32_t>()[i] >= (1 << 25))
+        return "wide_product multiplier beyond the 26 bits of MULSHR";
+  }
   return "";
 }
 
@@ -54,6 +60,7 @@ ConvLayer convLayerFromNode(const ir::Node& node) {
   L.residual = node.input(5) != nullptr;
   L.shift1 = static_cast<int32_t>(a.getInt("shift1", 0));
   L.shift2 = static_cast<int32_t>(a.getInt("shift2", 0));
+  L.wide_product = a.getInt("wide_product", 0) != 0;
   L.clip_lo = static_cast<int32_t>(a.getInt("clip_lo", -128));
   L.clip_hi = static_cast<int32_t>(a.getInt("clip_hi", 127));
   L.bias1 = int32Vector(node.input(2), L.o);

@@ -67,6 +67,7 @@ QConvConstants buildQConv(const FloatConv& conv, double x_scale, double y_scale,
     if (residual_scale) spec.residual_multiplier.push_back(*residual_scale / y_scale);
   }
   activationClip(conv.activation, y_scale, &spec.clip_lo, &spec.clip_hi);
+  spec.allow_wide_product = !residual_scale;  // activations are symmetric: zero point 0
   try {
     c.requant = chooseRequantParams(spec);
   } catch (const std::exception& e) {
@@ -79,6 +80,7 @@ QConvConstants buildQConv(const FloatConv& conv, double x_scale, double y_scale,
   c.attrs = conv.geometry;
   c.attrs.shift1 = c.requant.shift1;
   c.attrs.shift2 = c.requant.shift2;
+  c.attrs.wide_product = c.requant.wide_product;
   c.attrs.clip_lo = c.requant.clip_lo;
   c.attrs.clip_hi = c.requant.clip_hi;
   c.attrs.x_zero_point = 0;

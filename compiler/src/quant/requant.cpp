@@ -27,6 +27,14 @@
 // Precision comes first, cost second: the smallest shift1 whose error is
 // within 1/64 of an output unit of the best candidate wins, so shift1 = 0
 // whenever the bound allows it without a measurable loss.
+//
+//  * wide_product (when the spec allows it: no residual, zero point 0):
+//    y = clamp(wrap32(rshr(t * mult, shift2))) with t = acc + bias and the
+//    product exact in 64 bits, which the accelerator computes in one MULSHR.
+//    No int32 bound limits mult then, only MULSHR's 26-bit field: mult =
+//    round(M * 2^shift2) < 2^25 with the largest such shift2 (up to 62), and
+//    the shifted result must fit int32. It is taken whenever its error is
+//    within the slack of the best other form, which it nearly always beats.
 #include "vdla/compiler/quant/requant.h"
 
 #include <algorithm>
@@ -110,6 +118,48 @@ std::optional<Candidate> tryShifts(const RequantSpec& s, int shift1, int shift2)
   return c;
 }
 
+// The wide_product form, or nothing when some channel cannot have it.
+std::optional<Candidate> tryWide(const RequantSpec& s) {
+  constexpr int64_t kMaxMult = (int64_t{1} << 25) - 1;  // MULSHR's operand field
+  const size_t n = s.multiplier.size();
+  for (int shift2 = 62; shift2 >= 0; --shift2) {
+    Candidate c;
+    RequantParams& p = c.params;
+    p.wide_product = true;
+    p.shift1 = 0;
+    p.shift2 = shift2;
+    p.clip_lo = s.clip_lo;
+    p.clip_hi = s.clip_hi;
+    const double scale = std::ldexp(1.0, shift2);
+    bool ok = true;
+    for (size_t o = 0; o < n && ok; ++o) {
+      const double m = s.multiplier[o];
+      const int64_t bias = s.bias.empty() ? 0 : s.bias[o], a = s.acc_bound[o];
+      const double mult_real = m * scale;
+      if (!(mult_real < static_cast<double>(kMaxMult))) {
+        ok = false;
+        break;
+      }
+      const int64_t mult = std::llround(mult_real), t_bound = a + std::llabs(bias);
+      // t = acc + bias must not wrap, and neither may the shifted product.
+      if (t_bound > kInt32Max || mult > kMaxMult || rshr64(t_bound * mult, shift2) > kInt32Max) {
+        ok = false;
+        break;
+      }
+      const double headroom = m > 0 ? (256.0 + std::fabs(double(s.output_zero_point))) / m
+                                    : std::numeric_limits<double>::infinity();
+      const double useful = std::min(static_cast<double>(t_bound), headroom + std::fabs(static_cast<double>(bias)));
+      p.bias1.push_back(static_cast<int32_t>(bias));
+      p.mult.push_back(static_cast<int32_t>(mult));
+      p.bias2.push_back(0);
+      p.error_bound = std::max(p.error_bound, std::fabs(static_cast<double>(mult) / scale - m) * useful);
+      c.max_mult = std::max(c.max_mult, static_cast<int32_t>(mult));
+    }
+    if (ok) return c;
+  }
+  return std::nullopt;
+}
+
 void validate(const RequantSpec& s) {
   const size_t n = s.multiplier.size();
   if (n == 0) throw std::invalid_argument("requantisation needs at least one channel");
@@ -150,6 +200,9 @@ RequantParams chooseRequantParams(const RequantSpec& spec) {
         "(the output would saturate for almost every input)");
   double best = std::numeric_limits<double>::infinity();
   for (const Candidate& c : candidates) best = std::min(best, c.params.error_bound);
+  if (spec.allow_wide_product && spec.residual_multiplier.empty() && spec.output_zero_point == 0)
+    if (std::optional<Candidate> wide = tryWide(spec); wide && wide->params.error_bound <= best + kSlack)
+      return wide->params;
   for (const Candidate& c : candidates)  // in increasing shift1
     if (c.params.error_bound <= best + kSlack) return c.params;
   return candidates.front().params;  // unreachable: the best candidate qualifies

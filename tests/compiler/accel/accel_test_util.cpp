@@ -117,6 +117,13 @@ rt::Tensor naiveQConv(const ConvLayer& L, const LayerData& d) {
               }
           const size_t oi = static_cast<size_t>(o);
           int32_t t = rshr(wrap(int64_t(wrap(acc)) + L.bias1[oi]), L.shift1);
+          if (L.wide_product) {  // the exact 64-bit product, shifted, then wrapped
+            const int64_t prod = int64_t(t) * L.mult[oi];
+            const int64_t shifted = L.shift2 == 0 ? prod : (prod + (int64_t{1} << (L.shift2 - 1))) >> L.shift2;
+            const int32_t v = std::clamp(static_cast<int32_t>(wrap(shifted)), L.clip_lo, L.clip_hi);
+            y.data<int8_t>()[((n * L.o + o) * L.oh + oy) * L.ow + ox] = static_cast<int8_t>(v);
+            continue;
+          }
           int64_t u = wrap(int64_t(t) * L.mult[oi]);
           if (L.residual) {
             const int8_t r = d.r.data<int8_t>()[((n * L.o + o) * L.oh + oy) * L.ow + ox];

@@ -26,8 +26,9 @@ int countOp(const AluSequence& s, AluOp op) {
 
 // Replaces a random layer's requantisation with what the quantiser would
 // choose for it: per-channel multipliers, a bias, a ReLU range.
-void requantLikeTheQuantiser(ConvLayer& L, std::mt19937& rng) {
+void requantLikeTheQuantiser(ConvLayer& L, std::mt19937& rng, bool allow_wide = false) {
   quant::RequantSpec spec;
+  spec.allow_wide_product = allow_wide;
   const int64_t per = static_cast<int64_t>(L.weights.size()) / L.o;
   std::uniform_real_distribution<double> m(1e-4, 3e-3);
   std::uniform_int_distribution<int64_t> bias(-20000, 20000);
@@ -40,6 +41,7 @@ void requantLikeTheQuantiser(ConvLayer& L, std::mt19937& rng) {
   const quant::RequantParams p = quant::chooseRequantParams(spec);
   L.shift1 = p.shift1;
   L.shift2 = p.shift2;
+  L.wide_product = p.wide_product;
   L.bias1 = p.bias1;
   L.mult = p.mult;
   L.bias2 = p.bias2;
@@ -117,6 +119,21 @@ TEST(AluSequence, ResidualLayersKeepTheUnfusedOrder) {
   EXPECT_EQ(countOp(s, AluOp::Clip), 1);
 }
 
+TEST(AluSequence, WideProductIsMovMulShrClip) {
+  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  std::mt19937 rng(8);
+  for (int k = 0; k < 10; ++k) {
+    ConvLayer L = test::randomLayer(rng, false);
+    requantLikeTheQuantiser(L, rng, /*allow_wide=*/true);
+    ASSERT_TRUE(L.wide_product) << "layer " << k;
+    const AluSequence s = buildAluSequence(L, cfg);
+    ASSERT_EQ(s.after.size(), 2u) << "layer " << k;
+    EXPECT_EQ(s.init.op, AluOp::Mov);
+    EXPECT_EQ(s.after[0].op, AluOp::MulShr);
+    EXPECT_EQ(s.after[1].op, AluOp::Clip);
+  }
+}
+
 class FusedRequantOnDevice : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FusedRequantOnDevice, MatchesTheDefinitionAtTheAccumulatorBounds) {
@@ -127,7 +144,7 @@ TEST_P(FusedRequantOnDevice, MatchesTheDefinitionAtTheAccumulatorBounds) {
   for (int k = 0, tried = 0; k < count; ++tried) {
     ASSERT_LT(tried, 20 * count) << "too few random layers fuse";
     ConvLayer L = test::randomLayer(rng, false);
-    requantLikeTheQuantiser(L, rng);
+    requantLikeTheQuantiser(L, rng, /*allow_wide=*/k % 2 == 1);  // both definitions
     if (countOp(buildAluSequence(L, cfg), AluOp::MulShr) != 1) continue;
     ++k;
     for (int variant = 0; variant < 3; ++variant) {

@@ -67,7 +67,9 @@ struct QConvCase {
 // A vdla.QConv with random parameters. `wide` draws multipliers and biases
 // over the whole int32 range so that the 32-bit arithmetic wraps; otherwise
 // they are in the ranges the quantiser produces.
-void runQConv(const QConvCase& c, uint32_t seed, bool wide) {
+// `wide_product` draws the attribute of that name (64-bit product, no
+// residual, bias2 zero, multipliers in MULSHR's 26 bits, shift2 up to 62).
+void runQConv(const QConvCase& c, uint32_t seed, bool wide, bool wide_product = false) {
   std::mt19937 rng(seed);
   Graph g;
   g.name = "qconv";
@@ -76,8 +78,13 @@ void runQConv(const QConvCase& c, uint32_t seed, bool wide) {
   std::vector<Value*> ins = {x, g.addConstant("w", randomInts<int8_t>(rt::DType::I8, {o, c.x[1] / c.group, c.k, c.k}, rng, -128, 127))};
   const int64_t big = wide ? INT32_MAX : (1 << 15);
   ins.push_back(g.addConstant("bias1", randomInts<int32_t>(rt::DType::I32, {o}, rng, wide ? INT32_MIN : -big, big)));
-  ins.push_back(g.addConstant("mult", randomInts<int32_t>(rt::DType::I32, {o}, rng, wide ? INT32_MIN : 1, big)));
-  ins.push_back(g.addConstant("bias2", randomInts<int32_t>(rt::DType::I32, {o}, rng, wide ? INT32_MIN : -big, big)));
+  if (wide_product)
+    ins.push_back(g.addConstant("mult", randomInts<int32_t>(rt::DType::I32, {o}, rng, -(1 << 25), (1 << 25) - 1)));
+  else
+    ins.push_back(g.addConstant("mult", randomInts<int32_t>(rt::DType::I32, {o}, rng, wide ? INT32_MIN : 1, big)));
+  ins.push_back(g.addConstant("bias2", wide_product ? rt::Tensor(rt::DType::I32, {o})
+                                                    : randomInts<int32_t>(rt::DType::I32, {o}, rng,
+                                                                          wide ? INT32_MIN : -big, big)));
   std::vector<rt::Tensor> inputs = {randomInts<int8_t>(rt::DType::I8, c.x, rng, -128, 127)};
   rt::AttributeMap a;
   a.set("strides", std::vector<int64_t>{c.stride, c.stride});
@@ -86,7 +93,8 @@ void runQConv(const QConvCase& c, uint32_t seed, bool wide) {
   a.set("dilations", std::vector<int64_t>{c.dilation, c.dilation});
   a.set("group", c.group);
   a.set("shift1", int64_t{pick(rng, 0, 1) ? pick(rng, 1, 31) : 0});
-  a.set("shift2", int64_t{pick(rng, 0, 31)});
+  a.set("shift2", int64_t{pick(rng, 0, wide_product ? 62 : 31)});
+  a.set("wide_product", int64_t{wide_product});
   const int lo = pick(rng, -128, 0);
   a.set("clip_lo", int64_t{lo});
   a.set("clip_hi", int64_t{pick(rng, lo, 127)});
@@ -119,6 +127,18 @@ TEST(LlvmInt8, QConvHandPicked) {
     runQConv(cases[i], 300 + i, false);
     runQConv(cases[i], 400 + i, true);
   }
+}
+
+TEST(LlvmInt8, QConvWideProduct) {
+  const std::vector<QConvCase> cases = {
+      {{1, 3, 17, 19}, 8, 3, 1, 1, 1, 1, false},
+      {{1, 3, 23, 23}, 10, 7, 2, 3, 1, 1, false},
+      {{2, 8, 9, 9}, 12, 3, 2, 1, 1, 2, false},
+      {{1, 12, 11, 10}, 12, 3, 2, 1, 1, 12, false},
+      {{1, 64, 1, 1}, 10, 1, 1, 0, 1, 1, false},
+  };
+  for (size_t i = 0; i < cases.size(); ++i)
+    for (uint32_t rep = 0; rep < 3; ++rep) runQConv(cases[i], 500 + 10 * uint32_t(i) + rep, rep == 2, true);
 }
 
 TEST(LlvmInt8, QConvRandomLayersProperty) {

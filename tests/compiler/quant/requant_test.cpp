@@ -199,6 +199,65 @@ TEST(Requant, DeepLayersShiftTheAccumulatorFirst) {
   EXPECT_LT(p.error_bound, 0.05);
 }
 
+// The wide_product form: y = clamp(wrap32(rshr(t * mult, shift2))), the
+// product exact in 64 bits, restated here independently.
+int64_t wideSequence(const RequantParams& p, size_t o, int64_t acc) {
+  const int64_t t = acc + p.bias1[o];
+  const int64_t prod = t * p.mult[o];
+  return p.shift2 == 0 ? prod : (prod + (int64_t{1} << (p.shift2 - 1))) >> p.shift2;
+}
+
+TEST(Requant, WideProductNeedsNoFirstShiftAndIsMorePrecise) {
+  // The deep layer above without its residual: the classic forms need a first shift.
+  RequantSpec s;
+  s.multiplier = {1.1e-4, 0.7e-4, 2.3e-4};
+  s.acc_bound = {int64_t{1} << 24, 15000000, 9000000};
+  s.bias = {300000, -20000, 0};
+  const RequantParams classic = chooseRequantParams(s);
+  ASSERT_FALSE(classic.wide_product);
+  ASSERT_GT(classic.shift1, 0);
+  s.allow_wide_product = true;
+  const RequantParams p = chooseRequantParams(s);
+  ASSERT_TRUE(p.wide_product);
+  EXPECT_EQ(p.shift1, 0);
+  EXPECT_EQ(p.bias1, (std::vector<int32_t>{300000, -20000, 0}));
+  EXPECT_EQ(p.bias2, (std::vector<int32_t>{0, 0, 0}));
+  EXPECT_LE(p.shift2, 62);
+  // The multiplier fills MULSHR's 26-bit field: 2.3e-4 * 2^shift2 just below 2^25.
+  EXPECT_LT(*std::max_element(p.mult.begin(), p.mult.end()), 1 << 25);
+  EXPECT_GE(*std::max_element(p.mult.begin(), p.mult.end()), 1 << 24);
+  EXPECT_LT(p.error_bound, classic.error_bound);
+  // Against the real value at the extremes and in between: within the bound
+  // before the final rounding, and the shifted result fits int32.
+  std::mt19937 rng(3);
+  for (size_t o = 0; o < 3; ++o)
+    for (int i = 0; i < 2000; ++i) {
+      const int64_t a = s.acc_bound[o];
+      const int64_t acc = i == 0 ? a : i == 1 ? -a : std::uniform_int_distribution<int64_t>(-a, a)(rng);
+      const int64_t y = wideSequence(p, o, acc);
+      ASSERT_LE(std::llabs(y), int64_t{INT32_MAX});
+      const double real = s.multiplier[o] * static_cast<double>(acc + s.bias[o]);
+      if (std::fabs(real) <= 256) {
+        EXPECT_LE(std::fabs(static_cast<double>(y) - real), p.error_bound + 0.5 + 1e-9) << "acc " << acc;
+      }
+    }
+}
+
+TEST(Requant, WideProductOnlyWithoutResidualAndZeroPoint) {
+  RequantSpec s;
+  s.multiplier = {1e-3};
+  s.acc_bound = {1000000};
+  s.bias = {10};
+  s.allow_wide_product = true;
+  s.residual_multiplier = {0.5};
+  EXPECT_FALSE(chooseRequantParams(s).wide_product);
+  s.residual_multiplier.clear();
+  s.output_zero_point = 3;
+  EXPECT_FALSE(chooseRequantParams(s).wide_product);
+  s.output_zero_point = 0;
+  EXPECT_TRUE(chooseRequantParams(s).wide_product);
+}
+
 TEST(Requant, Errors) {
   RequantSpec s;
   s.multiplier = {0.01};

@@ -28,10 +28,12 @@ struct QConvCase {
   int shift1 = 0, shift2 = 0;
   int64_t clip_lo = -128, clip_hi = 127, x_zero_point = 0;
   bool residual = false;
+  bool wide_product = false;
   Tensor x, w, bias1, mult, bias2, r, residual_mult;
 
   AttributeMap attrs() const {
     return makeAttrs({{"strides", strides},
+                      {"wide_product", int64_t{wide_product}},
                       {"dilations", dilations},
                       {"pads", pads},
                       {"group", group},
@@ -253,6 +255,39 @@ TEST(VdlaQConvKernel, AccumulatorWrapsInThirtyTwoBits) {
   c.shift1 = 31;
   EXPECT_EQ(runQConv(c).toVector<int8_t>(), (std::vector<int8_t>{-1}));
   EXPECT_EQ(directQConv(c), (std::vector<int8_t>{-1}));
+}
+
+TEST(VdlaQConvKernel, WideProductShiftsTheExactProduct) {
+  // One 1x1 channel, acc = x. t * mult reaches 100 * 2^24 ~ 2^30.6 and
+  // -128 * 2^24 = -2^31; the 32-bit product would wrap for larger ones, the
+  // wide form does not: 127 * (2^25 - 1) >> 40 rounds to 0, and so on.
+  QConvCase c;
+  c.x_shape = {1, 1, 1, 5};
+  c.w_shape = {1, 1, 1, 1};
+  c.x = Tensor::fromVector<int8_t>(c.x_shape, {127, -128, 100, 3, -3});
+  c.w = Tensor::fromVector<int8_t>(c.w_shape, {1});
+  c.bias1 = Tensor::fromVector<int32_t>({1}, {0});
+  c.mult = Tensor::fromVector<int32_t>({1}, {(1 << 25) - 1});
+  c.bias2 = Tensor::fromVector<int32_t>({1}, {0});
+  c.wide_product = true;
+  c.shift2 = 20;  // y = round(x * (2^25 - 1) / 2^20) ~ 32 x, clamped
+  EXPECT_EQ(runQConv(c).toVector<int8_t>(), (std::vector<int8_t>{127, -128, 127, 96, -96}));
+  c.shift2 = 62;  // the largest shift: everything rounds to 0
+  EXPECT_EQ(runQConv(c).toVector<int8_t>(), (std::vector<int8_t>{0, 0, 0, 0, 0}));
+  c.shift2 = 25;  // x * (2^25 - 1) / 2^25 rounds half up to x
+  EXPECT_EQ(runQConv(c).toVector<int8_t>(), (std::vector<int8_t>{127, -128, 100, 3, -3}));
+  // A shift beyond 31 is out of range without wide_product, and 63 with it.
+  c.shift2 = 40;
+  EXPECT_EQ(runQConv(c).toVector<int8_t>(), (std::vector<int8_t>{0, 0, 0, 0, 0}));
+  c.wide_product = false;
+  EXPECT_THROW(runQConv(c), std::exception);
+  c.wide_product = true;
+  c.shift2 = 63;
+  EXPECT_THROW(runQConv(c), std::exception);
+  // No residual, no bias2.
+  c.shift2 = 20;
+  c.bias2 = Tensor::fromVector<int32_t>({1}, {5});
+  EXPECT_THROW(runQConv(c), std::exception);
 }
 
 TEST(VdlaQConvKernel, Errors) {

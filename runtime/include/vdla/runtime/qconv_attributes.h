@@ -21,6 +21,12 @@
 //   Y   = clamp(rshr(u, shift2), clip_lo, clip_hi)
 // where Xpad holds x_zero_point outside the image and rshr(v, s) is v for
 // s = 0, else floor((v + 2^(s-1)) / 2^s) evaluated in 64 bits (round half up).
+//
+// With wide_product = 1 (no R; bias2 all zero) the product is not wrapped:
+//   Y   = clamp(wrap32(rshr(t * mult[o], shift2)), clip_lo, clip_hi)
+// with t * mult[o] and the shift exact in 64 bits and shift2 in [0, 62]. The
+// accelerator computes it in one MULSHR, so a deep layer needs no shift1 to
+// keep the product within int32 (see compiler/src/quant/requant.cpp).
 #pragma once
 
 #include <cstdint>
@@ -35,14 +41,15 @@ struct QConvAttributes {
   int64_t dilation[2] = {1, 1};     // dilations (H, W)
   int64_t group = 1;
   int shift1 = 0;                   // in [0, 31]
-  int shift2 = 0;                   // in [0, 31]
+  int shift2 = 0;                   // in [0, 31]; [0, 62] with wide_product
+  bool wide_product = false;        // see above
   int32_t clip_lo = -128;           // -128 <= clip_lo <= clip_hi <= 127
   int32_t clip_hi = 127;
   int32_t x_zero_point = 0;         // the int8 value padding positions hold
 };
 
-// Reads the attributes of a vdla.QConv node. strides, pads, dilations, group
-// and x_zero_point have the defaults above; shift1, shift2, clip_lo and
+// Reads the attributes of a vdla.QConv node. strides, pads, dilations, group,
+// wide_product and x_zero_point have the defaults above; shift1, shift2, clip_lo and
 // clip_hi are required. Throws std::invalid_argument naming the attribute for
 // a missing or out-of-range value.
 QConvAttributes readQConvAttributes(const AttributeMap& attrs);
@@ -61,6 +68,13 @@ inline int32_t roundingShiftRight(int32_t v, int shift) {
   if (shift == 0) return v;
   const int64_t rounded = (static_cast<int64_t>(v) + (int64_t{1} << (shift - 1))) >> shift;  // >> floors
   return static_cast<int32_t>(rounded);
+}
+
+// The wide form's requantisation of one accumulator (t already shifted).
+inline int32_t wideRequant(int32_t t, int32_t mult, int shift2) {
+  const int64_t p = static_cast<int64_t>(t) * mult;  // |p| < 2^62
+  const int64_t rounded = shift2 == 0 ? p : (p + (int64_t{1} << (shift2 - 1))) >> shift2;
+  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(rounded)));
 }
 
 }  // namespace vdla::rt

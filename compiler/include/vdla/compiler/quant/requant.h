@@ -32,6 +32,9 @@ struct RequantSpec {
   // The output range; narrower than [-128, 127] for a fused Relu or Clip.
   int32_t clip_lo = -128;
   int32_t clip_hi = 127;
+  // May the result use vdla.QConv's wide_product form (64-bit product, no
+  // shift1)? Only without a residual and with output_zero_point 0.
+  bool allow_wide_product = false;
 };
 
 struct RequantParams {
@@ -41,6 +44,7 @@ struct RequantParams {
   std::vector<int32_t> residual_mult;  // empty without a residual
   int32_t clip_lo = -128;
   int32_t clip_hi = 127;
+  bool wide_product = false;  // shift1 = 0, bias2 = 0, shift2 up to 62, |mult| < 2^25
   // Worst-case distance, in output units, between the integer sequence before
   // its final rounding and the real-valued M * (acc + bias) + Mr * R + zero
   // point, over the inputs whose output does not saturate. The final rounding
