@@ -1,8 +1,13 @@
 // The artifact executor on hand-built plans: results, input checks, missing
-// kernels, the hardware-config check, profiling and freeing of intermediates.
+// kernels, the hardware-config check, profiling, freeing of intermediates and
+// the reuse of their buffers across runs.
 #include "vdla/runtime/executor.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
 
 #include "vdla/runtime/kernels/reference_kernels.h"
 
@@ -175,6 +180,98 @@ TEST(Executor, GraphOutputsThatAreInputsOrConstants) {
   EXPECT_EQ(out[1].toVector<float>(), x.toVector<float>());
   EXPECT_EQ(out[2].toVector<float>(), (std::vector<float>{1.0f, -10.0f, 0.5f}));
   EXPECT_EQ(out[3].toVector<float>(), (std::vector<float>{2, -8, 3.5f, 5, -5, 6.5f}));
+}
+
+// A chain of equally shaped steps whose intermediates share buffers, with a
+// branch (the Add reads two earlier values) so that reuse must respect every
+// reader: y = Relu(Tanh(x) + Sigmoid(Tanh(x)) * x).
+Artifact branchyPlan() {
+  Artifact a;
+  a.model_name = "branchy";
+  const Shape shape = {3, 5};
+  for (const char* name : {"x", "t", "s", "m", "sum", "y"}) a.tensors.push_back(value(name, shape));
+  a.inputs = {0};
+  a.steps.push_back(step("ref.Tanh", "tanh", {0}, {1}));
+  a.steps.push_back(step("ref.Sigmoid", "sigmoid", {1}, {2}));
+  a.steps.push_back(step("ref.Mul", "mul", {2, 0}, {3}));
+  a.steps.push_back(step("ref.Add", "add", {1, 3}, {4}));
+  a.steps.push_back(step("ref.Relu", "relu", {4}, {5}));
+  a.outputs = {5};
+  return a;
+}
+
+Tensor randomInput(const Shape& shape, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+  Tensor t(DType::F32, shape);
+  for (int64_t i = 0; i < t.numElements(); ++i) t.data<float>()[i] = dist(rng);
+  return t;
+}
+
+TEST(Executor, ReusedBuffersDoNotLeakBetweenRuns) {
+  // One executor runs two different inputs back to back (and the first again);
+  // each result must equal that of a fresh executor, which has no history.
+  const Artifact plan = branchyPlan();
+  Executor reused(plan);
+  for (uint32_t seed : {1u, 2u, 1u}) {
+    const Tensor x = randomInput({3, 5}, seed);
+    const std::vector<float> got = reused.run({x})[0].toVector<float>();
+    const std::vector<float> want = Executor(plan).run({x})[0].toVector<float>();
+    EXPECT_EQ(got, want) << "seed " << seed;
+    // And against the formula itself, in case both executors were wrong alike.
+    for (int64_t i = 0; i < x.numElements(); ++i) {
+      const float xi = x.data<float>()[i];
+      const float t = std::tanh(xi);
+      const float expect = std::max(0.0f, t + (1.0f / (1.0f + std::exp(-t))) * xi);
+      EXPECT_NEAR(got[i], expect, 1e-5f) << "seed " << seed << " element " << i;
+    }
+  }
+}
+
+TEST(Executor, IntermediatesShareBuffersWhenTheirLifetimesDoNotOverlap) {
+  // In the Relu chain only two values are alive at once, so its eight
+  // intermediates need two buffers between them; the graph output has its own.
+  Artifact a;
+  const Shape shape = {4, 8};
+  a.tensors.push_back(value("x", shape));
+  a.inputs = {0};
+  for (int i = 1; i <= 10; ++i) {
+    a.tensors.push_back(value("r" + std::to_string(i), shape));
+    a.steps.push_back(step("ref.Relu", "relu" + std::to_string(i), {i - 1}, {i}));
+  }
+  a.outputs = {10};
+  std::vector<const void*> buffers;
+  ExecutorOptions options;
+  options.on_step = [&](size_t, const ArtifactStep&, const std::vector<Tensor*>& outs) {
+    buffers.push_back(outs[0]->raw());
+  };
+  Executor ex(a, options);
+  ex.run({randomInput(shape, 3)});
+  ASSERT_EQ(buffers.size(), 10u);
+  std::vector<const void*> distinct(buffers.begin(), buffers.end() - 1);
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  EXPECT_EQ(distinct.size(), 2u);
+  for (size_t i = 0; i + 1 < buffers.size(); ++i) EXPECT_NE(buffers[i], buffers[i + 1]) << "step " << i;
+}
+
+TEST(Executor, ReturnedOutputsSurviveLaterRuns) {
+  // run() hands the outputs to the caller; a later run must not write to
+  // them, even when an output is also read by later steps.
+  Artifact a = smallPlan();
+  a.outputs = {4, 2};  // y and the intermediate sum (read by the Relu)
+  Executor ex(a);
+  const Tensor x1 = Tensor::fromVector<float>({2, 3}, {1, 2, 3, -4, 20, -0.5f});
+  const Tensor x2 = Tensor::fromVector<float>({2, 3}, {7, -7, 1, 1, -1, 0});
+  const std::vector<Tensor> first = ex.run({x1});
+  const std::vector<float> y1 = first[0].toVector<float>();
+  const std::vector<float> sum1 = first[1].toVector<float>();
+  const std::vector<Tensor> second = ex.run({x2});
+  EXPECT_EQ(first[0].toVector<float>(), y1);
+  EXPECT_EQ(first[1].toVector<float>(), sum1);
+  EXPECT_NE(first[0].raw(), second[0].raw());
+  EXPECT_EQ(second[0].toVector<float>(), Executor(a).run({x2})[0].toVector<float>());
+  EXPECT_EQ(sum1, (std::vector<float>{2, -8, 3.5f, -3, 10, 0}));
 }
 
 }  // namespace

@@ -6,6 +6,12 @@
 // over the taps, the weights held in registers for the whole plane. Strided
 // layers thereby read contiguous vectors as well, and no lane of a row is
 // wasted on the dropped phase-space columns.
+//
+// 3x3 stride-2 layers with one pixel of padding (the downsampling layers of
+// MobileNetV2) skip the copy: each output vector loads two vectors of an
+// input row and splits them into even and odd columns in registers (taps 1
+// and 2), the odd ones shifted by a lane giving tap 0. On 112x112 the copy
+// into phase planes cost about as much as the arithmetic.
 #include <algorithm>
 
 #include "emit_conv_layout.h"
@@ -22,6 +28,56 @@ Value* finishValue(StepEmitter& e, Value* v, const ConvEpilogue& ep, Value* resi
   return applyActivation(e, v, ep.post_act);
 }
 
+bool readsRowsDirectly(const Window2& w) {
+  return w.stride_h == 2 && w.stride_w == 2 && w.k_h == 3 && w.k_w == 3 && w.dil_h == 1 && w.dil_w == 1 &&
+         w.pad_top == 1 && w.pad_left == 1;
+}
+
+// The sums of output row `oh` of a stride-2 3x3 layer (readsRowsDirectly),
+// read from the plane at x[x_plane ...]; rows of the padding read `zero_row`.
+std::vector<Value*> directStride2Row(StepEmitter& e, const Window2& w, Value* x, Value* x_plane, Value* zero_row,
+                                     Value* oh, const std::vector<Value*>& weights, Value* bias, int64_t row_vectors) {
+  IRBuilder<>& b = e.b();
+  const int64_t vl = e.tuning().vector_width;
+  Type* vt = e.vecF32(static_cast<int>(vl));
+  Value* zero = ConstantAggregateZero::get(vt);
+  std::vector<int> even, odd, shifted;
+  for (int64_t j = 0; j < vl; ++j) {
+    even.push_back(static_cast<int>(2 * j));
+    odd.push_back(static_cast<int>(2 * j + 1));
+    shifted.push_back(static_cast<int>(vl - 1 + j));  // lane vl-1 of the previous odd vector, then this one's
+  }
+  // Input columns [first, first + vl) of a row; lanes past the row read as zeros.
+  auto load = [&](Value* row, int64_t first) -> Value* {
+    const int64_t valid = std::clamp<int64_t>(w.in_w - first, 0, vl);
+    if (valid == vl) return e.loadVec(row, e.c64(first), static_cast<int>(vl));
+    if (valid == 0) return zero;
+    std::vector<Constant*> lanes;
+    for (int64_t j = 0; j < vl; ++j) lanes.push_back(b.getInt1(j < valid));
+    return b.CreateMaskedLoad(vt, b.CreateBitCast(e.at(row, e.c64(first)), vt->getPointerTo()), Align(4),
+                              ConstantVector::get(lanes), zero);
+  };
+  std::vector<Value*> acc(row_vectors, bias);
+  for (int64_t kh = 0; kh < 3; ++kh) {
+    Value* ih = b.CreateAdd(b.CreateMul(oh, e.c64(2)), e.c64(kh - 1));
+    Value* inside = b.CreateICmpULT(ih, e.c64(w.in_h));  // a negative row compares as large
+    Value* row = b.CreateSelect(inside, e.at(x, b.CreateAdd(x_plane, b.CreateMul(ih, e.c64(w.in_w)))), zero_row);
+    Value* prev_odd = zero;  // column -1 is padding
+    for (int64_t u = 0; u < row_vectors; ++u) {
+      Value* lo = load(row, 2 * u * vl);
+      Value* hi = load(row, 2 * u * vl + vl);
+      Value* ev = b.CreateShuffleVector(lo, hi, even);   // columns 2*ow
+      Value* od = b.CreateShuffleVector(lo, hi, odd);    // columns 2*ow + 1
+      Value* left = b.CreateShuffleVector(prev_odd, od, shifted);  // columns 2*ow - 1
+      acc[u] = e.intrinsic(Intrinsic::fmuladd, {weights[kh * 3], left, acc[u]});
+      acc[u] = e.intrinsic(Intrinsic::fmuladd, {weights[kh * 3 + 1], ev, acc[u]});
+      acc[u] = e.intrinsic(Intrinsic::fmuladd, {weights[kh * 3 + 2], od, acc[u]});
+      prev_odd = od;
+    }
+  }
+  return acc;
+}
+
 }  // namespace
 
 void emitDepthwiseConv(StepBuilder& s, const Window2& w, int64_t batch, int64_t channels, const ConvEpilogue& ep_in) {
@@ -34,15 +90,21 @@ void emitDepthwiseConv(StepBuilder& s, const Window2& w, int64_t batch, int64_t 
   // The last vector of the last row reads up to here.
   const int64_t reach = (w.out_h - 1) * p.wq + row_vectors * vl + *std::max_element(p.taps.begin(), p.taps.end());
   const int64_t taps = static_cast<int64_t>(p.taps.size());
-  const int64_t plane_floats = std::max(p.channelFloats() + p.slack, reach);
+  const bool direct = readsRowsDirectly(w);
+  // Per thread: the phase planes, or for direct layers one row of zeros.
+  const int64_t plane_floats = direct ? w.in_w : std::max(p.channelFloats() + p.slack, reach);
   s.setWorkspace(0, plane_floats * 4);
   StepEmitter& e = s.code();
   IRBuilder<>& b = e.b();
   const int y_slot = s.output(0);
   e.parallelFor(batch * channels, [&](Value* plane) {
     Value* pad = e.threadWorkspace(0, plane_floats * 4, e.f32());
-    emitPhasedPlaneCopy(e, p, e.tensor(x_slot, e.f32()), b.CreateMul(plane, e.c64(w.in_h * w.in_w)), pad, e.c64(0));
-    if (plane_floats > p.channelFloats())
+    Value* x_plane = b.CreateMul(plane, e.c64(w.in_h * w.in_w));
+    if (direct)
+      b.CreateMemSet(pad, b.getInt8(0), e.c64(plane_floats * 4), MaybeAlign(4));
+    else
+      emitPhasedPlaneCopy(e, p, e.tensor(x_slot, e.f32()), x_plane, pad, e.c64(0));
+    if (!direct && plane_floats > p.channelFloats())
       b.CreateMemSet(e.at(pad, e.c64(p.channelFloats())), b.getInt8(0), e.c64((plane_floats - p.channelFloats()) * 4),
                      MaybeAlign(4));
     Value* c = b.CreateSRem(plane, e.c64(channels));
@@ -59,13 +121,17 @@ void emitDepthwiseConv(StepBuilder& s, const Window2& w, int64_t batch, int64_t 
     Value* tail_mask = ConstantVector::get(lanes);
     Type* vt = e.vecF32(static_cast<int>(vl));
     e.loop(0, w.out_h, [&](Value* oh) {
-      Value* q0 = b.CreateMul(oh, e.c64(p.wq));
       std::vector<Value*> acc(row_vectors, bias);
-      for (int64_t t = 0; t < taps; ++t)
-        for (int64_t u = 0; u < row_vectors; ++u) {
-          Value* in = e.loadVec(pad, b.CreateAdd(q0, e.c64(p.taps[t] + u * vl)), vl);
-          acc[u] = e.intrinsic(Intrinsic::fmuladd, {weights[t], in, acc[u]});
-        }
+      if (direct) {
+        acc = directStride2Row(e, w, e.tensor(x_slot, e.f32()), x_plane, pad, oh, weights, bias, row_vectors);
+      } else {
+        Value* q0 = b.CreateMul(oh, e.c64(p.wq));
+        for (int64_t t = 0; t < taps; ++t)
+          for (int64_t u = 0; u < row_vectors; ++u) {
+            Value* in = e.loadVec(pad, b.CreateAdd(q0, e.c64(p.taps[t] + u * vl)), vl);
+            acc[u] = e.intrinsic(Intrinsic::fmuladd, {weights[t], in, acc[u]});
+          }
+      }
       Value* out_row = b.CreateAdd(y_plane, b.CreateMul(oh, e.c64(w.out_w)));
       for (int64_t u = 0; u < row_vectors; ++u) {
         Value* at = b.CreateAdd(out_row, e.c64(u * vl));

@@ -124,6 +124,25 @@ TEST(LlvmConvKernels, DepthwiseRandomShapes) {
   }
 }
 
+TEST(LlvmConvKernels, DepthwiseStride2ReadsRowsDirectly) {
+  // 3x3, stride 2, padding 1 (MobileNetV2's downsampling layers) reads input
+  // rows straight into registers: widths around multiples of two vectors
+  // (loads cut by the row end), odd sizes (the last column and row are
+  // padding), single-row and single-column inputs, batch 2, fused epilogues.
+  const std::vector<std::pair<int64_t, int64_t>> sizes = {{1, 1}, {2, 3}, {5, 7}, {9, 31}, {8, 32}, {7, 33},
+                                                          {6, 63}, {4, 64}, {3, 65}, {12, 112}};
+  uint32_t seed = 7000;
+  for (const auto& [h, w] : sizes) {
+    const int64_t channels = 1 + static_cast<int64_t>(seed % 5);
+    const bool residual = seed % 2 == 0;
+    const char* activation = seed % 3 == 0 ? "" : seed % 3 == 1 ? "Relu" : "Clip";
+    runConv({{1 + static_cast<int64_t>(seed % 2), channels, h, w}, channels, 3, 3, 2, 1, 1, channels, seed % 4 != 3,
+             activation, residual},
+            "depthwise stride 2 " + std::to_string(h) + "x" + std::to_string(w), seed);
+    ++seed;
+  }
+}
+
 TEST(LlvmConvKernels, ArmTargetsCompileEveryKernel) {
   // The epilogues use masked compress stores, scatters and gathers, which
   // the ARM back ends expand: every kernel must still compile for the boards.

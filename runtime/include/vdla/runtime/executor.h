@@ -1,6 +1,7 @@
 // Runs a compiled artifact: resolves every step's kernel once, checks the
-// inputs, allocates each intermediate tensor when its step runs and frees it
-// after its last reader, and can time every step.
+// inputs, plans the intermediate tensors' buffers once (tensors whose
+// lifetimes do not overlap share one) and reuses them on every run, and can
+// time every step.
 #pragma once
 
 #include <functional>
@@ -35,7 +36,9 @@ struct ExecutorOptions {
   bool profile = false;
   // The GPU that runs a "cuda" artifact (CUDA device ordinal).
   int cuda_device = 0;
-  // Called after each step with its outputs (per-layer comparisons).
+  // Called after each step with its outputs (per-layer comparisons). The
+  // tensors are valid only during the call: intermediate buffers are reused by
+  // later steps and runs, so a caller that keeps one must clone() it.
   std::function<void(size_t step_index, const ArtifactStep& step, const std::vector<Tensor*>& outputs)> on_step;
 };
 
@@ -73,17 +76,20 @@ class Executor {
 
   // Runs the plan on one tensor per graph input (in order, each with its
   // input's element type and shape) and returns the graph outputs. Errors name
-  // the input or the step.
+  // the input or the step. The returned tensors are the caller's: later runs
+  // never write to them (graph outputs get fresh buffers; only intermediates
+  // are reused). One run at a time per executor: the intermediates are shared.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs);
 
   void setProfiling(bool on) { options_.profile = on; }
   // Per-step times of the last run (empty unless profiling).
   const std::vector<StepProfile>& profile() const { return profile_; }
-  // The largest number of bytes of step outputs alive at once in the last run.
+  // The largest number of bytes of step outputs alive at once in a run.
   size_t peakActivationBytes() const { return peak_bytes_; }
 
  private:
   void prepare(const KernelRegistry& registry);
+  void planBuffers();
 
   Artifact artifact_;
   ExecutorOptions options_;
@@ -91,8 +97,14 @@ class Executor {
   std::unique_ptr<cuda::CudaSession> cuda_;         // target "cuda": runs the whole plan on the GPU
   KernelRegistry device_registry_;                 // the registry plus the session's kernels
   std::vector<const KernelFn*> kernels_;  // one per step
-  // Tensors whose last reader is each step (freed after it runs).
+  // Tensors whose last reader is each step (dead after it runs).
   std::vector<std::vector<int32_t>> release_after_;
+  // Every intermediate (a step output that is not a graph output), by tensor
+  // id, as a view of its planned buffer; empty for other tensors. Allocated
+  // once and written by each run without being cleared: kernels write all of
+  // their outputs (see KernelArgs).
+  std::vector<Tensor> intermediates_;
+  std::vector<char> is_graph_output_;
   std::vector<StepProfile> profile_;
   size_t peak_bytes_ = 0;
 };
