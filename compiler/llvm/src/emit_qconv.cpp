@@ -46,8 +46,11 @@ struct Requant {
 // acc (i32 scalar or vector) -> int8 output, residual r (i8, same shape) or null.
 Value* requantize(StepEmitter& e, Value* acc, const Requant& p, Value* r) {
   IRBuilder<>& b = e.b();
-  Value* t = roundingShiftRight(e, b.CreateAdd(acc, like(e, acc, p.bias1)), p.q->shift1);
   Value* v = nullptr;
+  // wide_product: a residual joins the accumulator (in its units) before the bias.
+  if (p.q->wide_product && r)
+    acc = b.CreateAdd(acc, b.CreateMul(b.CreateSExt(r, acc->getType()), like(e, acc, p.residual_mult)));
+  Value* t = roundingShiftRight(e, b.CreateAdd(acc, like(e, acc, p.bias1)), p.q->shift1);
   if (p.q->wide_product) {
     // The product and its shift in 64-bit lanes, then the low 32 bits.
     Type* wide = acc->getType()->isVectorTy()
@@ -104,7 +107,6 @@ void emitQConv(StepBuilder& s) {
     requireInput(s, 5, rt::DType::I8, "residual R", false);
     requireInput(s, 6, rt::DType::I32, "residual_mult", true);
   }
-  if (residual && q.wide_product) s.fail("wide_product does not take a residual R");
   if (s.outputType().dtype != rt::DType::I8) s.fail("output must be i8");
   const rt::Shape& x = s.inputType(0).shape;
   const rt::Shape& wshape = s.inputType(1).shape;

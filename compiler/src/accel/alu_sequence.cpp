@@ -103,7 +103,14 @@ AluSequence buildAluSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
         bias2[o] = 0;
       }
   }
-  s.init = vectorPass(Op::Mov, D::Acc, bias1, s, cfg);
+  if (L.residual && L.wide_product) {
+    // R is already in the accumulators; MOV would overwrite it.
+    s.residual_in_acc = true;
+    if (!isAll(L.residual_mult, 1)) s.init.push_back(vectorPass(Op::Mul, D::Acc, L.residual_mult, s, cfg));
+    if (!isAll(bias1, 0)) s.init.push_back(vectorPass(Op::Add, D::Acc, bias1, s, cfg));
+  } else {
+    s.init.push_back(vectorPass(Op::Mov, D::Acc, bias1, s, cfg));
+  }
   if (L.shift1 != 0) s.after.push_back(immPass(Op::Rshr, L.shift1));
   const bool unit_mult = isAll(L.mult, 1);
   // MUL then RSHR(shift2) is one MULSHR when nothing comes between them and
@@ -121,7 +128,7 @@ AluSequence buildAluSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
     s.after.push_back(vectorPass(Op::MulShr, D::Acc, packed, s, cfg));
   } else {
     if (!unit_mult) s.after.push_back(vectorPass(Op::Mul, D::Acc, L.mult, s, cfg));
-    if (L.residual) {
+    if (L.residual && !s.residual_in_acc) {
       if (!isAll(L.residual_mult, 1)) s.after.push_back(vectorPass(Op::Mul, D::Residual, L.residual_mult, s, cfg));
       AluPass add;
       add.op = Op::Add;

@@ -224,16 +224,22 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
           };
 
           if (L.residual) {
+            // Into the tile's own accumulators when the sequence starts from R.
             auto idx = tileTransfers(
                 [&](uint32_t s, uint64_t d, uint32_t y, uint32_t x, uint32_t st) {
                   return em.emit(hw::makeLoad(Memory::Acc8, s, d, y, x, st), Region::Io);
                 },
-                r_base, res_base);
+                r_base, seq.residual_in_acc ? acc_base : res_base);
             if (acc_pop_pending) em.at(idx.front()).pop_next = true;
             acc_pop_pending = false;
           }
-          const size_t init = aluPass(seq.init);
-          if (acc_pop_pending) em.at(init).pop_next = true;
+          for (const AluPass& p : seq.init) {
+            const size_t at = aluPass(p);
+            if (acc_pop_pending) em.at(at).pop_next = true;
+            acc_pop_pending = false;
+          }
+          if (acc_pop_pending)
+            throw std::logic_error("layer '" + L.name + "': a tile starts with neither a load nor an ALU pass");
 
           // Input window of the tile and the padding the DMA adds around it.
           const int64_t row0 = oh0 * L.sh - L.pad_top, row_end = row0 + (rows - 1) * L.sh + L.kh;

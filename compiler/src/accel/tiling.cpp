@@ -44,7 +44,8 @@ LayerBlocks layerBlocks(const ConvLayer& L, const hw::HwConfig& cfg) {
   const AluSequence seq = buildAluSequence(L, cfg);
   b.param_kinds = static_cast<int64_t>(seq.params.size());
   b.param_vectors = b.param_kinds * b.out_blocks;
-  b.alu_passes = 1 + static_cast<int>(seq.after.size());
+  b.alu_passes = static_cast<int>(seq.init.size() + seq.after.size());
+  b.residual_region = L.residual && !seq.residual_in_acc;
   return b;
 }
 
@@ -59,7 +60,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   const int64_t ih_full = (p.rows - 1) * L.sh + L.kh, iw_full = (p.cols - 1) * L.sw + L.kw;
   const int64_t inp_tile = p.ic_blocks * ih_full * iw_full;
   const int64_t wgt_tile = p.oc_blocks * p.ic_blocks * kk;
-  const int64_t acc_tile = p.oc_blocks * p.rows * p.cols * (L.residual ? 2 : 1);
+  const int64_t acc_tile = p.oc_blocks * p.rows * p.cols * (b.residual_region ? 2 : 1);
   const int64_t acc_avail = int64_t(cfg.depth(hw::Memory::Acc)) - b.param_vectors;
   const int64_t iter_limit = (int64_t(1) << cfg.loop_iter_bits) - 1;
   const int64_t xfer_limit = (int64_t(1) << cfg.xfer_size_bits) - 1;

@@ -67,7 +67,7 @@ QConvConstants buildQConv(const FloatConv& conv, double x_scale, double y_scale,
     if (residual_scale) spec.residual_multiplier.push_back(*residual_scale / y_scale);
   }
   activationClip(conv.activation, y_scale, &spec.clip_lo, &spec.clip_hi);
-  spec.allow_wide_product = !residual_scale;  // activations are symmetric: zero point 0
+  spec.allow_wide_product = true;  // activations are symmetric: zero point 0
   try {
     c.requant = chooseRequantParams(spec);
   } catch (const std::exception& e) {

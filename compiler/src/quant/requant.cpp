@@ -26,15 +26,23 @@
 //
 // Precision comes first, cost second: the smallest shift1 whose error is
 // within 1/64 of an output unit of the best candidate wins, so shift1 = 0
-// whenever the bound allows it without a measurable loss.
+// whenever the bound allows it without a measurable loss (1/8 for the wide
+// form with a residual, below).
 //
-//  * wide_product (when the spec allows it: no residual, zero point 0):
-//    y = clamp(wrap32(rshr(t * mult, shift2))) with t = acc + bias and the
-//    product exact in 64 bits, which the accelerator computes in one MULSHR.
-//    No int32 bound limits mult then, only MULSHR's 26-bit field: mult =
-//    round(M * 2^shift2) < 2^25 with the largest such shift2 (up to 62), and
-//    the shifted result must fit int32. It is taken whenever its error is
-//    within the slack of the best other form, which it nearly always beats.
+//  * wide_product (when the spec allows it: zero point 0):
+//    y = clamp(wrap32(rshr(t * mult, shift2))) with t = acc + R * rm + bias
+//    and the product exact in 64 bits, which the accelerator computes in one
+//    MULSHR. No int32 bound limits mult then, only MULSHR's 26-bit field:
+//    mult = round(M * 2^shift2) < 2^25 with the largest such shift2 (up to
+//    62), and the shifted result must fit int32. A residual joins the
+//    accumulator in its units, rm = round(Mr / M): the accelerator loads R
+//    into the accumulator and scales it there before the GEMM adds to it,
+//    which saves the separate residual buffer and three ALU passes. Its
+//    rounding costs up to 64 * |rm - Mr / M| * M output units, small while
+//    Mr / M (the residual's scale over the accumulator's) is in the
+//    hundreds, as in ResNets. The form is taken whenever its error is within
+//    the slack of the best other form, which it nearly always beats without
+//    a residual.
 #include "vdla/compiler/quant/requant.h"
 
 #include <algorithm>
@@ -50,6 +58,10 @@ namespace {
 
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 constexpr double kSlack = 1.0 / 64;  // output units of error worth trading for a cheaper sequence
+// The same for a residual in the accumulator, which saves more (three ALU
+// passes and the residual's accumulator space); its error term is a bound
+// at |R| = 128 that shrinks in proportion to |R|.
+constexpr double kResidualSlack = 1.0 / 8;
 
 int64_t rshr64(int64_t v, int s) { return s == 0 ? v : (v + (int64_t{1} << (s - 1))) >> s; }
 
@@ -122,6 +134,7 @@ std::optional<Candidate> tryShifts(const RequantSpec& s, int shift1, int shift2)
 std::optional<Candidate> tryWide(const RequantSpec& s) {
   constexpr int64_t kMaxMult = (int64_t{1} << 25) - 1;  // MULSHR's operand field
   const size_t n = s.multiplier.size();
+  const bool residual = !s.residual_multiplier.empty();
   for (int shift2 = 62; shift2 >= 0; --shift2) {
     Candidate c;
     RequantParams& p = c.params;
@@ -140,19 +153,30 @@ std::optional<Candidate> tryWide(const RequantSpec& s) {
         ok = false;
         break;
       }
-      const int64_t mult = std::llround(mult_real), t_bound = a + std::llabs(bias);
-      // t = acc + bias must not wrap, and neither may the shifted product.
+      // The residual in accumulator units (no residual: 0).
+      const double rm_real = residual ? (m > 0 ? s.residual_multiplier[o] / m : 0.0) : 0.0;
+      if (!(std::fabs(rm_real) < static_cast<double>(kInt32Max) / 128)) {
+        ok = false;
+        break;
+      }
+      const int64_t rm = std::llround(rm_real);
+      const int64_t mult = std::llround(mult_real), t_bound = a + 128 * std::llabs(rm) + std::llabs(bias);
+      // t = acc + R * rm + bias must not wrap, and neither may the shifted product.
       if (t_bound > kInt32Max || mult > kMaxMult || rshr64(t_bound * mult, shift2) > kInt32Max) {
         ok = false;
         break;
       }
-      const double headroom = m > 0 ? (256.0 + std::fabs(double(s.output_zero_point))) / m
+      const double mr = residual ? s.residual_multiplier[o] : 0.0;
+      const double headroom = m > 0 ? (256.0 + 128.0 * mr + std::fabs(double(s.output_zero_point))) / m
                                     : std::numeric_limits<double>::infinity();
       const double useful = std::min(static_cast<double>(t_bound), headroom + std::fabs(static_cast<double>(bias)));
       p.bias1.push_back(static_cast<int32_t>(bias));
       p.mult.push_back(static_cast<int32_t>(mult));
       p.bias2.push_back(0);
-      p.error_bound = std::max(p.error_bound, std::fabs(static_cast<double>(mult) / scale - m) * useful);
+      if (residual) p.residual_mult.push_back(static_cast<int32_t>(rm));
+      const double error = std::fabs(static_cast<double>(mult) / scale - m) * useful +
+                           std::fabs(static_cast<double>(rm) - rm_real) * m * 128.0;
+      p.error_bound = std::max(p.error_bound, error);
       c.max_mult = std::max(c.max_mult, static_cast<int32_t>(mult));
     }
     if (ok) return c;
@@ -200,8 +224,9 @@ RequantParams chooseRequantParams(const RequantSpec& spec) {
         "(the output would saturate for almost every input)");
   double best = std::numeric_limits<double>::infinity();
   for (const Candidate& c : candidates) best = std::min(best, c.params.error_bound);
-  if (spec.allow_wide_product && spec.residual_multiplier.empty() && spec.output_zero_point == 0)
-    if (std::optional<Candidate> wide = tryWide(spec); wide && wide->params.error_bound <= best + kSlack)
+  if (spec.allow_wide_product && spec.output_zero_point == 0)
+    if (std::optional<Candidate> wide = tryWide(spec);
+        wide && wide->params.error_bound <= best + (spec.residual_multiplier.empty() ? kSlack : kResidualSlack))
       return wide->params;
   for (const Candidate& c : candidates)  // in increasing shift1
     if (c.params.error_bound <= best + kSlack) return c.params;

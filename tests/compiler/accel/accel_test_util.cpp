@@ -66,6 +66,14 @@ ConvLayer randomLayer(std::mt19937& rng, bool allow_residual) {
   L.mult = param(-3000, 70000, 1);
   L.bias2 = param(-100000, 100000, 0);
   if (L.residual) L.residual_mult = param(-40000, 40000, 1);
+  if (uniform(rng, 0, 3) == 0) {
+    // The wide form (one MULSHR; a residual starts in the accumulators):
+    // multipliers in MULSHR's 26 bits, shifts beyond 31, no bias2.
+    L.wide_product = true;
+    L.mult = param(-(1 << 25), (1 << 25) - 1, 1);
+    L.shift2 = static_cast<int32_t>(uniform(rng, 0, 1) ? uniform(rng, 0, 62) : uniform(rng, 10, 24));
+    L.bias2.assign(static_cast<size_t>(L.o), 0);
+  }
   // A third of the layers are grouped: depthwise, or g groups of several channels.
   const int64_t kind = uniform(rng, 0, 5);
   if (kind == 0) {
@@ -116,7 +124,10 @@ rt::Tensor naiveQConv(const ConvLayer& L, const LayerData& d) {
                        x[((n * L.c + g * cg + cl) * L.h + iy) * L.w + ix];
               }
           const size_t oi = static_cast<size_t>(o);
-          int32_t t = rshr(wrap(int64_t(wrap(acc)) + L.bias1[oi]), L.shift1);
+          const int8_t r = L.residual ? d.r.data<int8_t>()[((n * L.o + o) * L.oh + oy) * L.ow + ox] : 0;
+          // The wide form adds the residual to the accumulator.
+          const int64_t in_acc = L.residual && L.wide_product ? wrap(int64_t(r) * L.residual_mult[oi]) : 0;
+          int32_t t = rshr(wrap(int64_t(wrap(int64_t(wrap(acc)) + in_acc)) + L.bias1[oi]), L.shift1);
           if (L.wide_product) {  // the exact 64-bit product, shifted, then wrapped
             const int64_t prod = int64_t(t) * L.mult[oi];
             const int64_t shifted = L.shift2 == 0 ? prod : (prod + (int64_t{1} << (L.shift2 - 1))) >> L.shift2;
@@ -125,10 +136,7 @@ rt::Tensor naiveQConv(const ConvLayer& L, const LayerData& d) {
             continue;
           }
           int64_t u = wrap(int64_t(t) * L.mult[oi]);
-          if (L.residual) {
-            const int8_t r = d.r.data<int8_t>()[((n * L.o + o) * L.oh + oy) * L.ow + ox];
-            u = wrap(u + wrap(int64_t(r) * L.residual_mult[oi]));
-          }
+          if (L.residual) u = wrap(u + wrap(int64_t(r) * L.residual_mult[oi]));
           u = wrap(u + L.bias2[oi]);
           const int32_t v = std::clamp(rshr(static_cast<int32_t>(u), L.shift2), L.clip_lo, L.clip_hi);
           y.data<int8_t>()[((n * L.o + o) * L.oh + oy) * L.ow + ox] = static_cast<int8_t>(v);

@@ -26,16 +26,19 @@ int countOp(const AluSequence& s, AluOp op) {
 
 // Replaces a random layer's requantisation with what the quantiser would
 // choose for it: per-channel multipliers, a bias, a ReLU range.
-void requantLikeTheQuantiser(ConvLayer& L, std::mt19937& rng, bool allow_wide = false) {
+void requantLikeTheQuantiser(ConvLayer& L, std::mt19937& rng, bool allow_wide = false, bool residual = false) {
   quant::RequantSpec spec;
   spec.allow_wide_product = allow_wide;
+  std::uniform_real_distribution<double> mr(0.3, 1.5);
   const int64_t per = static_cast<int64_t>(L.weights.size()) / L.o;
-  std::uniform_real_distribution<double> m(1e-4, 3e-3);
+  // With a residual: its scale hundreds of accumulator units, as in ResNets.
+  std::uniform_real_distribution<double> m(1e-4, residual ? 8e-4 : 3e-3);
   std::uniform_int_distribution<int64_t> bias(-20000, 20000);
   for (int64_t o = 0; o < L.o; ++o) {
     spec.multiplier.push_back(m(rng));
     spec.bias.push_back(bias(rng));
     spec.acc_bound.push_back(quant::accumulatorBound(L.weights.data() + o * per, per));
+    if (residual) spec.residual_multiplier.push_back(mr(rng));
   }
   spec.clip_lo = 0;
   const quant::RequantParams p = quant::chooseRequantParams(spec);
@@ -47,6 +50,8 @@ void requantLikeTheQuantiser(ConvLayer& L, std::mt19937& rng, bool allow_wide = 
   L.bias2 = p.bias2;
   L.clip_lo = p.clip_lo;
   L.clip_hi = p.clip_hi;
+  L.residual = residual;
+  L.residual_mult = p.residual_mult;
 }
 
 // Every input at the int8 extreme that maximises (or minimises) each
@@ -128,10 +133,46 @@ TEST(AluSequence, WideProductIsMovMulShrClip) {
     ASSERT_TRUE(L.wide_product) << "layer " << k;
     const AluSequence s = buildAluSequence(L, cfg);
     ASSERT_EQ(s.after.size(), 2u) << "layer " << k;
-    EXPECT_EQ(s.init.op, AluOp::Mov);
+    ASSERT_EQ(s.init.size(), 1u);
+    EXPECT_EQ(s.init.front().op, AluOp::Mov);
     EXPECT_EQ(s.after[0].op, AluOp::MulShr);
     EXPECT_EQ(s.after[1].op, AluOp::Clip);
   }
+}
+
+TEST(AluSequence, WideResidualStartsFromTheResidualInTheAccumulators) {
+  // acc = R (LOAD ACC8), *= residual_mult, += bias1; GEMM; MULSHR; CLIP: no
+  // residual region and no pass after the GEMM reads one.
+  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  std::mt19937 rng(9);
+  ConvLayer L = test::randomLayer(rng, false);
+  requantLikeTheQuantiser(L, rng, /*allow_wide=*/true);
+  ASSERT_TRUE(L.wide_product);
+  L.residual = true;
+  L.residual_mult.assign(static_cast<size_t>(L.o), 700);
+  L.bias1.assign(static_cast<size_t>(L.o), 0);
+  L.bias1.back() = 5;  // per-channel: a parameter vector
+  AluSequence s = buildAluSequence(L, cfg);
+  EXPECT_TRUE(s.residual_in_acc);
+  ASSERT_EQ(s.init.size(), 2u);
+  EXPECT_EQ(s.init[0].op, AluOp::Mul);
+  EXPECT_EQ(s.init[0].src, AluPass::Src::Imm);
+  EXPECT_EQ(s.init[0].imm, 700);
+  EXPECT_EQ(s.init[1].op, AluOp::Add);
+  EXPECT_EQ(s.init[1].src, AluPass::Src::Param);
+  ASSERT_EQ(s.after.size(), 2u);
+  EXPECT_EQ(s.after[0].op, AluOp::MulShr);
+  EXPECT_EQ(s.after[1].op, AluOp::Clip);
+  EXPECT_EQ(s.residualPasses(), 0);
+  EXPECT_FALSE(layerBlocks(L, cfg).residual_region);
+  // Neutral parameters leave the accumulators as loaded.
+  L.residual_mult.assign(static_cast<size_t>(L.o), 1);
+  L.bias1.assign(static_cast<size_t>(L.o), 0);
+  s = buildAluSequence(L, cfg);
+  EXPECT_TRUE(s.init.empty());
+  // The 32-bit form keeps its own residual region.
+  L.wide_product = false;
+  EXPECT_TRUE(layerBlocks(L, cfg).residual_region);
 }
 
 class FusedRequantOnDevice : public ::testing::TestWithParam<std::string> {};
@@ -154,6 +195,39 @@ TEST_P(FusedRequantOnDevice, MatchesTheDefinitionAtTheAccumulatorBounds) {
       const rt::Tensor want = test::naiveQConv(L, d);
       for (int64_t i = 0; i < got.numElements(); ++i)
         ASSERT_EQ(got.data<int8_t>()[i], want.data<int8_t>()[i]) << "layer " << k << " variant " << variant << " element " << i;
+    }
+  }
+}
+
+TEST_P(FusedRequantOnDevice, ResidualInTheAccumulatorsMatchesTheDefinition) {
+  // Residual layers as the quantiser makes them (the wide form) and with
+  // arbitrary parameters, on both latency-hiding plans.
+  const hw::HwConfig cfg = hw::loadConfig(GetParam() == "fsim" ? "pynq" : "tiny");
+  auto dev = driver::createDevice(GetParam(), cfg);
+  std::mt19937 rng(13);
+  const int count = GetParam() == "fsim" ? 12 : 4;
+  for (int k = 0; k < count; ++k) {
+    ConvLayer L = test::randomLayer(rng, false);
+    if (k % 2 == 0) {
+      requantLikeTheQuantiser(L, rng, /*allow_wide=*/true, /*residual=*/true);
+    } else {
+      L.residual = true;
+      L.wide_product = true;
+      L.bias2.assign(static_cast<size_t>(L.o), 0);
+      L.residual_mult.assign(static_cast<size_t>(L.o), -3);
+      L.residual_mult.front() = 1000;
+      L.shift2 = 10;
+      L.mult.assign(static_cast<size_t>(L.o), 17);
+    }
+    ASSERT_TRUE(L.wide_product) << "layer " << k;
+    ASSERT_TRUE(buildAluSequence(L, cfg).residual_in_acc);
+    const test::LayerData d = test::randomData(L, rng);
+    for (bool lh : {true, false}) {
+      const ConvProgram prog = generateConvProgram(L, chooseTiling(L, cfg, lh), cfg, 0);
+      const rt::Tensor got = test::runOnDevice(*dev, L, prog, d);
+      const rt::Tensor want = test::naiveQConv(L, d);
+      for (int64_t i = 0; i < got.numElements(); ++i)
+        ASSERT_EQ(got.data<int8_t>()[i], want.data<int8_t>()[i]) << "layer " << k << " element " << i;
     }
   }
 }

@@ -67,8 +67,9 @@ struct QConvCase {
 // A vdla.QConv with random parameters. `wide` draws multipliers and biases
 // over the whole int32 range so that the 32-bit arithmetic wraps; otherwise
 // they are in the ranges the quantiser produces.
-// `wide_product` draws the attribute of that name (64-bit product, no
-// residual, bias2 zero, multipliers in MULSHR's 26 bits, shift2 up to 62).
+// `wide_product` draws the attribute of that name (64-bit product, a
+// residual in accumulator units, bias2 zero, multipliers in MULSHR's 26 bits,
+// shift2 up to 62).
 void runQConv(const QConvCase& c, uint32_t seed, bool wide, bool wide_product = false) {
   std::mt19937 rng(seed);
   Graph g;
@@ -136,6 +137,9 @@ TEST(LlvmInt8, QConvWideProduct) {
       {{2, 8, 9, 9}, 12, 3, 2, 1, 1, 2, false},
       {{1, 12, 11, 10}, 12, 3, 2, 1, 1, 12, false},
       {{1, 64, 1, 1}, 10, 1, 1, 0, 1, 1, false},
+      {{1, 16, 8, 8}, 32, 1, 1, 0, 1, 1, true},    // pointwise + residual in the accumulator
+      {{2, 8, 9, 9}, 12, 3, 2, 1, 1, 2, true},     // batch 2, two groups, residual
+      {{1, 32, 7, 7}, 32, 3, 1, 1, 1, 1, true},    // a ResNet block's second convolution
   };
   for (size_t i = 0; i < cases.size(); ++i)
     for (uint32_t rep = 0; rep < 3; ++rep) runQConv(cases[i], 500 + 10 * uint32_t(i) + rep, rep == 2, true);

@@ -201,8 +201,9 @@ TEST(Requant, DeepLayersShiftTheAccumulatorFirst) {
 
 // The wide_product form: y = clamp(wrap32(rshr(t * mult, shift2))), the
 // product exact in 64 bits, restated here independently.
-int64_t wideSequence(const RequantParams& p, size_t o, int64_t acc) {
-  const int64_t t = acc + p.bias1[o];
+// A residual r joins the accumulator first, in its units.
+int64_t wideSequence(const RequantParams& p, size_t o, int64_t acc, int64_t r = 0) {
+  const int64_t t = acc + (p.residual_mult.empty() ? 0 : r * p.residual_mult[o]) + p.bias1[o];
   const int64_t prod = t * p.mult[o];
   return p.shift2 == 0 ? prod : (prod + (int64_t{1} << (p.shift2 - 1))) >> p.shift2;
 }
@@ -243,19 +244,61 @@ TEST(Requant, WideProductNeedsNoFirstShiftAndIsMorePrecise) {
     }
 }
 
-TEST(Requant, WideProductOnlyWithoutResidualAndZeroPoint) {
+TEST(Requant, WideProductOnlyWithZeroPointZero) {
   RequantSpec s;
   s.multiplier = {1e-3};
   s.acc_bound = {1000000};
   s.bias = {10};
   s.allow_wide_product = true;
-  s.residual_multiplier = {0.5};
-  EXPECT_FALSE(chooseRequantParams(s).wide_product);
-  s.residual_multiplier.clear();
   s.output_zero_point = 3;
   EXPECT_FALSE(chooseRequantParams(s).wide_product);
   s.output_zero_point = 0;
   EXPECT_TRUE(chooseRequantParams(s).wide_product);
+  s.allow_wide_product = false;
+  EXPECT_FALSE(chooseRequantParams(s).wide_product);
+}
+
+TEST(Requant, WideProductCarriesTheResidualInAccumulatorUnits) {
+  // A ResNet block's second convolution: the residual's scale is hundreds of
+  // accumulator units, so rounding Mr / M to an integer costs little.
+  RequantSpec s;
+  s.multiplier = {1.1e-4, 0.7e-4, 2.3e-4};
+  s.acc_bound = {int64_t{1} << 22, 3000000, 2000000};
+  s.bias = {30000, -20000, 0};
+  s.residual_multiplier = {0.83, 1.21, 0.5};
+  s.allow_wide_product = true;
+  const RequantParams p = chooseRequantParams(s);
+  ASSERT_TRUE(p.wide_product);
+  ASSERT_EQ(p.residual_mult.size(), 3u);
+  for (size_t o = 0; o < 3; ++o)
+    EXPECT_EQ(p.residual_mult[o], std::llround(s.residual_multiplier[o] / s.multiplier[o])) << "channel " << o;
+  EXPECT_EQ(p.bias1, (std::vector<int32_t>{30000, -20000, 0}));
+  std::mt19937 rng(5);
+  for (size_t o = 0; o < 3; ++o)
+    for (int i = 0; i < 4000; ++i) {
+      const int64_t a = s.acc_bound[o];
+      const int64_t acc = i % 4 == 0 ? a : i % 4 == 1 ? -a : std::uniform_int_distribution<int64_t>(-a, a)(rng);
+      const int64_t r = i < 4 ? (i % 2 ? 127 : -128) : std::uniform_int_distribution<int64_t>(-128, 127)(rng);
+      // t = acc + R * rm + bias must not wrap, nor the shifted product.
+      ASSERT_LE(std::llabs(acc + r * p.residual_mult[o] + p.bias1[o]), int64_t{INT32_MAX});
+      const int64_t y = wideSequence(p, o, acc, r);
+      ASSERT_LE(std::llabs(y), int64_t{INT32_MAX});
+      const double real = s.multiplier[o] * static_cast<double>(acc + s.bias[o]) +
+                          s.residual_multiplier[o] * static_cast<double>(r);
+      if (std::fabs(real) <= 256) {
+        EXPECT_LE(std::fabs(static_cast<double>(y) - real), p.error_bound + 0.5 + 1e-9) << "acc " << acc << " r " << r;
+      }
+    }
+  // A residual only a few accumulator units wide would round badly
+  // (Mr / M = 2.5: half a unit of it is 64 * M = 25 output units at |R| = 128):
+  // the classic form keeps it exact in u instead.
+  s.multiplier = {0.4};
+  s.acc_bound = {300};
+  s.bias = {0};
+  s.residual_multiplier = {1.0};
+  const RequantParams coarse = chooseRequantParams(s);
+  EXPECT_FALSE(coarse.wide_product);
+  EXPECT_LT(coarse.error_bound, 0.1);
 }
 
 TEST(Requant, Errors) {

@@ -74,12 +74,18 @@ std::vector<int8_t> directQConv(const QConvCase& c) {
                 acc += w[((o * Cg + ci) * KH + ky) * KW + kx] * xv;
               }
           acc = wrap32(acc);
+          const int64_t rv = c.residual ? c.r.data<int8_t>()[((n * O + o) * OH + oy) * OW + ox] : 0;
+          if (c.wide_product) {
+            // The residual in accumulator units; the product exact, then wrapped.
+            const int64_t in_acc = c.residual ? wrap32(rv * c.residual_mult.data<int32_t>()[o]) : 0;
+            const int64_t t = roundShift(wrap32(wrap32(acc + in_acc) + c.bias1.data<int32_t>()[o]), c.shift1);
+            const int64_t v = wrap32(roundShift(t * c.mult.data<int32_t>()[o], c.shift2));
+            y.push_back(static_cast<int8_t>(std::min(std::max(v, c.clip_lo), c.clip_hi)));
+            continue;
+          }
           const int64_t t = roundShift(wrap32(acc + c.bias1.data<int32_t>()[o]), c.shift1);
           int64_t u = t * c.mult.data<int32_t>()[o] + c.bias2.data<int32_t>()[o];
-          if (c.residual) {
-            const int64_t rv = c.r.data<int8_t>()[((n * O + o) * OH + oy) * OW + ox];
-            u += rv * c.residual_mult.data<int32_t>()[o];
-          }
+          if (c.residual) u += rv * c.residual_mult.data<int32_t>()[o];
           const int64_t v = roundShift(wrap32(u), c.shift2);
           y.push_back(static_cast<int8_t>(std::min(std::max(v, c.clip_lo), c.clip_hi)));
         }
@@ -154,6 +160,21 @@ QConvCase randomCase(std::mt19937& rng, bool realistic) {
     if (c.residual) c.residual_mult = int32Vector(cout, rng, INT32_MIN, INT32_MAX);
   }
   if (c.residual) c.r = randomInt<int8_t>(c.outShape(), rng, -128, 127);
+  if (pick(0, 3) == 0) {
+    // The wide form: a residual in accumulator units, a 64-bit product.
+    c.wide_product = true;
+    c.bias2 = int32Vector(cout, rng, 0, 0);
+    if (realistic) {
+      c.shift1 = 0;
+      // y = t * mult / 2^shift2 up to about 128 for a typical |acc|.
+      const double acc = 74.0 * 74.0 * std::sqrt(static_cast<double>(c.w_shape[1] * kh * kw));
+      c.shift2 = static_cast<int>(pick(16, 40));
+      c.mult = int32Vector(cout, rng, 1, static_cast<int64_t>(std::ldexp(128.0, c.shift2) / acc) + 1);
+      if (c.residual) c.residual_mult = int32Vector(cout, rng, -512, 512);
+    } else {
+      c.shift2 = static_cast<int>(pick(0, 62));
+    }
+  }
   return c;
 }
 
@@ -284,8 +305,14 @@ TEST(VdlaQConvKernel, WideProductShiftsTheExactProduct) {
   c.wide_product = true;
   c.shift2 = 63;
   EXPECT_THROW(runQConv(c), std::exception);
-  // No residual, no bias2.
+  // A residual joins the accumulator: x + 2 * r, times 32.
   c.shift2 = 20;
+  c.residual = true;
+  c.r = Tensor::fromVector<int8_t>({1, 1, 1, 5}, {-100, 100, -3, 1, 2});
+  c.residual_mult = Tensor::fromVector<int32_t>({1}, {2});
+  EXPECT_EQ(runQConv(c).toVector<int8_t>(), (std::vector<int8_t>{-128, 127, 127, 127, 32}));
+  EXPECT_EQ(directQConv(c), runQConv(c).toVector<int8_t>());
+  // No bias2.
   c.bias2 = Tensor::fromVector<int32_t>({1}, {5});
   EXPECT_THROW(runQConv(c), std::exception);
 }

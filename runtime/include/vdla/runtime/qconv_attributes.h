@@ -22,11 +22,14 @@
 // where Xpad holds x_zero_point outside the image and rshr(v, s) is v for
 // s = 0, else floor((v + 2^(s-1)) / 2^s) evaluated in 64 bits (round half up).
 //
-// With wide_product = 1 (no R; bias2 all zero) the product is not wrapped:
+// With wide_product = 1 (bias2 all zero) the product is not wrapped, and a
+// residual joins the accumulator in its own units instead of u:
+//   t   = rshr(acc + (R ? R[n,o,y,x] * residual_mult[o] : 0) + bias1[o], shift1)
 //   Y   = clamp(wrap32(rshr(t * mult[o], shift2)), clip_lo, clip_hi)
 // with t * mult[o] and the shift exact in 64 bits and shift2 in [0, 62]. The
 // accelerator computes it in one MULSHR, so a deep layer needs no shift1 to
-// keep the product within int32 (see compiler/src/quant/requant.cpp).
+// keep the product within int32, and it loads R straight into the
+// accumulator before the GEMM (see compiler/src/quant/requant.cpp).
 #pragma once
 
 #include <cstdint>

@@ -202,10 +202,8 @@ void qconv(const KernelArgs& a) {
     r = a.input(5).data<int8_t>();
     residual_mult = channelVector(a, 6, "residual_mult", O);
   }
-  if (q.wide_product) {
-    require(!residual, "wide_product does not take a residual R");
+  if (q.wide_product)
     for (int64_t o = 0; o < O; ++o) require(bias2[o] == 0, "wide_product needs bias2 = 0");
-  }
 
   const int64_t cg = g.channelsPerGroup(), og = g.outChannelsPerGroup(), plane = g.outPlane();
   const int64_t kdim = cg * g.kernel_h * g.kernel_w, in_plane = g.height * g.width;
@@ -238,8 +236,10 @@ void qconv(const KernelArgs& a) {
         const uint32_t b2 = static_cast<uint32_t>(bias2[o]);
         const uint32_t rm = residual ? static_cast<uint32_t>(residual_mult[o]) : 0u;
         if (q.wide_product) {
+          // A residual joins the accumulator (in its units) before the bias.
           for (int64_t p = 0; p < plane; ++p) {
-            const int32_t t = roundingShiftRight(static_cast<int32_t>(am[p] + b1), q.shift1);
+            const uint32_t in_acc = residual ? static_cast<uint32_t>(static_cast<int32_t>(r[base + p])) * rm : 0u;
+            const int32_t t = roundingShiftRight(static_cast<int32_t>(am[p] + in_acc + b1), q.shift1);
             const int32_t v = wideRequant(t, mult[o], q.shift2);
             yp[base + p] = static_cast<int8_t>(std::clamp(v, q.clip_lo, q.clip_hi));
           }

@@ -5,7 +5,11 @@
 //   acc = MAX(acc, clip_lo) ; acc = MIN(acc, clip_hi)
 // with two fusions the ISA offers: the multiply and the second shift become one
 // MULSHR when no residual or bias2 comes between them, and the two bounds one
-// CLIP.
+// CLIP. In the wide_product form a residual belongs to the accumulator: the
+// tile's accumulators are loaded with R and scaled before the GEMM,
+//   acc = R (LOAD ACC8) ; acc *= residual_mult ; acc += bias1 ; acc += GEMM ;
+//   acc = MULSHR(acc, mult, shift2) ; acc = CLIP(acc)
+// so no separate residual region or residual pass is needed.
 // Passes with a neutral parameter are dropped; a per-channel parameter whose
 // values are all equal and fit the immediate field becomes an immediate, the
 // others are vectors kept in the accumulator memory for the whole layer.
@@ -32,7 +36,8 @@ struct AluPass {
 
 struct AluSequence {
   std::vector<std::vector<int32_t>> params;  // per-channel vectors, each [o]
-  AluPass init;                              // before the first GEMM of a tile
+  bool residual_in_acc = false;              // R is loaded into the accumulators first
+  std::vector<AluPass> init;                 // before the first GEMM of a tile, in order
   std::vector<AluPass> after;                // after the last GEMM, in order
   int residualPasses() const;                // passes that read the residual region
 };

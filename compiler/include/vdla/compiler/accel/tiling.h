@@ -44,6 +44,7 @@ struct LayerBlocks {
   int64_t param_kinds;                          // per-channel parameter vectors of the ALU sequence
   int64_t param_vectors;                        // their ACC entries (kinds x OCB)
   int alu_passes;                               // ALU passes per output element (init included)
+  bool residual_region;                         // R needs its own ACC region beside the tile's
 };
 LayerBlocks layerBlocks(const ConvLayer& layer, const hw::HwConfig& cfg);
 

@@ -33,7 +33,8 @@ struct RequantSpec {
   int32_t clip_lo = -128;
   int32_t clip_hi = 127;
   // May the result use vdla.QConv's wide_product form (64-bit product, no
-  // shift1)? Only without a residual and with output_zero_point 0.
+  // shift1, a residual added in accumulator units)? Only with
+  // output_zero_point 0.
   bool allow_wide_product = false;
 };
 
@@ -44,7 +45,8 @@ struct RequantParams {
   std::vector<int32_t> residual_mult;  // empty without a residual
   int32_t clip_lo = -128;
   int32_t clip_hi = 127;
-  bool wide_product = false;  // shift1 = 0, bias2 = 0, shift2 up to 62, |mult| < 2^25
+  bool wide_product = false;  // shift1 = 0, bias2 = 0, shift2 up to 62, |mult| < 2^25,
+                              // residual_mult in accumulator units
   // Worst-case distance, in output units, between the integer sequence before
   // its final rounding and the real-valued M * (acc + bias) + Mr * R + zero
   // point, over the inputs whose output does not saturate. The final rounding
