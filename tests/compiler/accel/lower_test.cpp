@@ -92,6 +92,18 @@ TEST(AcceleratorLowering, ResNet18BitExactOnFsim) {
   expectBitExact(c, "fsim", "pynq");
 }
 
+// The same network, reduced input, on the cycle-accurate RTL and the HLS C
+// simulation (residuals in the accumulators, strided and 1x1 layers, the
+// im2col stem).
+TEST(AcceleratorLowering, ResNet18BitExactOnEveryDevice) {
+  const Compiled c = compileZoo("resnet18", 64, "pynq");
+  for (const std::string& backend : driver::deviceBackends()) {
+    if (backend == "fsim") continue;  // above
+    expectBitExact(c, backend, "pynq");
+    if (HasFatalFailure()) return;
+  }
+}
+
 TEST(AcceleratorLowering, ResNet18WithoutLatencyHidingBitExactOnFsim) {
   expectBitExact(compileZoo("resnet18", 64, "pynq", false), "fsim", "pynq");
 }
