@@ -1,7 +1,8 @@
 // Elementwise steps: unary functions, Add/Sub/Mul/Div with numpy broadcasting
-// and fused activation, Clip, and inference BatchNormalization. The body of a
+// and fused activation, Clip, Cast, and inference BatchNormalization. The body of a
 // unary kernel is one expression the generator writes in terms of `v`.
 #include <map>
+#include <utility>
 
 #include "kernel_spec.h"
 
@@ -147,6 +148,45 @@ void emitBatchNorm(const StepContext& ctx, KernelSpec& k) {
   gridStride(k, total);
 }
 
+// The integer bounds of an element type as CUDA C++ literals.
+std::pair<std::string, std::string> integerBounds(rt::DType t) {
+  switch (t) {
+    case rt::DType::I8: return {"-128", "127"};
+    case rt::DType::U8: return {"0", "255"};
+    case rt::DType::I32: return {"(-2147483647 - 1)", "2147483647"};
+    case rt::DType::I64: return {"(-9223372036854775807LL - 1)", "9223372036854775807LL"};
+    default: return {"0", "0"};
+  }
+}
+
+// Cast to the output's element type with the reference kernel's rules: to
+// bool is `v != 0`; float to integer truncates toward zero, saturates at the
+// type's bounds and maps NaN to 0 (the comparisons are in double, which holds
+// every int32 bound exactly; the saturated values are integer literals, so
+// the int64 maximum, which double cannot hold, is exact); everything else is
+// the C++ conversion.
+void emitCast(const StepContext& ctx, KernelSpec& k) {
+  const rt::DType from = ctx.input(0).type.dtype, to = ctx.output(0).type.dtype;
+  const std::string fn = cudaTypeName(from), tn = cudaTypeName(to);
+  std::string value;
+  if (to == rt::DType::Bool) {
+    value = "v != (From)0";
+  } else if (from == rt::DType::F32 && to != rt::DType::F32) {
+    const auto [lo, hi] = integerBounds(to);
+    value = "isnan(v) ? (To)0 : (trunc((double)v) <= (double)" + lo + " ? (To)" + lo + " : (trunc((double)v) >= (double)" +
+            hi + " ? (To)" + hi + " : (To)trunc((double)v)))";
+  } else {
+    value = "(To)v";
+  }
+  const int64_t total = rt::numElements(ctx.output(0).type.shape);
+  k.params = constant("total", total);
+  k.args = {"const " + fn + "* __restrict__ x", tn + "* __restrict__ y"};
+  k.body = "using From = " + fn + ";\n  using To = " + tn +
+           ";\n  for (int i = vdla::globalThread(); i < P::total; i += vdla::gridThreads()) {\n" +
+           "    const From v = x[i];\n    y[i] = " + value + ";\n  }";
+  gridStride(k, total);
+}
+
 }  // namespace
 
 bool emitElementwise(const StepContext& ctx, KernelSpec& k) {
@@ -161,6 +201,10 @@ bool emitElementwise(const StepContext& ctx, KernelSpec& k) {
   }
   if (op == "BatchNormalization") {
     emitBatchNorm(ctx, k);
+    return true;
+  }
+  if (op == "Cast") {
+    emitCast(ctx, k);
     return true;
   }
   const std::string e = unaryExpression(ctx, ctx.input(0).type.dtype);

@@ -125,13 +125,14 @@ std::string errorOf(F f) {
 TEST(CudaCodegen, UnsupportedOperatorNamesTheStep) {
   ir::Graph g;
   ir::Value* x = g.addInput("x", rt::TensorType{rt::DType::F32, {4}, rt::Layout::RowMajor});
-  rt::AttributeMap a;
-  a.set("to", int64_t{6});  // INT32
-  ir::Node* n = g.addNode("Cast", {x}, 1, a, "to_int");
-  n->output(0)->setType(rt::TensorType{rt::DType::I32, {4}, rt::Layout::RowMajor});
+  ir::Value* scale = g.addConstant("scale", rt::Tensor::fromVector<float>({}, {0.1f}));
+  ir::Node* n = g.addNode("QuantizeLinear", {x, scale}, 1, {}, "to_int8");
+  n->output(0)->setType(rt::TensorType{rt::DType::U8, {4}, rt::Layout::RowMajor});
   g.addOutput(n->output(0));
   const std::string e = errorOf([&] { generateCudaModule(refPlan(g), CudaCodegenOptions{}); });
-  EXPECT_NE(e.find("step 0 'to_int' (Cast): operator 'Cast' is not supported by the CUDA backend"), std::string::npos) << e;
+  EXPECT_NE(e.find("step 0 'to_int8' (QuantizeLinear): operator 'QuantizeLinear' is not supported by the CUDA backend"),
+            std::string::npos)
+      << e;
 }
 
 TEST(CudaCodegen, UnsupportedElementTypeNamesTheTensor) {

@@ -142,6 +142,28 @@ std::vector<OpCase> operatorCases() {
   c.push_back(binaryCase("div", "Div", {3, 8}, {3, 8}));
   c.push_back(binaryCase("add_int32", "Add", {4, 5}, {5}, {}, DType::I32));
   c.push_back(binaryCase("mul_int64", "Mul", {6}, {6}, {}, DType::I64));
+  // Cast (ONNX `to`: 1 f32, 2 u8, 3 i8, 6 i32, 7 i64, 9 bool): truncation,
+  // saturation at the bounds, NaN to 0, integer narrowing, to bool.
+  auto castCase = [](const std::string& name, DType in, double scale, int64_t to, bool nan = false) {
+    return make(name, [=](ir::Graph& g) {
+      ir::Value* x = g.addInput("x", rt::TensorType{in, {3, 41}, rt::Layout::RowMajor});
+      if (nan) x = g.addNode("Sqrt", {x}, 1, {}, "sqrt")->output(0);  // negative inputs give NaN
+      if (scale != 1) {
+        ir::Value* k = in == DType::F32 ? g.addConstant("k", Tensor::fromVector<float>({}, {static_cast<float>(scale)}))
+                                        : g.addConstant("k", Tensor::fromVector<int32_t>({}, {static_cast<int32_t>(scale)}));
+        x = g.addNode("Mul", {x, k}, 1, {}, "scale")->output(0);
+      }
+      return g.addNode("Cast", {x}, 1, attrs({{"to", to}}), name)->outputs();
+    });
+  };
+  c.push_back(castCase("cast_f32_i8_saturates", DType::F32, 100, 3));
+  c.push_back(castCase("cast_f32_u8_saturates", DType::F32, 200, 2));
+  c.push_back(castCase("cast_f32_i32_saturates", DType::F32, 2e9, 6));
+  c.push_back(castCase("cast_f32_i64", DType::F32, 1e3, 7));
+  c.push_back(castCase("cast_nan_to_i32", DType::F32, 1, 6, true));
+  c.push_back(castCase("cast_f32_bool", DType::F32, 1, 9));
+  c.push_back(castCase("cast_i64_f32", DType::I64, 1, 1));
+  c.push_back(castCase("cast_i32_i8_wraps", DType::I32, 3, 3));
   c.push_back(make("clip_inputs", [](ir::Graph& g) {
     ir::Value* x = g.addInput("x", f32({3, 40}));
     ir::Value* lo = g.addConstant("lo", Tensor::fromVector<float>({}, {-0.5f}));
