@@ -1,8 +1,10 @@
 #include "vdla/driver/device.h"
 
 #include "vdla/driver/fsim_device.h"
-#include "vdla/driver/hls_device.h"
 #include "vdla/driver/zynq_device.h"
+#ifdef VDLA_HAVE_HLS_CSIM
+#include "vdla/driver/hls_device.h"
+#endif
 #include "vdla/hw/error.h"
 #ifdef VDLA_HAVE_CYCLE_SIM
 #include "vdla/driver/cycle_device.h"
@@ -16,11 +18,14 @@ RunResult Device::run(uint64_t insn_addr, uint32_t count, std::chrono::milliseco
 }
 
 std::vector<std::string> deviceBackends() {
+  std::vector<std::string> names = {"fsim"};
 #ifdef VDLA_HAVE_CYCLE_SIM
-  return {"fsim", "cycle", "hls"};
-#else
-  return {"fsim", "hls"};
+  names.push_back("cycle");
 #endif
+#ifdef VDLA_HAVE_HLS_CSIM
+  names.push_back("hls");
+#endif
+  return names;
 }
 
 std::unique_ptr<Device> createDevice(const std::string& backend, const hw::HwConfig& cfg) {
@@ -34,11 +39,13 @@ std::unique_ptr<Device> createDevice(const std::string& backend, const hw::HwCon
       throw Error("the fsim device has no clock: --trace, --waves and --max-cycles need the cycle device");
     return std::make_unique<FsimDevice>(cfg);
   }
+#ifdef VDLA_HAVE_HLS_CSIM
   if (backend == "hls") {
     if (!options.empty())
       throw Error("the hls device (C simulation) has no clock: --trace, --waves and --max-cycles need the cycle device");
     return std::make_unique<HlsDevice>(cfg);
   }
+#endif
   // A board: not in deviceBackends(), which lists what runs on any machine.
   if (backend == "pynq") {
     if (!options.empty()) throw Error("the pynq device has no trace, waveform or cycle limit");

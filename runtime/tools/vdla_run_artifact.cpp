@@ -1,6 +1,8 @@
-// vdla_run_artifact ARTIFACT [--input FILE]... [--output FILE]... [--repeat N]
+// vdla_run_artifact ARTIFACT [--input FILE]... [--output FILE]... [--repeat N] [--device NAME]
 //
-// Runs a compiled artifact of a CPU target (ref, llvm) on raw tensors: each
+// Runs a compiled artifact of a CPU target (ref, llvm) on raw tensors, and,
+// in a runtime built with VDLA_RUNTIME_ACCEL, one of target vdla on the
+// accelerator named by --device (pynq on a Zynq board, fsim anywhere): each
 // --input file holds one graph input's elements in the artifact's element type
 // and shape (row major, little endian, no header), each --output file receives
 // one graph output the same way. It is the whole user interface of the
@@ -13,10 +15,15 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "vdla/runtime/executor.h"
+#ifdef VDLA_RUNTIME_ACCEL
+#include "vdla/driver/device.h"
+#include "vdla/hw/config.h"
+#endif
 
 namespace {
 
@@ -27,6 +34,9 @@ const char* const kUsage =
     "  --input FILE   raw bytes of the next graph input (its element type and shape, row major)\n"
     "  --output FILE  where to write the next graph output (raw bytes)\n"
     "  --repeat N     run N times and report the fastest (default 1)\n"
+#ifdef VDLA_RUNTIME_ACCEL
+    "  --device NAME  target vdla: the accelerator (pynq on a Zynq board; fsim, the functional simulator)\n"
+#endif
     "Without --input, prints the artifact's inputs and outputs and runs nothing.\n";
 
 struct UsageError : std::runtime_error {
@@ -37,6 +47,7 @@ struct Options {
   std::string artifact;
   std::vector<std::string> inputs, outputs;
   int repeat = 1;
+  std::string device;  // target vdla only
 };
 
 Options parseOptions(int argc, char** argv) {
@@ -49,6 +60,7 @@ Options parseOptions(int argc, char** argv) {
     };
     if (a == "--input") o.inputs.push_back(value());
     else if (a == "--output") o.outputs.push_back(value());
+    else if (a == "--device") o.device = value();
     else if (a == "--repeat") {
       const std::string v = value();
       char* end = nullptr;
@@ -87,17 +99,39 @@ void writeOutput(const std::string& path, const Tensor& t) {
 
 int run(const Options& o) {
   Artifact artifact = loadArtifact(o.artifact);
-  if (targetNeedsDevice(artifact.target))
-    throw ArtifactError(o.artifact + ": target '" + artifact.target +
-                        "' needs the accelerator; this runner runs CPU targets (ref, llvm)");
-  Executor executor(std::move(artifact));
   if (o.inputs.empty()) {
-    for (size_t i = 0; i < executor.numInputs(); ++i)
-      std::cout << "input " << i << " '" << executor.input(i).name << "' " << executor.input(i).type.toString() << "\n";
-    for (size_t i = 0; i < executor.numOutputs(); ++i)
-      std::cout << "output " << i << " '" << executor.output(i).name << "' " << executor.output(i).type.toString() << "\n";
+    for (size_t i = 0; i < artifact.inputs.size(); ++i) {
+      const ArtifactTensor& t = artifact.tensors[static_cast<size_t>(artifact.inputs[i])];
+      std::cout << "input " << i << " '" << t.name << "' " << t.type.toString() << "\n";
+    }
+    for (size_t i = 0; i < artifact.outputs.size(); ++i) {
+      const ArtifactTensor& t = artifact.tensors[static_cast<size_t>(artifact.outputs[i])];
+      std::cout << "output " << i << " '" << t.name << "' " << t.type.toString() << "\n";
+    }
     return 0;
   }
+  ExecutorOptions options;
+#ifdef VDLA_RUNTIME_ACCEL
+  // The device is built for the config the artifact was compiled for; the
+  // executor then checks the configuration hash the device reports.
+  vdla::hw::HwConfig config;
+  std::unique_ptr<vdla::driver::Device> device;
+  if (targetNeedsDevice(artifact.target)) {
+    if (o.device.empty()) throw UsageError(o.artifact + ": target '" + artifact.target + "' needs --device (pynq or fsim)");
+    config = vdla::hw::loadConfig(artifact.hw_config_name);
+    device = vdla::driver::createDevice(o.device, config);
+    options.device = device.get();
+  } else if (!o.device.empty()) {
+    throw UsageError("--device is for target vdla; " + o.artifact + " is target '" + artifact.target + "'");
+  }
+#else
+  if (targetNeedsDevice(artifact.target))
+    throw ArtifactError(o.artifact + ": target '" + artifact.target +
+                        "' needs the accelerator; this runner runs CPU targets (ref, llvm) "
+                        "(a runtime built with VDLA_RUNTIME_ACCEL=ON runs it with --device)");
+  if (!o.device.empty()) throw UsageError("--device needs a runtime built with VDLA_RUNTIME_ACCEL=ON");
+#endif
+  Executor executor(std::move(artifact), options);
   if (o.inputs.size() != executor.numInputs())
     throw UsageError(o.artifact + " takes " + std::to_string(executor.numInputs()) + " input(s), " +
                      std::to_string(o.inputs.size()) + " --input given");

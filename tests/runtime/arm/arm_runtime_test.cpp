@@ -107,12 +107,13 @@ class ArmRuntime : public ::testing::TestWithParam<const ArmArch*> {
   }
 
   // Saves the artifact, runs it on ARM on `input` and returns its one output.
-  rt::Tensor runArtifactOnArm(const rt::Artifact& artifact, const rt::Tensor& input, const rt::TensorType& out_type) {
+  rt::Tensor runArtifactOnArm(const rt::Artifact& artifact, const rt::Tensor& input, const rt::TensorType& out_type,
+                              const std::string& extra_args = "") {
     const std::string path = dir_ + "/model.vdla", in = dir_ + "/input.bin", out = dir_ + "/output.bin";
     rt::saveArtifact(artifact, path);
     writeBytes(in, input.raw(), input.byteSize());
     std::remove(out.c_str());
-    RunResult r = runOnArm("'" + path + "' --input '" + in + "' --output '" + out + "'");
+    RunResult r = runOnArm("'" + path + "' --input '" + in + "' --output '" + out + "' " + extra_args);
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("target " + artifact.target), std::string::npos) << r.output;
     const std::string bytes = readText(out);
@@ -155,6 +156,38 @@ TEST_P(ArmRuntime, ResNet18GeneratedCodeMatchesHostReference) {
   ASSERT_TRUE(code.blobs.count("llvm.so"));
   const rt::Tensor got = runArtifactOnArm(code, input, want.type());
   expectClose(got, want, "ResNet-18 (64x64) on " + std::string(arch().cpu) + " under qemu");
+}
+
+// What a board runs: ResNet-18 at 64x64 compiled for the accelerator (pynq)
+// with the CPU steps generated for the architecture, run by the ARM runtime
+// built with VDLA_RUNTIME_ACCEL through the ARM driver on fsim (the board's
+// pynq device needs the hardware), against the reference executor on the
+// quantised graph on this host.
+TEST_P(ArmRuntime, AcceleratorArtifactOnFsimMatchesHostReference) {
+  registerLlvmTarget();
+  zoo::ZooOptions zo;
+  zo.image_size = 64;
+  std::unique_ptr<ir::Graph> g = zoo::buildModel("resnet18", zo);
+  CompileOptions options;
+  options.target = "vdla";
+  options.hw_config = "pynq";
+  options.llvm_library_cpu = arch().cpu;
+  CompileReport report;
+  const rt::Artifact artifact = compileGraph(*g, options, &report);  // quantises g in place
+  ASSERT_TRUE(artifact.blobs.count("llvm.so"));
+  size_t offloaded = 0;
+  for (const auto& d : report.layers) offloaded += d.offloaded;
+  EXPECT_GE(offloaded, 20u);
+  std::mt19937 rng(9);
+  const rt::Tensor input = randomTensor(g->inputs()[0]->type().shape, rng, -2, 2);
+  const rt::Tensor want = runReference(*g, {input})[0];
+  const rt::Tensor got = runArtifactOnArm(artifact, input, want.type(), "--device fsim");
+  expectClose(got, want, "int8 ResNet-18 (64x64) on the accelerator (fsim) with " + std::string(arch().cpu) + " CPU steps");
+  // Without --device the runner says what it needs.
+  const std::string path = dir_ + "/model.vdla", in = dir_ + "/input.bin";
+  RunResult r = runOnArm("'" + path + "' --input '" + in + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("target 'vdla' needs --device"), std::string::npos) << r.output;
 }
 
 // The reference kernels cross-compiled for ARM (target ref: no generated code)
