@@ -166,7 +166,8 @@ GeneratedModule generateCudaModule(const rt::Artifact& input, const CudaCodegenO
     StepContext ctx{plan, step, i, op, options};
     KernelSpec k;
     const bool known = emitConv(ctx, k) || emitMatMul(ctx, k) || emitPool(ctx, k) || emitReduce(ctx, k) ||
-                       emitTensorOp(ctx, k) || (!step.inputs.empty() && emitElementwise(ctx, k));
+                       emitTensorOp(ctx, k) || emitQuantization(ctx, k) ||
+                       (!step.inputs.empty() && emitElementwise(ctx, k));
     if (!known) ctx.fail("operator '" + op + "' is not supported by the CUDA backend");
     checkLimits(ctx, k);
     const std::string key = kernelText(k, "@ENTRY@");

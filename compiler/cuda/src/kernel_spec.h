@@ -66,6 +66,7 @@ bool emitElementwise(const StepContext& ctx, KernelSpec& k);
 bool emitPool(const StepContext& ctx, KernelSpec& k);
 bool emitReduce(const StepContext& ctx, KernelSpec& k);
 bool emitTensorOp(const StepContext& ctx, KernelSpec& k);
+bool emitQuantization(const StepContext& ctx, KernelSpec& k);
 
 // The device library (src/device/*.cuh), embedded at build time.
 extern const char* const kDeviceCommon;

@@ -124,13 +124,13 @@ std::string errorOf(F f) {
 
 TEST(CudaCodegen, UnsupportedOperatorNamesTheStep) {
   ir::Graph g;
-  ir::Value* x = g.addInput("x", rt::TensorType{rt::DType::F32, {4}, rt::Layout::RowMajor});
-  ir::Value* scale = g.addConstant("scale", rt::Tensor::fromVector<float>({}, {0.1f}));
-  ir::Node* n = g.addNode("QuantizeLinear", {x, scale}, 1, {}, "to_int8");
-  n->output(0)->setType(rt::TensorType{rt::DType::U8, {4}, rt::Layout::RowMajor});
+  ir::Value* a = g.addInput("a", rt::TensorType{rt::DType::U8, {2, 4}, rt::Layout::RowMajor});
+  ir::Value* b = g.addConstant("b", rt::Tensor(rt::DType::U8, {4, 3}));
+  ir::Node* n = g.addNode("MatMulInteger", {a, b}, 1, {}, "mm_int");
+  n->output(0)->setType(rt::TensorType{rt::DType::I32, {2, 3}, rt::Layout::RowMajor});
   g.addOutput(n->output(0));
   const std::string e = errorOf([&] { generateCudaModule(refPlan(g), CudaCodegenOptions{}); });
-  EXPECT_NE(e.find("step 0 'to_int8' (QuantizeLinear): operator 'QuantizeLinear' is not supported by the CUDA backend"),
+  EXPECT_NE(e.find("step 0 'mm_int' (MatMulInteger): operator 'MatMulInteger' is not supported by the CUDA backend"),
             std::string::npos)
       << e;
 }

@@ -164,6 +164,34 @@ std::vector<OpCase> operatorCases() {
   c.push_back(castCase("cast_f32_bool", DType::F32, 1, 9));
   c.push_back(castCase("cast_i64_f32", DType::I64, 1, 1));
   c.push_back(castCase("cast_i32_i8_wraps", DType::I32, 3, 3));
+  // QuantizeLinear / DequantizeLinear, per tensor and per axis, u8 and i8.
+  c.push_back(make("quantize_u8_zero_point", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", f32({2, 3, 7}));
+    ir::Value* s = g.addConstant("s", Tensor::fromVector<float>({}, {0.0125f}));
+    ir::Value* z = g.addConstant("z", Tensor::fromVector<uint8_t>({}, {100}));
+    return g.addNode("QuantizeLinear", {x, s, z}, 1, {}, "q")->outputs();
+  }));
+  c.push_back(make("quantize_i8_per_axis_round_trip", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", f32({2, 4, 5}));
+    ir::Value* s = g.addConstant("s", Tensor::fromVector<float>({4}, {0.01f, 0.02f, 0.5f, 0.003f}));
+    ir::Value* z = g.addConstant("z", Tensor::fromVector<int8_t>({4}, {0, -3, 5, 0}));
+    ir::Value* q = g.addNode("QuantizeLinear", {x, s, z}, 1, {}, "q")->output(0);
+    ir::Value* s2 = g.addConstant("s2", Tensor::fromVector<float>({5}, {0.1f, 0.2f, 0.3f, 0.4f, 0.5f}));
+    return g.addNode("DequantizeLinear", {q, s2}, 1, attrs({{"axis", int64_t{-1}}}), "dq")->outputs();
+  }));
+  c.push_back(make("dequantize_u8", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", f32({3, 11}));
+    ir::Value* s = g.addConstant("s", Tensor::fromVector<float>({}, {0.02f}));
+    ir::Value* z = g.addConstant("z", Tensor::fromVector<uint8_t>({}, {128}));
+    ir::Value* q = g.addNode("QuantizeLinear", {x, s, z}, 1, {}, "q")->output(0);
+    return g.addNode("DequantizeLinear", {q, s, z}, 1, {}, "dq")->outputs();
+  }));
+  c.push_back(make("quantize_i32_input", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", rt::TensorType{DType::I32, {4, 9}, rt::Layout::RowMajor});
+    ir::Value* s = g.addConstant("s", Tensor::fromVector<float>({}, {0.75f}));
+    ir::Value* z = g.addConstant("z", Tensor::fromVector<int8_t>({}, {-7}));
+    return g.addNode("QuantizeLinear", {x, s, z}, 1, {}, "q")->outputs();
+  }));
   c.push_back(make("clip_inputs", [](ir::Graph& g) {
     ir::Value* x = g.addInput("x", f32({3, 40}));
     ir::Value* lo = g.addConstant("lo", Tensor::fromVector<float>({}, {-0.5f}));
