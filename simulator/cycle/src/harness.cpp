@@ -52,7 +52,9 @@ void CycleHarness::activate() {
 }
 
 void CycleHarness::runCycles(uint64_t cycles) {
-  if (cycles) sc_core::sc_start(period_ * double(cycles));
+  if (!cycles) return;
+  run_until_ = cycle_ + cycles;
+  sc_core::sc_start(period_ * double(cycles));
 }
 
 void CycleHarness::reset() {
@@ -91,7 +93,7 @@ uint64_t CycleHarness::readCounter(uint32_t index) {
   return lo | (uint64_t(axilRead(addr + 4)) << 32);
 }
 
-void CycleHarness::fallingEdge(const Outputs& out, Inputs& in) {
+bool CycleHarness::fallingEdge(const Outputs& out, Inputs& in) {
   if (waves_on_) dumpWaves(cycle_);
   if (timeline_)
     for (int m = 0; m < 3; ++m) timeline_->sample(m, out.trace[m], cycle_);
@@ -139,9 +141,14 @@ void CycleHarness::fallingEdge(const Outputs& out, Inputs& in) {
         l |= kLArValid | addr;
       }
     }
-    if (host_done_) sc_core::sc_pause();
+    if (host_done_) {
+      sc_core::sc_pause();
+      in.axil = l;
+      return true;
+    }
   }
   in.axil = l;
+  return false;
 }
 
 }  // namespace vdla::sim

@@ -65,7 +65,11 @@ class CycleHarness {
     const uint8_t* rdata = nullptr;
   };
   // Called by the clock process once per cycle, before the falling edge.
-  void fallingEdge(const Outputs& out, Inputs& in);
+  // True when the host's AXI-Lite transaction completed (the simulation is
+  // then paused at the end of this cycle).
+  bool fallingEdge(const Outputs& out, Inputs& in);
+  // Cycles left until the end of the current runCycles() (at least one).
+  uint64_t cyclesLeft() const { return run_until_ > cycle_ ? run_until_ - cycle_ : 1; }
   virtual void dumpWaves(uint64_t time) = 0;
 
   const hw::HwConfig cfg_;
@@ -75,6 +79,7 @@ class CycleHarness {
   bool rst_ = true;
   bool waves_on_ = false;
   uint64_t cycle_ = 0;
+  uint64_t run_until_ = 0;  // the cycle at which the current runCycles() ends
 
  private:
   void runHostOp();
