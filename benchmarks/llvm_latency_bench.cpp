@@ -8,13 +8,15 @@
 // is missing is reported and skipped.
 //
 // --profile 1 also prints every step's median time (op, output shape, share
-// of the total) to show where the time goes; --compare 0 skips the
+// of the total) to show where the time goes, and the fastest run of each
+// step (less disturbed by other processes on a shared machine); --compare 0 skips the
 // frameworks (faster iterations while tuning the generated code); --library
 // DIR also writes each model's code as a shared library DIR/<model>.so (for
-// disassembly or perf annotate).
+// disassembly or perf annotate); --fuse 0 compiles the 1x1 and depthwise
+// Convs of MobileNetV2's blocks as separate steps, for comparison.
 //
 // usage: llvm_latency_bench [--runs N] [--threads T] [--size S] [--models resnet18,mobilenetv2]
-//                           [--profile 0|1] [--compare 0|1] [--library DIR]
+//                           [--profile 0|1] [--compare 0|1] [--library DIR] [--fuse 0|1]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -67,7 +69,7 @@ std::string ratio(double ours, double theirs) {
 }
 
 // Runs the model `runs` more times with step timing and prints each step's
-// median, slowest first.
+// median and fastest time, slowest median first.
 void printProfile(vdla::rt::Executor& executor, int runs, const vdla::rt::Tensor& x) {
   const vdla::rt::Artifact& a = executor.artifact();
   std::vector<std::vector<double>> times(a.steps.size());
@@ -79,19 +81,23 @@ void printProfile(vdla::rt::Executor& executor, int runs, const vdla::rt::Tensor
   }
   executor.setProfiling(false);
   std::vector<std::pair<double, size_t>> order;
-  double total = 0;
+  std::vector<double> fastest;
+  double total = 0, fastest_total = 0;
   for (size_t i = 0; i < times.size(); ++i) {
     const double m = times[i].empty() ? 0 : median(times[i]);
     order.emplace_back(m, i);
     total += m;
+    fastest.push_back(times[i].empty() ? 0 : *std::min_element(times[i].begin(), times[i].end()));
+    fastest_total += fastest.back();
   }
   std::sort(order.rbegin(), order.rend());
-  std::printf("  step medians, total %.2f ms\n", total);
+  std::printf("  step medians, total %.2f ms (fastest runs: %.2f ms)\n", total, fastest_total);
   for (const auto& [m, i] : order) {
     const vdla::rt::ArtifactStep& s = a.steps[i];
     const vdla::rt::ArtifactTensor& in = a.tensors.at(s.inputs.at(0));
     const vdla::rt::ArtifactTensor& out = a.tensors.at(s.outputs.at(0));
-    std::printf("  %8.3f ms %5.1f%%  %-14s %-20s -> %-20s %s\n", m, 100 * m / total, s.attrs.getString("op", "?").c_str(),
+    std::printf("  %8.3f ms %5.1f%% (min %6.3f)  %-18s %-20s -> %-20s %s\n", m, 100 * m / total, fastest[i],
+                s.attrs.getString("op", "?").c_str(),
                 vdla::rt::shapeToString(in.type.shape).c_str(), vdla::rt::shapeToString(out.type.shape).c_str(),
                 s.name.c_str());
   }
@@ -103,7 +109,7 @@ int main(int argc, char** argv) {
   int runs = 20, size = 224;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::string> models = {"resnet18", "mobilenetv2"};
-  bool profile = false, compare = true;
+  bool profile = false, compare = true, fuse = true;
   std::string library_dir;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
@@ -113,13 +119,14 @@ int main(int argc, char** argv) {
     else if (a == "--profile") profile = std::atoi(v.c_str()) != 0;
     else if (a == "--compare") compare = std::atoi(v.c_str()) != 0;
     else if (a == "--library") library_dir = v;
+    else if (a == "--fuse") fuse = std::atoi(v.c_str()) != 0;
     else if (a == "--models") {
       models.clear();
       std::stringstream ss(v);
       for (std::string m; std::getline(ss, m, ',');) models.push_back(m);
     } else {
       std::cerr << "usage: llvm_latency_bench [--runs N] [--threads T] [--size S] [--models resnet18,mobilenetv2]"
-                   " [--profile 0|1] [--compare 0|1] [--library DIR]\n";
+                   " [--profile 0|1] [--compare 0|1] [--library DIR] [--fuse 0|1]\n";
       return 2;
     }
   }
@@ -139,10 +146,12 @@ int main(int argc, char** argv) {
     std::unique_ptr<vdla::ir::Graph> g = vdla::zoo::buildModel(name, zo);
     const Clock::time_point t0 = Clock::now();
     vdla::runStandardPipeline(*g, vdla::PipelineOptions{});
-    vdla::cpu::JitProgram program = vdla::cpu::compileJit(*g);
+    vdla::cpu::CpuCompileOptions co;
+    co.fuse_expand_depthwise = co.fuse_depthwise_pointwise = fuse;
+    vdla::cpu::JitProgram program = vdla::cpu::compileJit(*g, co);
     const double compile_s = std::chrono::duration<double>(Clock::now() - t0).count();
     if (!library_dir.empty()) {
-      const vdla::rt::Artifact shared = vdla::cpu::compileShared(*g, vdla::cpu::CpuTarget::host());
+      const vdla::rt::Artifact shared = vdla::cpu::compileShared(*g, vdla::cpu::CpuTarget::host(), co);
       const std::vector<uint8_t>& so = shared.blobs.at("llvm.so");
       const std::string path = library_dir + "/" + name + ".so";
       FILE* f = std::fopen(path.c_str(), "wb");

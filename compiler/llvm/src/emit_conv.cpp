@@ -40,7 +40,76 @@ rt::Tensor constantOf(const StepBuilder& s, size_t i, const char* what) {
 
 }  // namespace
 
+rt::Tensor packPositionWeights(const float* w, int64_t group, int64_t mg, int64_t kdim, int64_t mr) {
+  const int64_t mblocks = (mg + mr - 1) / mr;
+  rt::Tensor packed(rt::DType::F32, {group * mblocks * kdim * mr});
+  float* pw = packed.data<float>();
+  for (int64_t g = 0; g < group; ++g)
+    for (int64_t m = 0; m < mg; ++m)
+      for (int64_t k = 0; k < kdim; ++k) pw[((g * mblocks + m / mr) * kdim + k) * mr + m % mr] = w[(g * mg + m) * kdim + k];
+  return packed;
+}
+
+rt::Tensor packPositionBias(const float* bias, int64_t group, int64_t mg, int64_t mr) {
+  const int64_t mblocks = (mg + mr - 1) / mr;
+  rt::Tensor packed(rt::DType::F32, {group * mblocks * mr});
+  if (bias)
+    for (int64_t g = 0; g < group; ++g)
+      for (int64_t m = 0; m < mg; ++m) packed.data<float>()[(g * mblocks + m / mr) * mr + m % mr] = bias[g * mg + m];
+  return packed;
+}
+
+std::vector<Value*> emitPositionTileSums(StepEmitter& e, const PhasedInput& p, Value* planes, Value* x_base, Value* wp,
+                                         Value* w_base, int64_t channels, int64_t valid,
+                                         const std::vector<Value*>& start) {
+  IRBuilder<>& b = e.b();
+  const TargetTuning& tune = e.tuning();
+  const int64_t mr = tune.gemm_rows, vl = tune.vector_width, nv = tune.gemm_vectors;
+  const int64_t taps = static_cast<int64_t>(p.taps.size());
+  Value* zero = b.CreateVectorSplat(vl, e.cf(0));
+  std::vector<Value*> init(mr * nv, zero);
+  if (!start.empty())
+    for (int64_t r = 0; r < mr; ++r)
+      for (int64_t v = 0; v < nv; ++v) init[r * nv + v] = start.at(r);
+  return e.loopCarry(channels, init, [&](Value* c, const std::vector<Value*>& sums) {
+    std::vector<Value*> next = sums;
+    Value* xc = b.CreateAdd(x_base, b.CreateMul(c, e.c64(p.channelFloats())));
+    Value* wc = b.CreateAdd(w_base, b.CreateMul(c, e.c64(taps * mr)));
+    for (int64_t tap = 0; tap < taps; ++tap) {
+      std::vector<Value*> cols;
+      for (int64_t v = 0; v < nv; ++v) {
+        Value* at = b.CreateAdd(xc, e.c64(p.taps[tap] + v * vl));
+        const int64_t lanes = valid < 0 ? vl : std::clamp<int64_t>(valid - v * vl, 0, vl);
+        if (lanes == vl) {
+          cols.push_back(e.loadVec(planes, at, vl));
+        } else if (lanes == 0) {
+          cols.push_back(zero);
+        } else {
+          std::vector<Constant*> mask;
+          for (int64_t j = 0; j < vl; ++j) mask.push_back(b.getInt1(j < lanes));
+          Type* vt = e.vecF32(static_cast<int>(vl));
+          cols.push_back(b.CreateMaskedLoad(vt, b.CreateBitCast(e.at(planes, at), vt->getPointerTo()), Align(4),
+                                            ConstantVector::get(mask), zero));
+        }
+      }
+      for (int64_t r = 0; r < mr; ++r) {
+        Value* wv = b.CreateVectorSplat(vl, e.loadAt(e.f32(), wp, b.CreateAdd(wc, e.c64(tap * mr + r))));
+        for (int64_t v = 0; v < nv; ++v) next[r * nv + v] = e.intrinsic(Intrinsic::fmuladd, {wv, cols[v], next[r * nv + v]});
+      }
+    }
+    return next;
+  });
+}
+
 void emitConv(StepBuilder& s) {
+  if (s.fused_depthwise) {
+    emitExpandDepthwise(s);
+    return;
+  }
+  if (s.fused_pointwise) {
+    emitDepthwisePointwise(s);
+    return;
+  }
   s.requireF32();
   const rt::Shape& x = s.inputType(0).shape;
   const rt::Shape& wshape = s.inputType(1).shape;
@@ -112,26 +181,21 @@ void emitConv(StepBuilder& s) {
     return;
   }
 
-  // Weights [M][cg*kh*kw] -> [g][mb][k][mr], zero rows past M; bias padded alike.
-  const rt::Tensor wt = constantOf(s, 1, "weights");
-  const float* wsrc = wt.data<float>();
-  rt::Tensor packed(rt::DType::F32, {group * mblocks * kdim * mr});
-  float* pw = packed.data<float>();
-  for (int64_t g = 0; g < group; ++g)
-    for (int64_t m = 0; m < mg; ++m)
-      for (int64_t k = 0; k < kdim; ++k)
-        pw[((g * mblocks + m / mr) * kdim + k) * mr + m % mr] = wsrc[(g * mg + m) * kdim + k];
-  rt::Tensor bias(rt::DType::F32, {group * mblocks * mr});
-  if (s.node().input(2)) {
-    const float* bsrc = s.node().input(2)->constant().data<float>();
-    for (int64_t g = 0; g < group; ++g)
-      for (int64_t m = 0; m < mg; ++m) bias.data<float>()[(g * mblocks + m / mr) * mr + m % mr] = bsrc[g * mg + m];
-  }
+  const rt::Tensor packed = packPositionWeights(constantOf(s, 1, "weights").data<float>(), group, mg, kdim, mr);
+  const rt::Tensor bias = packPositionBias(s.node().input(2) ? s.node().input(2)->constant().data<float>() : nullptr,
+                                           group, mg, mr);
   const int x_slot = s.useInput(0);
   const int w_slot = s.addConstant("packed_weights", packed);
   const int b_slot = s.addConstant("packed_bias", bias);
   if (s.residual) ep.residual = s.use(s.residual);
-  const bool direct = p.isInput();
+  // A 1x1 layer without stride or padding reads its input in place. When
+  // its plane is not a whole number of tiles, the last tile of a plane
+  // reads through masked loads (else it would read past the tensor, which
+  // is why the layout needs slack) and no copy is made.
+  const bool pointwise = p.sh == 1 && p.sw == 1 && p.pad_top == 0 && p.pad_left == 0 && p.hq == p.in_h &&
+                         p.wq == p.in_w && p.taps.size() == 1 && p.taps[0] == 0;
+  const bool direct = p.isInput() || pointwise;
+  const int64_t full_tiles = pointwise ? p.positions() / nr : qtiles;  // tiles read without masks
   if (!direct) s.setWorkspace((batch * p.imageFloats() + p.slack) * 4, 0);
 
   StepEmitter& e = s.code();
@@ -147,7 +211,8 @@ void emitConv(StepBuilder& s) {
   // from there, the block's weights stay in L1/L2 across its tiles, and the
   // stores go to MR output rows in order.
   const int64_t window_floats = std::max<int64_t>(nr, kChunkWindowBytes / 4 / cg);
-  const int64_t chunk = std::min(qtiles, std::max<int64_t>(1, window_floats / nr));
+  const int64_t chunk = splitForThreads(std::min(qtiles, std::max<int64_t>(1, window_floats / nr)), qtiles,
+                                        batch * group * mblocks);
   const int64_t chunks = (qtiles + chunk - 1) / chunk;
   e.parallelFor(batch * group * chunks * mblocks, [&](Value* index) {
     Value* planes = direct ? e.tensor(x_slot, e.f32()) : e.sharedWorkspace(e.f32());
@@ -164,39 +229,30 @@ void emitConv(StepBuilder& s) {
     Value* gm = b.CreateAdd(b.CreateMul(g, e.c64(mblocks)), mb);  // block index in the packed weights
     Value* w_base = b.CreateMul(gm, e.c64(kdim * mr));
     Value* first_channel = b.CreateAdd(b.CreateMul(n, e.c64(channels)), b.CreateMul(g, e.c64(cg)));
-    e.loop(first_tile, end_tile, [&](Value* qt) {
+    auto tile = [&](Value* qt, int64_t valid) {
     Value* q0 = b.CreateMul(qt, e.c64(nr));
     Value* x_base = b.CreateAdd(b.CreateMul(first_channel, e.c64(p.channelFloats())), q0);
-    Value* zero = b.CreateVectorSplat(vl, e.cf(0));
-    std::vector<Value*> init(mr * nv, zero);
-    std::vector<Value*> acc = e.loopCarry(cg, init, [&](Value* c, const std::vector<Value*>& sums) {
-      std::vector<Value*> next = sums;
-      Value* xc = b.CreateAdd(x_base, b.CreateMul(c, e.c64(p.channelFloats())));
-      Value* wc = b.CreateAdd(w_base, b.CreateMul(c, e.c64(taps * mr)));
-      for (int64_t tap = 0; tap < taps; ++tap) {
-        std::vector<Value*> cols;
-        for (int64_t v = 0; v < nv; ++v)
-          cols.push_back(e.loadVec(planes, b.CreateAdd(xc, e.c64(p.taps[tap] + v * vl)), vl));
-        for (int64_t r = 0; r < mr; ++r) {
-          Value* wv = b.CreateVectorSplat(vl, e.loadAt(e.f32(), wp, b.CreateAdd(wc, e.c64(tap * mr + r))));
-          for (int64_t v = 0; v < nv; ++v)
-            next[r * nv + v] = e.intrinsic(Intrinsic::fmuladd, {wv, cols[v], next[r * nv + v]});
-        }
-      }
-      return next;
-    });
+    std::vector<Value*> biases;
+    for (int64_t r = 0; r < mr; ++r)
+      biases.push_back(
+          b.CreateVectorSplat(vl, e.loadAt(e.f32(), bp, b.CreateAdd(b.CreateMul(gm, e.c64(mr)), e.c64(r)))));
+    std::vector<Value*> acc = emitPositionTileSums(e, p, planes, x_base, wp, w_base, cg, valid, biases);
     // Row r is output channel g*mg + mb*mr + r.
     std::vector<TileRow> rows(mr);
     for (int64_t r = 0; r < mr; ++r) {
       Value* m = b.CreateAdd(b.CreateMul(mb, e.c64(mr)), e.c64(r));
       Value* oc = b.CreateAdd(b.CreateMul(g, e.c64(mg)), m);
       rows[r].plane_base = b.CreateMul(b.CreateAdd(b.CreateMul(n, e.c64(out_channels)), oc), e.c64(plane_size));
-      rows[r].bias = b.CreateVectorSplat(vl, e.loadAt(e.f32(), bp, b.CreateAdd(b.CreateMul(gm, e.c64(mr)), e.c64(r))));
       if (mg % mr != 0) rows[r].enabled = b.CreateICmpSLT(m, e.c64(mg));
       rows[r].vectors.assign(acc.begin() + r * nv, acc.begin() + (r + 1) * nv);
     }
     storeTile(e, p, ep, q0, rows, y_slot);
-    });
+    };
+    Value* full_end = b.CreateSelect(b.CreateICmpSLT(end_tile, e.c64(full_tiles)), end_tile, e.c64(full_tiles));
+    e.loop(first_tile, full_end, [&](Value* qt) { tile(qt, -1); });
+    if (full_tiles < qtiles)
+      e.when(b.CreateICmpEQ(end_tile, e.c64(qtiles)),
+             [&] { tile(e.c64(full_tiles), p.positions() - full_tiles * nr); });
   });
   e.finish();
 }

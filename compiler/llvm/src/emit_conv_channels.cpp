@@ -116,7 +116,8 @@ void emitChannelTiledConv(StepBuilder& s, const ConvGeometry& c, const ConvEpilo
   if (s.residual) ep.residual = s.use(s.residual);
   // One chunk of position tiles per index (see below), its partial sums per thread.
   const int64_t window_floats = std::max<int64_t>(pr, kChunkWindowBytes / 4 / c.cg);
-  const int64_t chunk = std::min(ptiles, std::max<int64_t>(1, window_floats / pr));
+  const int64_t chunk =
+      splitForThreads(std::min(ptiles, std::max<int64_t>(1, window_floats / pr)), ptiles, c.batch * c.group * nblocks);
   const int64_t chunks = (ptiles + chunk - 1) / chunk;
   const int64_t partial_bytes = t.kblocks > 1 ? chunk * pr * nr * 4 : 0;
   const bool direct = p.isInput();

@@ -30,6 +30,31 @@ Value* finishValue(StepEmitter& e, Value* v, const ConvEpilogue& ep, Value* resi
 
 }  // namespace
 
+int64_t splitForThreads(int64_t chunk, int64_t tiles, int64_t others) {
+  // Tasks run [chunk][block] (blocks fastest); two threads take the first
+  // and the second half of them, a task's work being its chunk's tiles.
+  // The busier thread's share of the work, relative to half of it:
+  auto imbalance = [&](int64_t c) {
+    const int64_t chunks = (tiles + c - 1) / c, count = chunks * others;
+    int64_t first = 0;
+    for (int64_t t = 0; t < (count + 1) / 2; ++t) first += std::min(c, tiles - ((t / others) % chunks) * c);
+    const int64_t total = tiles * others;
+    return 2.0 * static_cast<double>(std::max(first, total - first)) / static_cast<double>(total);
+  };
+  // Chunks down to half the size (at most twice the weight reads), for a
+  // gain over 2%.
+  int64_t best = chunk;
+  double best_imbalance = imbalance(chunk);
+  for (int64_t c = chunk - 1; c >= std::max<int64_t>(1, (chunk + 1) / 2); --c) {
+    const double x = imbalance(c);
+    if (x < best_imbalance - 0.02) {
+      best = c;
+      best_imbalance = x;
+    }
+  }
+  return best;
+}
+
 PhasedInput phasedInput(const Window2& w, int64_t channels, int64_t tile_width) {
   PhasedInput p;
   p.channels = channels;
@@ -125,12 +150,15 @@ void emitPhasedInputPass(StepEmitter& e, const PhasedInput& p, int x_slot, int64
 
 void storeTile(StepEmitter& e, const PhasedInput& p, const ConvEpilogue& ep, Value* q0, const std::vector<TileRow>& rows,
                int y_slot) {
+  storeTile(e, p, ep, q0, rows, e.tensor(y_slot, e.f32()), ep.residual >= 0 ? e.tensor(ep.residual, e.f32()) : nullptr);
+}
+
+void storeTile(StepEmitter& e, const PhasedInput& p, const ConvEpilogue& ep, Value* q0, const std::vector<TileRow>& rows,
+               Value* y, Value* res) {
   IRBuilder<>& b = e.b();
   const int64_t vl = e.tuning().vector_width;
   const int64_t nvec = static_cast<int64_t>(rows.at(0).vectors.size()), width = nvec * vl;
   const int64_t total = p.positions(), plane_size = p.out_h * p.out_w;
-  Value* y = e.tensor(y_slot, e.f32());
-  Value* res = ep.residual >= 0 ? e.tensor(ep.residual, e.f32()) : nullptr;
   auto each_row = [&](const std::function<void(const TileRow&)>& store) {
     for (const TileRow& row : rows) {
       if (row.enabled) e.when(row.enabled, [&] { store(row); });
@@ -149,7 +177,7 @@ void storeTile(StepEmitter& e, const PhasedInput& p, const ConvEpilogue& ep, Val
       each_row([&](const TileRow& row) {
         for (int64_t v = 0; v < nvec; ++v) {
           Value* at = b.CreateAdd(row.plane_base, b.CreateAdd(dest, e.c64(v * vl)));
-          Value* sum = b.CreateFAdd(row.vectors[v], row.bias);
+          Value* sum = row.bias ? b.CreateFAdd(row.vectors[v], row.bias) : row.vectors[v];
           e.storeVec(finishValue(e, sum, ep, res ? e.loadVec(res, at, vl) : nullptr), y, at);
         }
       });
@@ -184,7 +212,7 @@ void storeTile(StepEmitter& e, const PhasedInput& p, const ConvEpilogue& ep, Val
       for (int64_t v = 0; v < nvec; ++v) {
         Value* at = b.CreateAdd(row.plane_base, dests[v]);
         Value* r = res ? b.CreateCall(expand, {e.at(res, at), masks[v], ConstantAggregateZero::get(vt)}) : nullptr;
-        Value* out = finishValue(e, b.CreateFAdd(row.vectors[v], row.bias), ep, r);
+        Value* out = finishValue(e, row.bias ? b.CreateFAdd(row.vectors[v], row.bias) : row.vectors[v], ep, r);
         b.CreateCall(compress, {out, e.at(y, at), masks[v]});
       }
     });

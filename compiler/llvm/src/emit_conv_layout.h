@@ -58,6 +58,16 @@ void emitZeroSlack(StepEmitter& e, const PhasedInput& p, llvm::Value* dst, llvm:
 // one parallel pass, one (image, channel) plane per index.
 void emitPhasedInputPass(StepEmitter& e, const PhasedInput& p, int x_slot, int64_t batch);
 
+// The chunk size (in tiles of `tiles`) a kernel should use instead of
+// `chunk` (sized for the cache), with `others` tasks per chunk (channel
+// blocks; images and groups): the one down to half of it that spreads the
+// tiles most evenly over two threads. A 7x7 layer of 5 output-channel
+// blocks in one chunk left one thread idle for a fifth of it; 576 to 96
+// channels on 14x14 in chunks of 8 and 6 rows, for a seventh. (Balancing
+// over 2 and 4 threads with chunks of any size was tried: the small chunks
+// it picks re-read the weights more often and lose more.)
+int64_t splitForThreads(int64_t chunk, int64_t tiles, int64_t others);
+
 // What a tile's epilogue applies: bias, the Conv's own activation, a fused
 // residual Add (read at the output's index) and the Add's activation.
 struct ConvEpilogue {
@@ -68,7 +78,8 @@ struct ConvEpilogue {
 
 // One output channel's row of a tile: consecutive vectors from phase-space
 // position q0 on, stored at y[plane_base + oh * out_w + ow] when `enabled`
-// (an i1, or nullptr for always) with `bias` (a vector splat) added.
+// (an i1, or nullptr for always) with `bias` (a vector splat; nullptr when
+// the sums started from it) added.
 struct TileRow {
   llvm::Value* plane_base = nullptr;
   llvm::Value* bias = nullptr;
@@ -83,6 +94,26 @@ struct TileRow {
 // of a vector are consecutive outputs once the dropped columns are removed).
 void storeTile(StepEmitter& e, const PhasedInput& p, const ConvEpilogue& ep, llvm::Value* q0,
                const std::vector<TileRow>& rows, int y_slot);
+// The same into y (f32*), reading the residual (if ep has one) from res.
+void storeTile(StepEmitter& e, const PhasedInput& p, const ConvEpilogue& ep, llvm::Value* q0,
+               const std::vector<TileRow>& rows, llvm::Value* y, llvm::Value* res);
+
+// The sums of one MR x NR tile of the position-vectorised kernel
+// (emit_conv.cpp): positions x[x_base + tap offset ...] of `channels`
+// input channels (p.channelFloats() apart) against packed weights
+// w[w_base ...] laid out [channel][tap][MR]. Returns MR x NV vectors, row
+// major. With `valid` >= 0 only the first `valid` positions of the tile
+// are read (masked loads, zeros beyond), so that a tile at the end of an
+// input read in place does not read past it. Row r's sums start from
+// start[r] (the bias: one add less per vector in the epilogue), or from
+// zero when `start` is empty.
+std::vector<llvm::Value*> emitPositionTileSums(StepEmitter& e, const PhasedInput& p, llvm::Value* x, llvm::Value* x_base,
+                                               llvm::Value* w, llvm::Value* w_base, int64_t channels,
+                                               int64_t valid = -1, const std::vector<llvm::Value*>& start = {});
+// Weights [M][cg * taps] (group-major M) packed as [group][M/MR][cg * taps][MR]
+// for emitPositionTileSums, rows past M zero; the bias padded alike.
+rt::Tensor packPositionWeights(const float* w, int64_t group, int64_t mg, int64_t kdim, int64_t mr);
+rt::Tensor packPositionBias(const float* bias, int64_t group, int64_t mg, int64_t mr);
 
 // A grouped convolution's sizes (cg, mg: input and output channels per group).
 struct ConvGeometry {
@@ -109,5 +140,44 @@ void emitWinogradConv(StepBuilder& s, const ConvGeometry& c, const ConvEpilogue&
 // Depthwise convolution (one input channel per group, one output channel
 // each), vectorised along phase-space positions (emit_depthwise.cpp).
 void emitDepthwiseConv(StepBuilder& s, const Window2& w, int64_t batch, int64_t channels, const ConvEpilogue& ep);
+
+// The compile-time plan of a depthwise layer, and the code of one plane:
+// input plane x[x_plane ...] (in_h x in_w floats), channel c's taps at
+// wt[c * taps ...] and bias at bias[c] (bias may be null), output plane
+// y[y_plane ...], a residual read at the output's index when `res` is not
+// null, and `pad` (plane_floats floats of this thread's scratch memory).
+// Output rows [oh_begin, oh_end) only when given (direct plans: the others
+// copy the whole plane first).
+struct DepthwisePlan {
+  Window2 w;
+  PhasedInput p;
+  int64_t vl = 0, row_vectors = 0, tail = 0;
+  int64_t plane_floats = 0;  // scratch floats per plane: its phase planes, or one zero row
+  bool direct = false;       // stride-1 or stride-2 3x3 layer reading the input rows in place
+};
+DepthwisePlan depthwisePlan(const Window2& w, const TargetTuning& tune);
+
+void emitDepthwisePlane(StepEmitter& e, const DepthwisePlan& d, const ConvEpilogue& ep, llvm::Value* x,
+                        llvm::Value* x_plane, llvm::Value* wt, llvm::Value* bias, llvm::Value* c, llvm::Value* y,
+                        llvm::Value* y_plane, llvm::Value* res, llvm::Value* pad, llvm::Value* oh_begin = nullptr,
+                        llvm::Value* oh_end = nullptr);
+
+// A 1x1 expansion Conv and the depthwise Conv after it, checked by
+// emitExpandDepthwise (emit_expand_depthwise.cpp), which runs the pair
+// vectorised along positions; on small planes the variant of
+// emit_expand_depthwise_channels.cpp, vectorised along channels, wastes
+// fewer lanes where channelMajorFits() says it applies.
+struct ExpandDepthwise {
+  int64_t batch = 0, channels = 0, expanded = 0;
+  Window2 expand, depthwise;
+  Activation expand_act, depthwise_act;
+};
+bool channelMajorFits(const ExpandDepthwise& f, const TargetTuning& tune);
+void emitExpandDepthwiseByChannels(StepBuilder& s, const ExpandDepthwise& f);
+
+// Whether a depthwise layer with window `w` can run band by band inside the
+// fused depthwise + 1x1 step (emit_depthwise_pointwise.cpp): its plan reads
+// input rows in place.
+bool depthwiseReadsRowsInPlace(const Window2& w, const TargetTuning& tune);
 
 }  // namespace vdla::cpu

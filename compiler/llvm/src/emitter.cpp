@@ -203,6 +203,11 @@ void StepEmitter::parallelFor(int64_t count, const Body& body, bool parallel) {
                       pf, {pool, c64(count), task, builder_.CreateBitCast(closure, i8p)});
 }
 
+Value* StepEmitter::numThreads() {
+  if (in_task_ || !ctx_) throw std::logic_error("StepEmitter::numThreads outside the step function");
+  return builder_.CreateLoad(i64(), builder_.CreateStructGEP(ctxType(), ctx_, 3));
+}
+
 Value* StepEmitter::intrinsic(Intrinsic::ID id, std::vector<Value*> args) {
   Function* f = Intrinsic::getDeclaration(&module_, id, {args.front()->getType()});
   return builder_.CreateCall(f, args);

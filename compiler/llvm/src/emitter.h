@@ -79,6 +79,11 @@ class StepEmitter {
   // `parallel`, else in a plain loop. Not nestable.
   void parallelFor(int64_t count, const Body& body, bool parallel = true);
 
+  // The number of threads of the pool running the step (i64; in the step
+  // function, outside parallel bodies): lets a step pick its split at run
+  // time.
+  llvm::Value* numThreads();
+
   // Calls an LLVM intrinsic overloaded on the type of its first argument.
   llvm::Value* intrinsic(llvm::Intrinsic::ID id, std::vector<llvm::Value*> args);
 

@@ -37,9 +37,14 @@ bool supportsOperator(const std::string& op);
 // the emitter derives (packed weights) are appended to `artifact`. Throws a
 // std::runtime_error naming the node when it cannot be compiled; the module
 // is then left without any part of the failed function.
+// `depthwise`, when given, is a depthwise Conv reading the output of
+// `node`, a 1x1 Conv, computed in the same step (its outputs the step's);
+// `pointwise` likewise a 1x1 Conv reading the output of `node`, a
+// depthwise Conv.
 rt::ArtifactStep emitNodeStep(const ir::Node& node, const ir::Node* add, const ir::Value* residual,
                               StepEmitter& emitter, const std::string& symbol, rt::Artifact& artifact,
-                              const std::function<int32_t(const ir::Value*)>& idOf);
+                              const std::function<int32_t(const ir::Value*)>& idOf,
+                              const ir::Node* depthwise = nullptr, const ir::Node* pointwise = nullptr);
 
 // Verifies the module (an error is a back end bug) and runs O3 for `machine`.
 void finishModule(llvm::Module& module, llvm::TargetMachine& machine);

@@ -88,13 +88,20 @@ void StepBuilder::requireF32() const {
 }
 
 Window2 resolveWindow2(const StepBuilder& s, const rt::Shape& x, const rt::Shape& y, int64_t k_h, int64_t k_w) {
+  return resolveWindow2(s.node(), x, y, k_h, k_w);
+}
+
+Window2 resolveWindow2(const ir::Node& node, const rt::Shape& x, const rt::Shape& y, int64_t k_h, int64_t k_w) {
+  auto fail = [&](const std::string& why) {
+    throw std::runtime_error(node.describe() + ": target 'llvm': " + why);
+  };
   const size_t spatial = x.size() - 2;
-  if (spatial < 1 || spatial > 2 || y.size() != x.size())
-    s.fail("only 1-D and 2-D windows are supported, input is " + rt::shapeToString(x));
-  const rt::AttributeMap& attrs = s.node().attrs();
+  if (x.size() < 2 || spatial < 1 || spatial > 2 || y.size() != x.size())
+    fail("only 1-D and 2-D windows are supported, input is " + rt::shapeToString(x));
+  const rt::AttributeMap& attrs = node.attrs();
   auto list = [&](const char* name, int64_t fallback, size_t count) {
     std::vector<int64_t> v = attrs.getInts(name, std::vector<int64_t>(count, fallback));
-    if (v.size() != count) s.fail(std::string("attribute '") + name + "' needs " + std::to_string(count) + " values");
+    if (v.size() != count) fail(std::string("attribute '") + name + "' needs " + std::to_string(count) + " values");
     return v;
   };
   const std::vector<int64_t> strides = list("strides", 1, spatial), dil = list("dilations", 1, spatial);
@@ -111,7 +118,7 @@ Window2 resolveWindow2(const StepBuilder& s, const rt::Shape& x, const rt::Shape
       pads[d + spatial] = total - pads[d];
     }
   } else if (auto_pad != "NOTSET") {
-    s.fail("attribute 'auto_pad' has unsupported value \"" + auto_pad + "\"");
+    fail("attribute 'auto_pad' has unsupported value \"" + auto_pad + "\"");
   }
   Window2 w;
   const bool one = spatial == 1;

@@ -42,6 +42,14 @@ class StepBuilder {
   // other operand (same shape as the output).
   const ir::Node* fused_add = nullptr;
   const ir::Value* residual = nullptr;
+  // A 1x1 Conv with the depthwise Conv that reads its output folded into
+  // one step (emit_expand_depthwise.cpp): the depthwise node, whose outputs
+  // are the step's.
+  const ir::Node* fused_depthwise = nullptr;
+  // A depthwise Conv with the 1x1 Conv that reads its output folded into
+  // one step (emit_depthwise_pointwise.cpp): the 1x1 node, whose outputs
+  // are the step's.
+  const ir::Node* fused_pointwise = nullptr;
 
   // Slot of a graph value the step reads.
   int use(const ir::Value* v);
@@ -94,9 +102,13 @@ struct Window2 {
   int64_t pad_bottom, pad_right;  // explicit end padding (AveragePool count_include_pad)
 };
 Window2 resolveWindow2(const StepBuilder& s, const rt::Shape& x, const rt::Shape& y, int64_t k_h, int64_t k_w);
+// The same for another node than the step's own (errors name that node).
+Window2 resolveWindow2(const ir::Node& node, const rt::Shape& x, const rt::Shape& y, int64_t k_h, int64_t k_w);
 
 // One emitter per operator family (emit_*.cpp).
 void emitConv(StepBuilder& s);
+void emitExpandDepthwise(StepBuilder& s);
+void emitDepthwisePointwise(StepBuilder& s);
 void emitGemm(StepBuilder& s);
 void emitMatMul(StepBuilder& s);
 void emitPool(StepBuilder& s);

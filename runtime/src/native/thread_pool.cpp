@@ -1,5 +1,6 @@
 #include "vdla/runtime/native/thread_pool.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -23,6 +24,47 @@ void rangeOf(int64_t count, int64_t parts, int64_t part, int64_t* begin, int64_t
   *end = *begin + base + (part < extra ? 1 : 0);
 }
 
+// Tells the core that this is a polling loop (frees the pipeline for a
+// sibling hyper-thread and saves power).
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+  asm volatile("yield");
+#endif
+}
+
+// ThreadPool::kSpinMicros, or VDLA_SPIN_US when set.
+int64_t spinMicros() {
+  static const int64_t us = [] {
+    const char* env = std::getenv("VDLA_SPIN_US");
+    return env ? std::atoll(env) : ThreadPool::kSpinMicros;
+  }();
+  return us;
+}
+
+// Polls `ready` for up to spinMicros(); whether it became true. After the
+// first few microseconds each poll yields the core: when other processes
+// keep the machine busy, the thread being waited for may be queued behind
+// the polling one on the same core, and pure busy-waiting would hold it off
+// for a whole scheduler time slice.
+template <typename Ready>
+bool spinUntil(const Ready& ready) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  const Clock::time_point busy_until = start + std::chrono::microseconds(4);
+  const Clock::time_point deadline = start + std::chrono::microseconds(spinMicros());
+  for (;;) {
+    for (int i = 0; i < 16; ++i) {
+      if (ready()) return true;
+      cpuRelax();
+    }
+    const Clock::time_point now = Clock::now();
+    if (now >= deadline) return ready();
+    if (now >= busy_until) std::this_thread::yield();
+  }
+}
+
 extern "C" void poolParallelFor(void* pool, int64_t count, vdla_task_fn task, void* closure) {
   static_cast<ThreadPool*>(pool)->parallelFor(count, task, closure);
 }
@@ -37,7 +79,7 @@ ThreadPool::ThreadPool(int num_threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
+    stop_.store(true);
   }
   start_cv_.notify_all();
   for (std::thread& t : workers_) t.join();
@@ -51,24 +93,23 @@ ThreadPool& ThreadPool::global() {
 void ThreadPool::workerLoop(int index) {
   uint64_t seen = 0;
   for (;;) {
-    int64_t count;
-    vdla_task_fn task;
-    void* closure;
-    {
+    auto ready = [&] { return stop_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen; };
+    if (!spinUntil(ready)) {
+      // The generation is bumped under mutex_, so it cannot change between
+      // this check and the wait.
       std::unique_lock<std::mutex> lock(mutex_);
-      start_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
-      count = count_;
-      task = task_;
-      closure = closure_;
+      start_cv_.wait(lock, ready);
     }
+    if (stop_.load(std::memory_order_acquire)) return;
+    seen = generation_.load(std::memory_order_acquire);
     int64_t begin, end;
-    rangeOf(count, numThreads(), index, &begin, &end);
-    if (begin < end) task(closure, begin, end, index);
-    {
+    rangeOf(count_, numThreads(), index, &begin, &end);
+    if (begin < end) task_(closure_, begin, end, index);
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      // Under the mutex, so that a caller that checked pending_ and is about
+      // to sleep cannot miss the notification.
       std::lock_guard<std::mutex> lock(mutex_);
-      if (--pending_ == 0) done_cv_.notify_one();
+      done_cv_.notify_one();
     }
   }
 }
@@ -80,20 +121,25 @@ void ThreadPool::parallelFor(int64_t count, vdla_task_fn task, void* closure) {
     return;
   }
   std::lock_guard<std::mutex> run_lock(run_mutex_);
+  // Every worker has finished the previous loop (pending_ reached 0), so
+  // none reads these fields now.
+  count_ = count;
+  task_ = task;
+  closure_ = closure;
+  pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    count_ = count;
-    task_ = task;
-    closure_ = closure;
-    pending_ = static_cast<int>(workers_.size());
-    ++generation_;
+    generation_.fetch_add(1, std::memory_order_release);
   }
-  start_cv_.notify_all();
+  start_cv_.notify_all();  // no system call when every worker is polling
   int64_t begin, end;
   rangeOf(count, numThreads(), 0, &begin, &end);
   task(closure, begin, end, 0);
-  std::unique_lock<std::mutex> lock(mutex_);
-  done_cv_.wait(lock, [&] { return pending_ == 0; });
+  auto done = [&] { return pending_.load(std::memory_order_acquire) == 0; };
+  if (!spinUntil(done)) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_cv_.wait(lock, done);
+  }
 }
 
 vdla_native_ctx ThreadPool::context(uint8_t* workspace) const {

@@ -99,6 +99,15 @@ TEST(LlvmConvKernels, PointwiseWithoutPaddingAnyPositionCount) {
     runConv({{1, 24, size, size}, 20, 1, 1, 1, 0, 1, 1, true, "Relu", size % 2 == 0}, "pointwise " + std::to_string(size),
             60 + static_cast<uint32_t>(size));
   }
+  // Position tiles read the input in place; a plane that is not a whole
+  // number of tiles ends in a masked tile (several chunks, batch 2, groups,
+  // output channels not a multiple of MR).
+  ForcedKernel positions("positions");
+  for (int64_t size : {5, 13, 28}) {
+    const int64_t batch = size == 13 ? 2 : 1, group = size == 5 ? 2 : 1;
+    runConv({{batch, 64, size, size + 1}, 22, 1, 1, 1, 0, 1, group, true, "Clip", size != 13},
+            "pointwise in place " + std::to_string(size), 90 + static_cast<uint32_t>(size));
+  }
 }
 
 TEST(LlvmConvKernels, DepthwiseRandomShapes) {
@@ -139,6 +148,29 @@ TEST(LlvmConvKernels, DepthwiseStride2ReadsRowsDirectly) {
     runConv({{1 + static_cast<int64_t>(seed % 2), channels, h, w}, channels, 3, 3, 2, 1, 1, channels, seed % 4 != 3,
              activation, residual},
             "depthwise stride 2 " + std::to_string(h) + "x" + std::to_string(w), seed);
+    ++seed;
+  }
+}
+
+TEST(LlvmConvKernels, DepthwiseStride1ReadsRowsDirectly) {
+  // Stride-1 layers read input rows in place, lanes outside a row masked:
+  // kernels 1 to 5 (square and not), padding from none to more than the
+  // kernel reaches (vectors of padding only), widths around multiples of the
+  // vector width, single-row and single-column inputs.
+  struct Case {
+    int64_t h, w, k_h, k_w, pad;
+  };
+  const std::vector<Case> cases = {{1, 1, 1, 1, 0}, {1, 1, 3, 3, 1}, {5, 7, 3, 3, 1}, {7, 16, 3, 3, 1},
+                                   {9, 17, 3, 3, 0}, {14, 14, 3, 3, 1}, {3, 33, 5, 5, 2}, {6, 31, 5, 3, 2},
+                                   {4, 9, 3, 5, 3}, {2, 40, 1, 3, 1}, {12, 112, 3, 3, 1}, {8, 15, 2, 2, 1}};
+  uint32_t seed = 7500;
+  for (const Case& k : cases) {
+    const int64_t channels = 1 + static_cast<int64_t>(seed % 4);
+    ConvCase c{{1 + static_cast<int64_t>(seed % 2), channels, k.h, k.w}, channels, k.k_h, k.k_w, 1, k.pad, 1, channels,
+               seed % 3 != 2, seed % 3 == 0 ? "" : seed % 3 == 1 ? "Relu" : "Clip", seed % 2 == 0};
+    runConv(c, "depthwise stride 1 " + std::to_string(k.h) + "x" + std::to_string(k.w) + " k " +
+                   std::to_string(k.k_h) + "x" + std::to_string(k.k_w) + " pad " + std::to_string(k.pad),
+            seed);
     ++seed;
   }
 }

@@ -1,8 +1,16 @@
 // The worker threads behind vdla_native_ctx::parallel_for. Generated CPU code
 // splits its loops through this pool, so the runtime (and not the code) owns
 // every thread and the generated code links no threading library.
+//
+// A network runs dozens of parallel loops of tens of microseconds each, one
+// after the other; waking a sleeping thread through the kernel costs about
+// as much as such a loop. So a worker that finished its share keeps polling
+// for the next loop for a while (kSpinMicros) before it sleeps on a
+// condition variable, and the caller polls for the workers' completion the
+// same way. Only the first loop after an idle pause pays the wake-up.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -15,6 +23,13 @@ namespace vdla::rt::native {
 
 class ThreadPool {
  public:
+  // How long an idle worker (and a caller waiting for its workers) polls
+  // before it sleeps: longer than the serial code between two parallel
+  // loops of a network, short enough that an idle process stops burning CPU
+  // at once. The environment variable VDLA_SPIN_US overrides it (0: sleep
+  // at once, as a machine shared with other busy processes may prefer).
+  static constexpr int64_t kSpinMicros = 300;
+
   // num_threads counts the calling thread; 0 means VDLA_NUM_THREADS from the
   // environment, else the number of hardware threads.
   explicit ThreadPool(int num_threads = 0);
@@ -39,11 +54,14 @@ class ThreadPool {
 
   std::vector<std::thread> workers_;
   std::mutex run_mutex_;  // one parallel loop at a time
+  // Sleepers wait on the condition variables under mutex_; the atomics are
+  // what the polling threads read.
   std::mutex mutex_;
   std::condition_variable start_cv_, done_cv_;
-  uint64_t generation_ = 0;
-  int pending_ = 0;
-  bool stop_ = false;
+  std::atomic<uint64_t> generation_{0};  // bumped (release) when a loop's fields are set
+  std::atomic<int> pending_{0};          // workers still running the current loop
+  std::atomic<bool> stop_{false};
+  // The current loop; written only while no worker runs one.
   int64_t count_ = 0;
   vdla_task_fn task_ = nullptr;
   void* closure_ = nullptr;

@@ -33,6 +33,13 @@ struct CpuCompileOptions {
   // Fold an Add that follows a Conv (a residual connection) into the Conv's
   // epilogue.
   bool fuse_residual = true;
+  // Compute a 1x1 Conv together with the depthwise Conv that is the only
+  // reader of its output (MobileNetV2's expansion and depthwise layers), so
+  // that the expanded tensor stays in cache.
+  bool fuse_expand_depthwise = true;
+  // Likewise a depthwise Conv with the 1x1 Conv that is the only reader of
+  // its output (MobileNetV2's first block), band of rows by band of rows.
+  bool fuse_depthwise_pointwise = true;
 };
 
 // A graph compiled in process: the artifact plan (steps "llvm.<symbol>")
