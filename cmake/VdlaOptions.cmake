@@ -53,8 +53,11 @@ else()
 endif()
 vdla_resolve_optional(VDLA_WITH_CUDA _vdla_cuda_found)
 
-find_path(VDLA_XRT_INCLUDE xrt/xrt_device.h PATHS /opt/xilinx/xrt/include)
-if(VDLA_XRT_INCLUDE)
+# The XRT backend needs XRT's native C++ API: the headers and xrt_coreutil
+# (an XRT install sets XILINX_XRT, by default /opt/xilinx/xrt).
+find_path(VDLA_XRT_INCLUDE xrt/xrt_device.h HINTS $ENV{XILINX_XRT}/include PATHS /opt/xilinx/xrt/include)
+find_library(VDLA_XRT_COREUTIL_LIBRARY xrt_coreutil HINTS $ENV{XILINX_XRT}/lib PATHS /opt/xilinx/xrt/lib)
+if(VDLA_XRT_INCLUDE AND VDLA_XRT_COREUTIL_LIBRARY)
   set(_vdla_xrt_found TRUE)
 else()
   set(_vdla_xrt_found FALSE)

@@ -9,6 +9,9 @@
 #ifdef VDLA_HAVE_CYCLE_SIM
 #include "vdla/driver/cycle_device.h"
 #endif
+#ifdef VDLA_HAVE_XRT
+#include "vdla/driver/xrt_device.h"
+#endif
 
 namespace vdla::driver {
 
@@ -51,12 +54,24 @@ std::unique_ptr<Device> createDevice(const std::string& backend, const hw::HwCon
     if (!options.empty()) throw Error("the pynq device has no trace, waveform or cycle limit");
     return std::make_unique<ZynqDevice>(cfg, ZynqOptions::fromEnvironment());
   }
+#ifdef VDLA_HAVE_XRT
+  // An XRT device (Alveo card, embedded XRT platform): like a board, not in deviceBackends().
+  if (backend == "xrt") {
+    if (!options.empty()) throw Error("the xrt device has no trace, waveform or cycle limit");
+    return std::make_unique<XrtDevice>(cfg, XrtOptions::fromEnvironment());
+  }
+#endif
 #ifdef VDLA_HAVE_CYCLE_SIM
   if (backend == "cycle") return std::make_unique<CycleDevice>(cfg, options);
 #endif
   std::string names;
   for (const auto& n : deviceBackends()) names += (names.empty() ? "" : ", ") + n;
-  throw Error("unknown device '" + backend + "' (this build has: " + names + "; on a Zynq board: pynq)");
+#ifdef VDLA_HAVE_XRT
+  const char* boards = "; on a Zynq board: pynq; through XRT: xrt";
+#else
+  const char* boards = "; on a Zynq board: pynq";
+#endif
+  throw Error("unknown device '" + backend + "' (this build has: " + names + boards + ")");
 }
 
 void checkBufferRange(const Buffer& buffer, uint64_t offset, uint64_t bytes, const char* what) {

@@ -70,8 +70,7 @@ std::string waitReason(const hw::HwConfig& cfg, const hw::Instruction& insn, int
 
 }  // namespace
 
-void startThroughRegisters(const hw::HwConfig& cfg, const RegisterReader& reg, const RegisterWriter& write,
-                           uint64_t insn_addr, uint32_t count) {
+void checkConfigurationHash(const hw::HwConfig& cfg, const RegisterReader& reg) {
   const uint64_t hash = (uint64_t(reg(regs::kHashHi)) << 32) | reg(regs::kHashLo);
   if (hash != cfg.hash) {
     std::ostringstream msg;
@@ -81,6 +80,11 @@ void startThroughRegisters(const hw::HwConfig& cfg, const RegisterReader& reg, c
     if (hash == 0 || hash == ~uint64_t(0)) msg << " (this value usually means that no VDLA bitstream is loaded)";
     throw Error(msg.str());
   }
+}
+
+void startThroughRegisters(const hw::HwConfig& cfg, const RegisterReader& reg, const RegisterWriter& write,
+                           uint64_t insn_addr, uint32_t count) {
+  checkConfigurationHash(cfg, reg);
   if (reg(regs::kCtrl) & regs::kCtrlRunning)
     throw Error("the accelerator is still running a program (CTRL = RUNNING); reset it before a new run");
   const std::pair<uint32_t, uint32_t> writes[] = {{regs::kInsnAddr, uint32_t(insn_addr)},
@@ -173,6 +177,31 @@ sim::ExecutionStats statsAfterRun(const hw::HwConfig& cfg, const RegisterReader&
   };
   stats.gemm_uop_iterations = counter(regs::kCntGemmUops);
   stats.alu_element_ops = counter(regs::kCntAluVectors) * cfg.batch * cfg.block_out;
+  // The RTL counts clock cycles per module state (counters 1-15; fetch is
+  // busy in every run). The HLS top counts scheduling rounds in counter 0 and
+  // leaves 1-15 at zero: its rounds are not reported as cycles.
+  uint64_t per_module[16] = {};
+  bool clocked = false;
+  for (uint32_t i = 1; i < 16; ++i) clocked = (per_module[i] = counter(i)) != 0 || clocked;
+  if (clocked) {
+    stats.has_cycle_counters = true;
+    stats.cycles = counter(regs::kCntCycles);
+    auto module = [&](uint32_t busy, int token, uint32_t room, uint32_t dram) {
+      sim::ExecutionStats::ModuleCycles m;
+      m.busy = per_module[busy];
+      m.wait_token = token < 0 ? 0 : per_module[token];
+      m.wait_room = per_module[room];
+      m.wait_dram = per_module[dram];
+      return m;
+    };
+    auto& c = stats.cycle_counters;  // layout: docs/hardware.md, "Counters"
+    c.fetch = module(1, -1, 3, 2);
+    c.load = module(4, 5, 6, 7);
+    c.compute = module(8, 9, 10, 11);
+    c.store = module(12, 13, 14, 15);
+    c.gemm_uop_cycles = stats.gemm_uop_iterations;
+    c.alu_cycles = counter(regs::kCntAluVectors);
+  }
   if (!stream) return stats;
   // Every instruction of a successful run executed exactly once.
   for (const hw::Instruction& insn :

@@ -20,6 +20,10 @@ using RegisterWriter = std::function<void(uint32_t offset, uint32_t value)>;
 // Reads instruction `index` of the running program (16 bytes), false if it cannot.
 using InstructionReader = std::function<bool(uint32_t index, uint8_t bytes[16])>;
 
+// Compares the configuration hash registers with `cfg`; throws vdla::Error
+// refusing a mismatched bitstream (and naming a missing one).
+void checkConfigurationHash(const hw::HwConfig& cfg, const RegisterReader& reg);
+
 // The start of a run on any register-driven accelerator: compares the
 // configuration hash registers with `cfg` (a mismatched bitstream is refused),
 // writes INSN_ADDR, INSN_ADDR_HI and INSN_COUNT and reads each back, then
@@ -32,8 +36,9 @@ std::string describeRegisterError(const hw::HwConfig& cfg, const RegisterReader&
                                   const InstructionReader& insn);
 
 // The statistics of a successful run: the GEMM micro-op and ALU vector
-// counts from the accelerator's counters, instruction counts and MACs from
-// the program text (`stream`, `count` instructions; null to skip them).
+// counts from the accelerator's counters, the per-module cycle counters when
+// the accelerator counts clock cycles (the RTL), instruction counts and MACs
+// from the program text (`stream`, `count` instructions; null to skip them).
 sim::ExecutionStats statsAfterRun(const hw::HwConfig& cfg, const RegisterReader& reg, const uint8_t* stream,
                                   uint32_t count);
 

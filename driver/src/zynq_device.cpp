@@ -4,8 +4,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
+#include "register_run.h"
 #include "register_status.h"
 #include "vdla/hw/error.h"
 #include "vdla/hw/isa.h"
@@ -59,7 +59,8 @@ ZynqOptions ZynqOptions::fromEnvironment() {
   return o;
 }
 
-ZynqDevice::ZynqDevice(const hw::HwConfig& cfg, const ZynqOptions& options) : cfg_(cfg), options_(options) {
+ZynqDevice::ZynqDevice(const hw::HwConfig& cfg, const ZynqOptions& options)
+    : cfg_(cfg), options_(options), run_(std::make_unique<BackgroundRun>()) {
   // Registers: a UIO device found by name, or a path with an offset.
   std::string reg_path = options.registers;
   uint64_t reg_size = options.registers_size;
@@ -94,15 +95,8 @@ ZynqDevice::ZynqDevice(const hw::HwConfig& cfg, const ZynqOptions& options) : cf
   dma_ = std::make_unique<MappedRegion>(options.dma, 0, size, /*uncached=*/!options.dma_cached);
 }
 
-ZynqDevice::~ZynqDevice() {
-  cancel_ = true;
-  finishPrevious();
-}
-
-void ZynqDevice::finishPrevious() {
-  if (running_.valid()) running_.wait();
-  running_ = {};
-}
+// The worker uses the register window and the DMA mapping: stop it first.
+ZynqDevice::~ZynqDevice() { run_->finish(); }
 
 Buffer ZynqDevice::allocate(uint64_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -163,7 +157,6 @@ void ZynqDevice::syncDma(const char* direction) {
 
 RunResult ZynqDevice::runProgram(uint64_t insn_addr, uint32_t count) {
   RunResult r;
-  auto reg = [this](uint32_t offset) { return regs_->read32(offset); };
   auto insn = [this, insn_addr](uint32_t index, uint8_t bytes[16]) {
     const uint8_t* p = hostPointer(insn_addr + uint64_t(index) * hw::kInstructionBytes, hw::kInstructionBytes);
     if (!p) return false;
@@ -171,74 +164,22 @@ RunResult ZynqDevice::runProgram(uint64_t insn_addr, uint32_t count) {
     return true;
   };
   syncDma("sync_for_device");
-  startThroughRegisters(cfg_, reg, [this](uint32_t offset, uint32_t value) { regs_->write32(offset, value); },
-                        insn_addr, count);
-  // Poll CTRL. A run in which every module stays blocked on tokens or queue
-  // room, with nothing changing, for deadlock_after is a deadlock.
-  uint32_t last_state = ~0u, last_tokens = ~0u, last_indices = ~0u;
-  auto unchanged_since = std::chrono::steady_clock::now();
-  while (true) {
-    if (cancel_.load(std::memory_order_relaxed)) throw Error("run cancelled");
-    const uint32_t ctrl = regs_->read32(regs::kCtrl);
-    if (ctrl & regs::kCtrlError) throw Error(describeRegisterError(cfg_, reg, insn));
-    if ((ctrl & regs::kCtrlDone) && !(ctrl & regs::kCtrlRunning)) break;
-    const uint32_t state = regs_->read32(regs::kModuleState), tokens = regs_->read32(regs::kTokens);
-    uint32_t indices = 0;
-    for (uint32_t m = 0; m < 4; ++m) indices = indices * 31 + regs_->read32(regs::kFetchIndex + 4 * m);
-    bool blocked = ((state & 0xf) == regs::kStFetchWaitQueue || (state & 0xf) == regs::kStFetchDone) &&
-                   (state >> 4) != 0;
-    for (int m = 1; m < 4; ++m) {
-      const uint32_t s = (state >> (4 * m)) & 0xf;
-      blocked = blocked && (s == regs::kStIdle || s == regs::kStWaitToken || s == regs::kStWaitRoom);
-    }
-    const auto now = std::chrono::steady_clock::now();
-    if (!blocked || state != last_state || tokens != last_tokens || indices != last_indices) {
-      last_state = state, last_tokens = tokens, last_indices = indices;
-      unchanged_since = now;
-    } else if (now - unchanged_since >= options_.deadlock_after) {
-      throw Error(describeDeadlock(cfg_, reg, insn));
-    }
-    std::this_thread::sleep_for(options_.poll_interval);
-  }
+  runThroughRegisters(cfg_, *regs_, insn, insn_addr, count, PollTiming{options_.poll_interval, options_.deadlock_after},
+                      run_->cancelled());
   syncDma("sync_for_cpu");
-  r.stats = statsAfterRun(cfg_, reg, hostPointer(insn_addr, uint64_t(count) * hw::kInstructionBytes), count);
+  r.stats = statsAfterRun(cfg_, [this](uint32_t offset) { return regs_->read32(offset); },
+                          hostPointer(insn_addr, uint64_t(count) * hw::kInstructionBytes), count);
   return r;
 }
 
 void ZynqDevice::launch(uint64_t insn_addr, uint32_t count) {
-  if (!cancel_ && running_.valid() && running_.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
-    throw Error("launch while a program is still running on the pynq device (wait for it first)");
-  finishPrevious();
-  cancel_ = false;
-  running_ = std::async(std::launch::async, [this, insn_addr, count] {
-    RunResult r;
-    const auto start = std::chrono::steady_clock::now();
-    try {
-      r = runProgram(insn_addr, count);
-    } catch (const std::exception& e) {
-      r.status = RunResult::Status::Error;
-      r.message = e.what();
-    }
-    r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return r;
-  });
+  run_->launch("pynq", [this, insn_addr, count] { return runProgram(insn_addr, count); });
 }
 
 RunResult ZynqDevice::wait(std::chrono::milliseconds timeout) {
-  if (!running_.valid()) throw Error("wait without a launched program");
-  if (running_.wait_for(timeout) != std::future_status::ready) {
-    cancel_ = true;
-    RunResult r;
-    r.status = RunResult::Status::Timeout;
-    const uint32_t state = regs_->read32(regs::kModuleState);
-    char text[16];
-    std::snprintf(text, sizeof text, "%04x", state & 0xffff);
-    r.message = "timeout waiting for DONE: the program did not finish within " + std::to_string(timeout.count()) +
-                " ms (MODULE_STATE 0x" + text +
-                "; the accelerator may still be running: reload the bitstream before the next run)";
-    return r;
-  }
-  return running_.get();
+  return run_->wait(timeout, [this, timeout] {
+    return timeoutWaitingForDone(*regs_, timeout, "reload the bitstream before the next run");
+  });
 }
 
 }  // namespace vdla::driver

@@ -14,14 +14,13 @@
 #include <cstring>
 
 #include "differential.h"
+#include "rtl_window_accelerator.h"
 #include "vdla/driver/zynq_device.h"
 #include "vdla/hw/error.h"
 #include "vdla/hw/instruction_builders.h"
 #include "vdla/hw/isa_layout.h"
 #include "vdla/hw/registers.h"
 #include "vdla/selftest/selftest.h"
-#include "vdla/sim/cycle_register_port.h"
-#include "vdla/sim/dram.h"
 #include "vdla/sim/progen.h"
 #include "zynq_window_bridge.h"
 
@@ -31,45 +30,9 @@ namespace regs = vdla::hw::regs;
 using ::testing::HasSubstr;
 using vdla::driver::RunResult;
 using vdla::driver::ZynqDevice;
-using vdla::zynqtest::kDmaPhys;
-using vdla::zynqtest::kDmaSize;
+using vdla::zynqtest::CycleBridge;
 using vdla::zynqtest::runAssembly;
 using vdla::zynqtest::SharedFiles;
-using vdla::zynqtest::WindowBridge;
-
-// The RTL behind the window. Its DRAM is the driver's DMA file itself, so
-// data the driver writes is what the accelerator's AXI bursts read, and what
-// they write is what the driver reads back.
-class RtlAccelerator : public vdla::zynqtest::WindowAccelerator {
- public:
-  // Clock cycles per slice: short enough that small programs end promptly,
-  // long enough that copying the ~50 status registers (a few cycles each)
-  // stays a small part of the time.
-  static constexpr uint64_t kCyclesPerSlice = 1024;
-
-  RtlAccelerator(const vdla::hw::HwConfig& cfg, uint8_t* dma) {
-    dram_.attach(kDmaPhys, dma, kDmaSize);
-    port_ = std::make_unique<vdla::sim::CycleRegisterPort>(cfg, dram_);
-  }
-  uint32_t readRegister(uint32_t offset) override { return port_->read(offset); }
-  void writeRegister(uint32_t offset, uint32_t value) override { port_->write(offset, value); }
-  void reset() override { port_->reset(); }
-  void advance() override { port_->step(kCyclesPerSlice); }
-
- private:
-  vdla::sim::Dram dram_;
-  std::unique_ptr<vdla::sim::CycleRegisterPort> port_;
-};
-
-struct CycleBridge : WindowBridge {
-  CycleBridge(const vdla::hw::HwConfig& cfg, const SharedFiles& files)
-      : WindowBridge(files, [&cfg](uint8_t* dma) { return std::make_unique<RtlAccelerator>(cfg, dma); }) {}
-};
-
-// The tiny config (the fastest RTL), or a skip if this build has no model of it.
-#define REQUIRE_TINY_MODEL(cfg)                                                                     \
-  const auto cfg = vdla::hw::loadConfig("tiny");                                                    \
-  if (!vdla::sim::cycleSimSupports(cfg)) GTEST_SKIP() << "no cycle-accurate model of tiny in this build"
 
 TEST(ZynqCycle, SelftestThroughASharedRegisterWindow) {
   REQUIRE_TINY_MODEL(cfg);

@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "csim_window_accelerator.h"
 #include "differential.h"
 #include "vdla/driver/register_window.h"
 #include "vdla/driver/zynq_device.h"
-#include "vdla/hls/hls_csim.h"
 #include "vdla/hw/error.h"
 #include "vdla/hw/registers.h"
 #include "vdla/selftest/selftest.h"
@@ -28,35 +28,11 @@ using vdla::driver::MappedRegion;
 using vdla::driver::RunResult;
 using vdla::driver::ZynqDevice;
 using vdla::driver::ZynqOptions;
+using vdla::zynqtest::CsimBridge;
 using vdla::zynqtest::kDmaPhys;
 using vdla::zynqtest::kDmaSize;
 using vdla::zynqtest::runAssembly;
 using vdla::zynqtest::SharedFiles;
-using vdla::zynqtest::WindowBridge;
-
-// The HLS C simulation as the accelerator behind the window; its DRAM is the
-// shared DMA file.
-class CsimAccelerator : public vdla::zynqtest::WindowAccelerator, public vdla::hls::CsimDram {
- public:
-  CsimAccelerator(const vdla::hw::HwConfig& cfg, uint8_t* dma) : dma_(dma), csim_(vdla::hls::createHlsCsim(cfg, *this)) {}
-  uint8_t* map(uint64_t addr, uint64_t bytes) override {
-    if (addr < kDmaPhys || addr + bytes > kDmaPhys + kDmaSize) return nullptr;
-    return dma_ + (addr - kDmaPhys);
-  }
-  uint32_t readRegister(uint32_t offset) override { return csim_->readRegister(offset); }
-  void writeRegister(uint32_t offset, uint32_t value) override { csim_->writeRegister(offset, value); }
-  void reset() override { csim_->reset(); }
-  void advance() override { csim_->step(256); }
-
- private:
-  uint8_t* dma_;
-  std::unique_ptr<vdla::hls::HlsCsim> csim_;
-};
-
-struct CsimBridge : WindowBridge {
-  CsimBridge(const vdla::hw::HwConfig& cfg, const SharedFiles& files)
-      : WindowBridge(files, [&cfg](uint8_t* dma) { return std::make_unique<CsimAccelerator>(cfg, dma); }) {}
-};
 
 TEST(ZynqDevice, SelftestThroughASharedRegisterWindow) {
   for (const char* name : {"tiny", "pynq"}) {

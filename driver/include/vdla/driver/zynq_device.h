@@ -13,9 +13,7 @@
 //   VDLA_ZYNQ_DMA_PHYS     physical address of its first byte (default: u-dma-buf's sysfs phys_addr)
 //   VDLA_ZYNQ_DMA_SIZE     its size in bytes (default: u-dma-buf's sysfs size)
 //   VDLA_ZYNQ_DMA_CACHED   1: cached mapping with u-dma-buf sync_for_device/sync_for_cpu around runs
-#include <atomic>
 #include <chrono>
-#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,6 +22,8 @@
 #include "vdla/driver/register_window.h"
 
 namespace vdla::driver {
+
+class BackgroundRun;
 
 struct ZynqOptions {
   std::string registers = "uio:vdla";
@@ -63,7 +63,6 @@ class ZynqDevice : public Device {
   RunResult runProgram(uint64_t insn_addr, uint32_t count);
   uint8_t* hostPointer(uint64_t phys, uint64_t bytes) const;  // nullptr outside the DMA region
   void syncDma(const char* direction);
-  void finishPrevious();
 
   hw::HwConfig cfg_;
   ZynqOptions options_;
@@ -72,8 +71,7 @@ class ZynqDevice : public Device {
   std::string dma_sysfs_;               // /sys/class/u-dma-buf/<name>, "" if absent
   std::map<uint64_t, uint64_t> used_;   // offset in the DMA region -> bytes
   std::mutex mutex_;                    // the allocator
-  std::atomic<bool> cancel_{false};
-  std::future<RunResult> running_;
+  std::unique_ptr<BackgroundRun> run_;  // the worker thread of launch/wait
 };
 
 }  // namespace vdla::driver
