@@ -2,7 +2,8 @@
 //
 // Runs a compiled artifact of a CPU target (ref, llvm) on raw tensors, and,
 // in a runtime built with VDLA_RUNTIME_ACCEL, one of target vdla on the
-// accelerator named by --device (pynq on a Zynq board, fsim anywhere): each
+// accelerator named by --device (pynq on a Zynq board, xrt through XRT, fsim
+// anywhere): each
 // --input file holds one graph input's elements in the artifact's element type
 // and shape (row major, little endian, no header), each --output file receives
 // one graph output the same way. It is the whole user interface of the
@@ -35,7 +36,8 @@ const char* const kUsage =
     "  --output FILE  where to write the next graph output (raw bytes)\n"
     "  --repeat N     run N times and report the fastest (default 1)\n"
 #ifdef VDLA_RUNTIME_ACCEL
-    "  --device NAME  target vdla: the accelerator (pynq on a Zynq board; fsim, the functional simulator)\n"
+    "  --device NAME  target vdla: the accelerator (pynq on a Zynq board; xrt through Xilinx XRT when built with it;\n"
+    "                 fsim, the functional simulator)\n"
 #endif
     "Without --input, prints the artifact's inputs and outputs and runs nothing.\n";
 
@@ -117,7 +119,7 @@ int run(const Options& o) {
   vdla::hw::HwConfig config;
   std::unique_ptr<vdla::driver::Device> device;
   if (targetNeedsDevice(artifact.target)) {
-    if (o.device.empty()) throw UsageError(o.artifact + ": target '" + artifact.target + "' needs --device (pynq or fsim)");
+    if (o.device.empty()) throw UsageError(o.artifact + ": target '" + artifact.target + "' needs --device (pynq, xrt or fsim)");
     config = vdla::hw::loadConfig(artifact.hw_config_name);
     device = vdla::driver::createDevice(o.device, config);
     options.device = device.get();
