@@ -4,8 +4,8 @@
 // in a runtime built with VDLA_RUNTIME_ACCEL, one of target vdla on the
 // accelerator named by --device (pynq on a Zynq board, xrt through XRT, fsim
 // anywhere): each --input file holds one graph input's elements in the
-// artifact's element type and shape (row major, little endian, no header), each --output file receives
-// one graph output the same way. It is the whole user interface of the
+// artifact's element type and shape (row major, little endian, no header),
+// each --output file receives one graph output the same way. It is the whole user interface of the
 // deployable runtime, so it uses nothing but the C++ standard library and
 // vdla_runtime (no option parser) and prints plain text.
 #include <algorithm>
