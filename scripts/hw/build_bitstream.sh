@@ -23,9 +23,12 @@ usage() {
   sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
-die() { echo "build_bitstream: error: $*" >&2; exit 2; }
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+FLOW_PROG=build_bitstream
+# shellcheck source=scripts/hw/lib_flow.sh
+source "$ROOT/scripts/hw/lib_flow.sh"
+die() { flow_die "$@"; }
 config_arg="" flow="" port=hp build_dir="${VDLA_BUILD_DIR:-$ROOT/build/release}" out_dir="" dry_run=0
 while (($#)); do
   case "$1" in
@@ -44,48 +47,21 @@ done
 [[ $flow == hls || $flow == rtl ]] || die "--flow must be hls or rtl, got '${flow}'"
 [[ $port == hp || $port == acp ]] || die "--port must be hp or acp, got '$port'"
 
-if [[ -f $config_arg ]]; then
-  config_file=$(cd "$(dirname "$config_arg")" && pwd)/$(basename "$config_arg")
-elif [[ -f $ROOT/vdla_hw/config/$config_arg.json ]]; then
-  config_file=$ROOT/vdla_hw/config/$config_arg.json
-else
-  die "no config '$config_arg' (shipped: $(cd "$ROOT/vdla_hw/config" && echo *.json | sed 's/\.json//g'))"
-fi
-config=$(basename "$config_file" .json)
-read -r board part clock_mhz < <(python3 -c '
-import json, sys
-t = json.load(open(sys.argv[1]))["target"]
-print(t["board"], t["part"], t["clock_mhz"])' "$config_file") || die "$config_file: cannot read target.board/part/clock_mhz"
-case $part in
-  xc7z*|xczu*) ;;
-  *) die "$config_file: part '$part' is not a Zynq-7000 (xc7z*) or Zynq UltraScale+ (xczu*) device" ;;
-esac
-
-params_dir=$build_dir/generated/vdla_hw/$config
-[[ -f $params_dir/vdla_params.h && -f $params_dir/vdla_pkg.sv ]] ||
-  die "no generated parameters in $params_dir (run: ninja -C $build_dir vdla_hw_params)"
+flow_resolve_config "$config_arg"
+flow_read_target
+flow_params_dir "$build_dir"
 out_dir=${out_dir:-$ROOT/build/bitstream/$config-$flow}
 
 # The vendor tools: stop clearly when they are absent.
-need() {
-  command -v "$1" >/dev/null && return
-  ((dry_run)) && { echo "build_bitstream: note: $1 not found (dry run continues)" >&2; return; }
-  echo "build_bitstream: $1 not found on PATH: the $flow flow needs AMD $2." >&2
-  echo "build_bitstream: install it (free for these parts), run 'source <install>/settings64.sh', and retry." >&2
-  exit 3
-}
-need vivado "Vivado 2023.1 or newer"
-[[ $flow == rtl ]] || need vitis_hls "Vitis HLS 2023.1 or newer"
+flow_need vivado "Vivado 2023.1 or newer"
+[[ $flow == rtl ]] || flow_need vitis_hls "Vitis HLS 2023.1 or newer"
 
-run() {
-  echo "+ $*" >&2
-  ((dry_run)) || "$@" || { echo "build_bitstream: '$1' failed (logs in $out_dir)" >&2; exit 1; }
-}
+run() { flow_run "$@"; }
 mkdir -p "$out_dir"
 if [[ $flow == hls ]]; then
   run vitis_hls -f "$ROOT/scripts/hw/hls.tcl" -tclargs "$config" "$part" "$clock_mhz" "$ROOT/vdla_hw/hls" \
     "$params_dir" "$ROOT/vdla_hw/include" "$out_dir" "$ROOT/vdla_hw/hls/tb/vdla_top_tb.cpp"
-  ((dry_run)) || (cd "$out_dir/ip" && rm -rf hls_ip && mkdir hls_ip && cd hls_ip && python3 -m zipfile -e "../vdla_hls_$config.zip" .)
+  ((dry_run)) || flow_unzip_hls_ip "$out_dir/ip/vdla_hls_$config.zip" "$out_dir/ip/hls_ip"
   ip_repo=$out_dir/ip/hls_ip slave_if=s_axi_control master_if=m_axi_data
 else
   run vivado -mode batch -nojournal -source "$ROOT/scripts/hw/rtl_package.tcl" -tclargs "$config" "$part" \

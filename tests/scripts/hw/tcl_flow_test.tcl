@@ -27,8 +27,9 @@ proc target_of {config} {
 }
 
 # Sources `script` with ::argv = `argv`; returns {exit_code log}. The log is
-# one entry per recorded tool command.
-proc run_script {script argv} {
+# one entry per recorded tool command. `preamble` runs first in the fresh
+# interpreter (to define a tool command that a script inspects or wraps).
+proc run_script {script argv {preamble {}}} {
   set i [interp create]
   $i eval {
     set ::log {}
@@ -49,6 +50,7 @@ proc run_script {script argv} {
       return [lindex $args end]
     }
   }
+  $i eval $preamble
   $i eval [list set ::argv $argv]
   $i eval [list set ::argc [llength $argv]]
   set code 0
@@ -181,6 +183,66 @@ foreach f [glob -tails -directory $root/vdla_hw/rtl *.sv] {
 }
 expect_cmd "rtl_package.tcl" $log {set_property top} "set_property top vdla_top *"
 expect_order "rtl_package.tcl" $log ipx::package_project ipx::save_core
+
+# ---- xrt_hls.tcl: hls.tcl unchanged but for 64-bit AXI master addresses.
+set xrt_hls $root/scripts/hw/xrt_hls.tcl
+set record_ci {proc config_interface {args} { lappend ::log [concat config_interface $args] }}
+lassign [target_of zcu104] part board clock
+lassign [run_script $xrt_hls [list zcu104 $part $clock $root/vdla_hw/hls /gen/zcu104 $root/vdla_hw/include /out tb.cpp] \
+  $record_ci] code log
+if {$code != 0} { fail "xrt_hls.tcl exited with $code" }
+expect_cmd "xrt_hls.tcl" $log config_interface "config_interface -m_axi_addr64=true"
+foreach c $log {
+  if {[string match "*m_axi_addr64=false*" $c]} { fail "xrt_hls.tcl keeps 32-bit addresses: $c" }
+}
+expect_cmd "xrt_hls.tcl" $log set_part "set_part $part"
+expect_cmd "xrt_hls.tcl" $log export_design "*-ipname vdla_top*-output /out/ip/vdla_hls_zcu104.zip"
+expect_order "xrt_hls.tcl" $log config_interface csynth_design
+lassign [run_script $xrt_hls [list zcu104 $part $clock $root/vdla_hw/hls /gen $root/vdla_hw/include /out]] code log
+if {$code != 2} { fail "xrt_hls.tcl outside vitis_hls (no config_interface) must exit 2, got $code" }
+
+# ---- xo_package.tcl: user-managed kernels from the HLS IP and the wrapped RTL.
+set xo_tcl $root/scripts/hw/xo_package.tcl
+set scratch [file join [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}] vdla_xo_test_[pid]]
+file mkdir $scratch
+set xo $scratch/k.xo
+close [open $xo w]
+lassign [run_script $xo_tcl [list hls zcu104 $part /ip/hls_ip $xo]] code log
+if {$code != 0} { fail "xo_package.tcl hls exited with $code" }
+expect_cmd "xo_package.tcl hls" $log package_xo \
+  "package_xo -kernel_name vdla_top -ctrl_protocol user_managed -ip_directory /ip/hls_ip -xo_path $xo *"
+if {[find_cmd $log create_project] ne ""} { fail "xo_package.tcl hls must package the HLS IP as it is" }
+
+set wrapper $root/scripts/hw/xrt/vdla_xrt_rtl.sv
+lassign [run_script $xo_tcl [list rtl zcu104 $part /gen/zcu104/vdla_pkg.sv $root/vdla_hw/rtl $wrapper $xo]] code log
+if {$code != 0} { fail "xo_package.tcl rtl exited with $code" }
+expect_cmd "xo_package.tcl rtl" $log create_project "*-part $part"
+set files {}
+foreach c $log { if {[lindex $c 0] eq "add_files"} { lappend files [file tail [lindex $c end]] } }
+if {[lindex $files 0] ne "vdla_pkg.sv"} { fail "xo_package.tcl must add the generated package first, got $files" }
+foreach f [concat [glob -tails -directory $root/vdla_hw/rtl *.sv] vdla_xrt_rtl.sv] {
+  if {$f ni $files} { fail "xo_package.tcl rtl does not add $f" }
+}
+expect_cmd "xo_package.tcl rtl" $log {set_property top} "set_property top vdla_xrt_rtl *"
+# The interfaces it associates are the wrapper's ports.
+set fd [open $wrapper r]; set wrapper_text [read $fd]; close $fd
+foreach busif {s_axi_control m_axi_gmem} {
+  expect_cmd "xo_package.tcl rtl" $log {ipx::associate_bus_interfaces -busif} "*-busif $busif -clock ap_clk*"
+  if {![regexp "\\m${busif}_araddr\\M" $wrapper_text]} { fail "the wrapper has no ${busif} interface" }
+}
+if {![regexp {output logic \[63:0\] m_axi_gmem_araddr} $wrapper_text]} { fail "the wrapper's master is not 64-bit" }
+expect_cmd "xo_package.tcl rtl" $log set_property "set_property vitis_drc {ctrl_protocol user_managed} *"
+expect_order "xo_package.tcl rtl" $log ipx::package_project ipx::save_core
+expect_order "xo_package.tcl rtl" $log ipx::save_core package_xo
+expect_cmd "xo_package.tcl rtl" $log package_xo "package_xo -kernel_name vdla_xrt_rtl -ctrl_protocol user_managed *"
+file delete $xo
+lassign [run_script $xo_tcl [list hls zcu104 $part /ip/hls_ip $xo]] code log
+if {$code != 1} { fail "xo_package.tcl must exit 1 when package_xo writes no .xo, got $code" }
+lassign [run_script $xo_tcl [list hls zcu104 $part /ip]] code log
+if {$code != 2} { fail "xo_package.tcl with missing arguments must exit 2, got $code" }
+lassign [run_script $xo_tcl [list vhdl zcu104 $part /ip $xo]] code log
+if {$code != 2} { fail "xo_package.tcl with flow 'vhdl' must exit 2, got $code" }
+file delete -force $scratch
 
 if {$failures} {
   puts "$failures failure(s)"
