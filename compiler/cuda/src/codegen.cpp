@@ -99,6 +99,20 @@ std::string activationParams(const StepContext& ctx) {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+std::vector<int64_t> broadcastStrides(const StepContext& ctx, const rt::Shape& s, const rt::Shape& out) {
+  const size_t rank = out.size();
+  ctx.require(s.size() <= rank, "operand has a higher rank than the output");
+  std::vector<int64_t> st(rank, 0);
+  const std::vector<int64_t> rm = rt::rowMajorStrides(s);
+  for (size_t d = 0; d < s.size(); ++d) {
+    const size_t od = d + rank - s.size();
+    ctx.require(s[d] == out[od] || s[d] == 1,
+                "operand " + rt::shapeToString(s) + " does not broadcast to " + rt::shapeToString(out));
+    st[od] = s[d] == 1 ? 0 : rm[d];
+  }
+  return st;
+}
+
 void gridStride(KernelSpec& k, int64_t total) {
   k.block[0] = 256;
   // Grid-stride loops: enough blocks to fill the GPU, never more than needed.
@@ -109,13 +123,27 @@ void gridStride(KernelSpec& k, int64_t total) {
 
 namespace {
 
-std::string kernelText(const KernelSpec& k, const std::string& entry) {
-  std::string args;
+// `arg_bytes`: the size of each argument's tensor. They go into the host
+// entry that the CPU emulation of the tests calls (VDLA_CUDA_EMULATION, never
+// defined by NVRTC), which gives each argument a buffer of exactly that size
+// between guards, so that an access out of bounds is caught.
+std::string kernelText(const KernelSpec& k, const std::string& entry, const std::vector<size_t>& arg_bytes) {
+  std::string args, bytes;
   for (size_t i = 0; i < k.args.size(); ++i) args += (i ? ", " : "") + k.args[i];
+  for (size_t i = 0; i < arg_bytes.size(); ++i) bytes += ", " + std::to_string(arg_bytes[i]);
   const int64_t threads = k.block[0] * k.block[1] * k.block[2];
   return "struct " + entry + "_P {\n" + k.params + "};\nextern \"C\" __global__ void __launch_bounds__(" +
          std::to_string(threads) + ") " + entry + "(" + args + ") {\n  using P = " + entry + "_P;\n  " + k.body +
-         "\n}\n";
+         "\n}\n#ifdef VDLA_CUDA_EMULATION\nVDLA_EMU_KERNEL(" + entry + bytes + ")\n#endif\n";
+}
+
+// The byte size of each kernel argument: present inputs, then outputs.
+std::vector<size_t> argumentBytes(const StepContext& ctx) {
+  std::vector<size_t> bytes;
+  for (int32_t id : ctx.step.inputs)
+    if (id >= 0) bytes.push_back(ctx.plan.tensors[id].type.byteSize());
+  for (int32_t id : ctx.step.outputs) bytes.push_back(ctx.plan.tensors[id].type.byteSize());
+  return bytes;
 }
 
 std::string sanitize(const std::string& s) {
@@ -156,7 +184,7 @@ GeneratedModule generateCudaModule(const rt::Artifact& input, const CudaCodegenO
   if (options.tf32_tensor_cores) src << "#include <mma.h>\n";
   src << kDeviceCommon << kDeviceConv;
   if (options.tf32_tensor_cores) src << kDeviceConvTf32;
-  src << kDeviceGemm << kDeviceElementwise << kDevicePool << kDeviceReduce << kDeviceTensor;
+  src << kDeviceGemm << kDeviceElementwise << kDevicePool << kDeviceReduce << kDeviceTensor << kDeviceInteger;
   src << "\n// ---- kernels, one per distinct step\n";
 
   std::map<std::string, std::string> entry_of;  // kernel text with a placeholder name -> entry
@@ -166,11 +194,12 @@ GeneratedModule generateCudaModule(const rt::Artifact& input, const CudaCodegenO
     StepContext ctx{plan, step, i, op, options};
     KernelSpec k;
     const bool known = emitConv(ctx, k) || emitMatMul(ctx, k) || emitPool(ctx, k) || emitReduce(ctx, k) ||
-                       emitTensorOp(ctx, k) || emitQuantization(ctx, k) ||
+                       emitTensorOp(ctx, k) || emitQuantization(ctx, k) || emitIntegerOp(ctx, k) ||
                        (!step.inputs.empty() && emitElementwise(ctx, k));
     if (!known) ctx.fail("operator '" + op + "' is not supported by the CUDA backend");
     checkLimits(ctx, k);
-    const std::string key = kernelText(k, "@ENTRY@");
+    const std::vector<size_t> arg_bytes = argumentBytes(ctx);
+    const std::string key = kernelText(k, "@ENTRY@", arg_bytes);
     auto it = entry_of.find(key);
     std::string entry;
     if (it != entry_of.end()) {
@@ -181,7 +210,7 @@ GeneratedModule generateCudaModule(const rt::Artifact& input, const CudaCodegenO
       out.entries.push_back(entry);
       std::string name = step.name;
       std::replace(name.begin(), name.end(), '\n', ' ');
-      src << "\n// step " << i << " '" << name << "' (" << op << ")\n" << kernelText(k, entry);
+      src << "\n// step " << i << " '" << name << "' (" << op << ")\n" << kernelText(k, entry, arg_bytes);
     }
     KernelLaunch l;
     l.entry = entry;

@@ -42,16 +42,11 @@ bool emitConv(const StepContext& ctx, KernelSpec& k) {
   ctx.require(ws.size() == xs.size(), "weights must have the input's rank");
   const int64_t group = ctx.attrs().getInt("group", 1);
   ctx.require(group >= 1 && xs[1] == ws[1] * group && ws[0] % group == 0, "channels do not fit the group count");
-  const Window2 win = resolveWindow2(ctx, xs, ys, std::vector<int64_t>(ws.begin() + 2, ws.end()));
+  const Window3 win = resolveWindow3(ctx, xs, ys, std::vector<int64_t>(ws.begin() + 2, ws.end()));
   const int64_t n = xs[0], c = xs[1], m = ws[0], cg = ws[1], mg = m / group;
 
   std::string p;
-  p += constant("N", n) + constant("C", c) + constant("H", win.in[0]) + constant("W", win.in[1]);
-  p += constant("M", m) + constant("OH", win.out[0]) + constant("OW", win.out[1]);
-  p += constant("KH", win.kernel[0]) + constant("KW", win.kernel[1]);
-  p += constant("SH", win.stride[0]) + constant("SW", win.stride[1]);
-  p += constant("PH", win.pad_begin[0]) + constant("PW", win.pad_begin[1]);
-  p += constant("DH", win.dilation[0]) + constant("DW", win.dilation[1]);
+  p += constant("N", n) + constant("C", c) + constant("M", m) + windowParams(win);
   p += constant("G", group) + constant("CG", cg) + constant("MG", mg);
   p += constantB("has_bias", has_bias) + constantB("has_res", has_res);
   p += activationParams(ctx);
@@ -67,10 +62,10 @@ bool emitConv(const StepContext& ctx, KernelSpec& k) {
   const std::string call_args =
       std::string("(x, w, ") + (has_bias ? "b" : "nullptr") + ", " + (has_res ? "r" : "nullptr") + ", y);";
 
-  const int64_t ntot = n * win.out[0] * win.out[1];
+  const int64_t ntot = n * win.outVolume();
   if (cg == 1) {
     k.body = "vdla::convDirect<P>" + call_args;
-    gridStride(k, n * m * win.out[0] * win.out[1]);
+    gridStride(k, n * m * win.outVolume());
     return true;
   }
   ctx.require(group <= 65535, "more than 65535 groups");

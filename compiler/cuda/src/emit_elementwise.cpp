@@ -65,22 +65,9 @@ void emitBinary(const StepContext& ctx, KernelSpec& k) {
   ctx.require(t == rt::DType::F32 || !ctx.attrs().has("activation"), "a fused activation needs f32 operands");
   const rt::Shape& ys = y.type.shape;
   const size_t rank = ys.size();
-  // Operand strides seen through broadcasting, aligned to the output's rank.
-  auto strides = [&](const rt::Shape& s) {
-    ctx.require(s.size() <= rank, "operand has a higher rank than the output");
-    std::vector<int64_t> st(rank, 0);
-    const std::vector<int64_t> rm = rt::rowMajorStrides(s);
-    for (size_t d = 0; d < s.size(); ++d) {
-      const size_t od = d + rank - s.size();
-      ctx.require(s[d] == ys[od] || s[d] == 1, "operand " + rt::shapeToString(s) + " does not broadcast to " +
-                                                   rt::shapeToString(ys));
-      st[od] = s[d] == 1 ? 0 : rm[d];
-    }
-    return st;
-  };
   const int64_t total = rt::numElements(ys);
   std::string p = constant("total", total) + constant("rank", static_cast<int64_t>(rank)) + intArray("dims", ys) +
-                  intArray("a_str", strides(a.type.shape)) + intArray("b_str", strides(b.type.shape)) +
+                  intArray("a_str", broadcastStrides(ctx, a.type.shape, ys)) + intArray("b_str", broadcastStrides(ctx, b.type.shape, ys)) +
                   constantB("same_shape", a.type.shape == ys && b.type.shape == ys);
   if (t == rt::DType::F32) p += activationParams(ctx);
   k.params = p;

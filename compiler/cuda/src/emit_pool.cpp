@@ -1,4 +1,4 @@
-// MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool steps (f32, NCHW).
+// MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool steps (f32, 1-D to 3-D windows).
 #include <algorithm>
 
 #include "window.h"
@@ -13,17 +13,13 @@ void emitWindowPool(const StepContext& ctx, KernelSpec& k, bool is_max) {
   ctx.requireF32(x, "input X");
   ctx.requireF32(y, "output Y");
   ctx.require(ctx.numOutputs() == 1 || ctx.step.outputs[1] < 0, "MaxPool's Indices output is not supported");
-  const Window2 w = resolveWindow2(ctx, x.type.shape, y.type.shape, ctx.attrs().getInts("kernel_shape"));
+  const Window3 w = resolveWindow3(ctx, x.type.shape, y.type.shape, ctx.attrs().getInts("kernel_shape"));
   const int64_t planes = x.type.shape[0] * x.type.shape[1];
-  k.params = constant("planes", planes) + constant("H", w.in[0]) + constant("W", w.in[1]) +
-             constant("OH", w.out[0]) + constant("OW", w.out[1]) + constant("KH", w.kernel[0]) +
-             constant("KW", w.kernel[1]) + constant("SH", w.stride[0]) + constant("SW", w.stride[1]) +
-             constant("PH", w.pad_begin[0]) + constant("PW", w.pad_begin[1]) + constant("PHE", w.pad_end[0]) +
-             constant("PWE", w.pad_end[1]) + constant("DH", w.dilation[0]) + constant("DW", w.dilation[1]) +
+  k.params = constant("planes", planes) + windowParams(w, true) +
              constantB("count_include_pad", ctx.attrs().getInt("count_include_pad", 0) != 0);
   k.args = {"const float* __restrict__ x", "float* __restrict__ y"};
   k.body = is_max ? "vdla::maxPool<P>(x, y);" : "vdla::averagePool<P>(x, y);";
-  gridStride(k, planes * w.out[0] * w.out[1]);
+  gridStride(k, planes * w.outVolume());
 }
 
 void emitGlobalPool(const StepContext& ctx, KernelSpec& k, bool is_max) {

@@ -57,6 +57,9 @@ std::string activationParams(const StepContext& ctx);
 // Grid-stride launch over `total` elements with 256 threads per block.
 void gridStride(KernelSpec& k, int64_t total);
 int64_t ceilDiv(int64_t a, int64_t b);
+// Strides of an operand of shape `s` seen through numpy broadcasting to
+// `out` (aligned to the output's rank, 0 on broadcast dimensions).
+std::vector<int64_t> broadcastStrides(const StepContext& ctx, const rt::Shape& s, const rt::Shape& out);
 
 // Operator families. Each returns false when `ctx.op` is not one of its
 // operators and throws (ctx.fail) for unsupported forms of its operators.
@@ -67,6 +70,9 @@ bool emitPool(const StepContext& ctx, KernelSpec& k);
 bool emitReduce(const StepContext& ctx, KernelSpec& k);
 bool emitTensorOp(const StepContext& ctx, KernelSpec& k);
 bool emitQuantization(const StepContext& ctx, KernelSpec& k);
+// Integer operators of quantised graphs (emit_qlinear*.cpp).
+bool emitIntegerOp(const StepContext& ctx, KernelSpec& k);
+bool emitIntegerConv(const StepContext& ctx, KernelSpec& k);
 
 // The device library (src/device/*.cuh), embedded at build time.
 extern const char* const kDeviceCommon;
@@ -77,5 +83,6 @@ extern const char* const kDeviceElementwise;
 extern const char* const kDevicePool;
 extern const char* const kDeviceReduce;
 extern const char* const kDeviceTensor;
+extern const char* const kDeviceInteger;
 
 }  // namespace vdla::cuda

@@ -4,10 +4,10 @@
 
 namespace vdla::cuda {
 
-Window2 resolveWindow2(const StepContext& ctx, const rt::Shape& x, const rt::Shape& y,
+Window3 resolveWindow3(const StepContext& ctx, const rt::Shape& x, const rt::Shape& y,
                        const std::vector<int64_t>& kernel) {
-  ctx.require(x.size() == 3 || x.size() == 4,
-              "only 1-D and 2-D windows are supported, input is " + rt::shapeToString(x));
+  ctx.require(x.size() >= 3 && x.size() <= 5,
+              "windows have 1 to 3 spatial dimensions, input is " + rt::shapeToString(x));
   ctx.require(y.size() == x.size(), "output rank differs from the input's");
   const size_t s = x.size() - 2;
   ctx.require(kernel.size() == s, "kernel rank does not match the input's spatial rank");
@@ -18,10 +18,10 @@ Window2 resolveWindow2(const StepContext& ctx, const rt::Shape& x, const rt::Sha
   ctx.require(strides.size() == s && dilations.size() == s && pads.size() == 2 * s,
               "strides, dilations or pads do not match the spatial rank");
   const std::string auto_pad = a.getString("auto_pad", "NOTSET");
-  Window2 w{};
-  // 1-D windows become 2-D with a unit height in front.
-  const size_t off = 2 - s;
-  for (size_t d = 0; d < 2; ++d) {
+  Window3 w{};
+  // Fewer spatial dimensions become unit ones in front.
+  const size_t off = 3 - s;
+  for (size_t d = 0; d < 3; ++d) {
     w.in[d] = w.out[d] = w.kernel[d] = w.stride[d] = w.dilation[d] = 1;
     w.pad_begin[d] = w.pad_end[d] = 0;
   }
@@ -48,6 +48,18 @@ Window2 resolveWindow2(const StepContext& ctx, const rt::Shape& x, const rt::Sha
     ctx.require(w.pad_begin[t] >= 0 && w.pad_end[t] >= 0, "negative pads are not supported");
   }
   return w;
+}
+
+std::string windowParams(const Window3& w, bool end_pads) {
+  std::string p;
+  const char* axes[3] = {"D", "H", "W"};
+  for (int d = 0; d < 3; ++d) {
+    const std::string a = axes[d];
+    p += constant(a, w.in[d]) + constant("O" + a, w.out[d]) + constant("K" + a, w.kernel[d]) +
+         constant("S" + a, w.stride[d]) + constant("P" + a, w.pad_begin[d]) + constant("D" + a, w.dilation[d]);
+    if (end_pads) p += constant("P" + a + "E", w.pad_end[d]);
+  }
+  return p;
 }
 
 }  // namespace vdla::cuda

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <mutex>
 
 #include "vdla/runtime/cuda/cuda_session.h"
@@ -10,53 +11,63 @@ namespace vdla::rt::cuda {
 
 namespace {
 
+// The driver library: VDLA_CUDA_DRIVER names another one (a driver installed
+// in a non-standard place, or the emulated driver the tests run kernels on).
+std::string driverLibrary() {
+  const char* env = std::getenv("VDLA_CUDA_DRIVER");
+  return env && *env ? env : "libcuda.so.1";
+}
+
 // Looks a symbol up under each name in turn (the versioned name first).
 template <class F>
-void bind(void* lib, F& fn, std::initializer_list<const char*> names) {
+void bindSymbol(void* lib, const std::string& path, F& fn, std::initializer_list<const char*> names) {
   for (const char* name : names)
     if (void* p = dlsym(lib, name)) {
       fn = reinterpret_cast<F>(p);
       return;
     }
-  throw CudaError(std::string("the CUDA driver (libcuda.so.1) lacks ") + *names.begin() +
+  throw CudaError("the CUDA driver (" + path + ") lacks " + *names.begin() +
                   "; it is older than this runtime supports (update the NVIDIA driver)");
 }
 
 DriverApi load() {
+  const std::string path = driverLibrary();
   // RTLD_LOCAL: the driver's symbols stay out of the global namespace.
-  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char* why = dlerror();
-    throw CudaError(std::string("no CUDA driver found (") + (why ? why : "libcuda.so.1 cannot be loaded") +
-                    "); target 'cuda' needs an NVIDIA GPU and its driver");
+    throw CudaError("no CUDA driver found (" + (why ? std::string(why) : path + " cannot be loaded") +
+                    "); target 'cuda' needs an NVIDIA GPU and its driver" +
+                    (path == "libcuda.so.1" ? "" : " (VDLA_CUDA_DRIVER=" + path + ")"));
   }
+  auto bind = [&](auto& fn, std::initializer_list<const char*> names) { bindSymbol(lib, path, fn, names); };
   DriverApi d;
-  bind(lib, d.init, {"cuInit"});
-  bind(lib, d.driverGetVersion, {"cuDriverGetVersion"});
-  bind(lib, d.getErrorName, {"cuGetErrorName"});
-  bind(lib, d.getErrorString, {"cuGetErrorString"});
-  bind(lib, d.deviceGetCount, {"cuDeviceGetCount"});
-  bind(lib, d.deviceGet, {"cuDeviceGet"});
-  bind(lib, d.deviceGetName, {"cuDeviceGetName"});
-  bind(lib, d.deviceGetAttribute, {"cuDeviceGetAttribute"});
-  bind(lib, d.primaryCtxRetain, {"cuDevicePrimaryCtxRetain"});
-  bind(lib, d.primaryCtxRelease, {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"});
-  bind(lib, d.ctxSetCurrent, {"cuCtxSetCurrent"});
-  bind(lib, d.ctxSynchronize, {"cuCtxSynchronize"});
-  bind(lib, d.memGetInfo, {"cuMemGetInfo_v2"});
-  bind(lib, d.memAlloc, {"cuMemAlloc_v2"});
-  bind(lib, d.memFree, {"cuMemFree_v2"});
-  bind(lib, d.memcpyHtoD, {"cuMemcpyHtoD_v2"});
-  bind(lib, d.memcpyDtoH, {"cuMemcpyDtoH_v2"});
-  bind(lib, d.moduleLoadDataEx, {"cuModuleLoadDataEx"});
-  bind(lib, d.moduleUnload, {"cuModuleUnload"});
-  bind(lib, d.moduleGetFunction, {"cuModuleGetFunction"});
-  bind(lib, d.launchKernel, {"cuLaunchKernel"});
-  bind(lib, d.eventCreate, {"cuEventCreate"});
-  bind(lib, d.eventDestroy, {"cuEventDestroy_v2", "cuEventDestroy"});
-  bind(lib, d.eventRecord, {"cuEventRecord"});
-  bind(lib, d.eventSynchronize, {"cuEventSynchronize"});
-  bind(lib, d.eventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
+  bind(d.init, {"cuInit"});
+  bind(d.driverGetVersion, {"cuDriverGetVersion"});
+  bind(d.getErrorName, {"cuGetErrorName"});
+  bind(d.getErrorString, {"cuGetErrorString"});
+  bind(d.deviceGetCount, {"cuDeviceGetCount"});
+  bind(d.deviceGet, {"cuDeviceGet"});
+  bind(d.deviceGetName, {"cuDeviceGetName"});
+  bind(d.deviceGetAttribute, {"cuDeviceGetAttribute"});
+  bind(d.primaryCtxRetain, {"cuDevicePrimaryCtxRetain"});
+  bind(d.primaryCtxRelease, {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"});
+  bind(d.ctxSetCurrent, {"cuCtxSetCurrent"});
+  bind(d.ctxSynchronize, {"cuCtxSynchronize"});
+  bind(d.memGetInfo, {"cuMemGetInfo_v2"});
+  bind(d.memAlloc, {"cuMemAlloc_v2"});
+  bind(d.memFree, {"cuMemFree_v2"});
+  bind(d.memcpyHtoD, {"cuMemcpyHtoD_v2"});
+  bind(d.memcpyDtoH, {"cuMemcpyDtoH_v2"});
+  bind(d.moduleLoadDataEx, {"cuModuleLoadDataEx"});
+  bind(d.moduleUnload, {"cuModuleUnload"});
+  bind(d.moduleGetFunction, {"cuModuleGetFunction"});
+  bind(d.launchKernel, {"cuLaunchKernel"});
+  bind(d.eventCreate, {"cuEventCreate"});
+  bind(d.eventDestroy, {"cuEventDestroy_v2", "cuEventDestroy"});
+  bind(d.eventRecord, {"cuEventRecord"});
+  bind(d.eventSynchronize, {"cuEventSynchronize"});
+  bind(d.eventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
   d.check(d.init(0), "cuInit");
   return d;
 }

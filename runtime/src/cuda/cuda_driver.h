@@ -1,6 +1,7 @@
-// The CUDA driver API, loaded at run time: dlopen("libcuda.so.1") and one
-// function pointer per entry point the session uses, looked up under the
-// versioned names cuda.h maps them to. Private to the runtime.
+// The CUDA driver API, loaded at run time: dlopen("libcuda.so.1") (or the
+// library the environment variable VDLA_CUDA_DRIVER names) and one function
+// pointer per entry point the session uses, looked up under the versioned
+// names cuda.h maps them to. Private to the runtime.
 #pragma once
 
 #include <cuda.h>
@@ -44,7 +45,7 @@ struct DriverApi {
 };
 
 // The process-wide driver, loaded and initialised (cuInit) on first use.
-// Throws CudaError when libcuda.so.1 cannot be loaded, lacks an entry point,
+// Throws CudaError when the driver library cannot be loaded, lacks an entry point,
 // or cuInit fails; the failure is remembered, so later calls fail the same way.
 const DriverApi& driver();
 

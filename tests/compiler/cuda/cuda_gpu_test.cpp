@@ -2,20 +2,34 @@
 // kernels, and ResNet-18/50 and MobileNetV2 against the reference executor,
 // within 1e-3 relative (fp32). Without a GPU (or driver) these tests skip,
 // saying why; the test of the clear "no GPU" error runs instead.
+//
+// The same tests run on the emulated driver (emu/, vdla_cuda_emu_tests): the
+// file is compiled a second time with the suites named CudaEmu and
+// CudaEmuRuntime and linked with emu/emu_target.cpp instead of gpu_target.cpp.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <cstring>
+#include <filesystem>
 
+#include "cuda_compare.h"
 #include "cuda_op_cases.h"
+#include "cuda_test_target.h"
 #include "vdla/compiler/compile.h"
 #include "vdla/compiler/reference_executor.h"
 #include "vdla/compiler/zoo/model_zoo.h"
+#include "vdla/frontend/onnx_importer.h"
 #include "vdla/runtime/cuda/cuda_session.h"
 #include "vdla/runtime/executor.h"
 
+#ifndef VDLA_CUDA_SUITE
+#define VDLA_CUDA_SUITE CudaGpu
+#define VDLA_CUDA_RUNTIME_SUITE CudaRuntime
+#endif
+
 namespace vdla::cuda {
 namespace {
+
+using testing::compileCuda;
+using testing::expectClose;
 
 #define SKIP_WITHOUT_GPU()                                                  \
   do {                                                                      \
@@ -23,46 +37,7 @@ namespace {
     if (!problem_.empty()) GTEST_SKIP() << "no usable GPU: " << problem_;   \
   } while (0)
 
-// Largest |got - want| relative to the largest |want| of the tensor: the
-// error measured against the tensor's scale (elementwise relative error is
-// meaningless for values that cancel to near zero).
-double scaledError(const rt::Tensor& got, const rt::Tensor& want) {
-  if (got.dtype() != rt::DType::F32) {
-    for (int64_t i = 0; i < want.numElements(); ++i)
-      if (std::memcmp(static_cast<const char*>(got.raw()) + i * rt::dtypeSize(got.dtype()),
-                      static_cast<const char*>(want.raw()) + i * rt::dtypeSize(want.dtype()), rt::dtypeSize(got.dtype())))
-        return 1.0;
-    return 0.0;
-  }
-  double max_err = 0, scale = 1e-6;
-  for (int64_t i = 0; i < want.numElements(); ++i) {
-    const double w = want.data<float>()[i], g = got.data<float>()[i];
-    if (std::isnan(w) && std::isnan(g)) continue;
-    max_err = std::max(max_err, std::fabs(g - w));
-    if (std::isnan(g) != std::isnan(w)) max_err = INFINITY;
-    scale = std::max(scale, std::fabs(w));
-  }
-  return max_err / scale;
-}
-
-void expectClose(const std::vector<rt::Tensor>& got, const std::vector<rt::Tensor>& want, double tol,
-                 const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_EQ(got[i].shape(), want[i].shape()) << what;
-    EXPECT_LE(scaledError(got[i], want[i]), tol) << what << " output " << i;
-  }
-}
-
-rt::Artifact compileCuda(ir::Graph& g, bool optimize, bool tf32 = false) {
-  CompileOptions o;
-  o.target = "cuda";
-  o.optimize = optimize;
-  o.cuda.tf32_tensor_cores = tf32;
-  return compileGraph(g, o);
-}
-
-TEST(CudaGpu, EveryOperatorMatchesTheReferenceKernels) {
+TEST(VDLA_CUDA_SUITE, EveryOperatorMatchesTheReferenceKernels) {
   SKIP_WITHOUT_GPU();
   for (const auto& c : testing::operatorCases()) {
     SCOPED_TRACE(c.name);
@@ -70,8 +45,13 @@ TEST(CudaGpu, EveryOperatorMatchesTheReferenceKernels) {
     std::vector<rt::Tensor> inputs;
     for (size_t i = 0; i < g->inputs().size(); ++i) inputs.push_back(testing::caseInput(*g->inputs()[i], 17 + i));
     const std::vector<rt::Tensor> want = runReference(*g, inputs);
-    rt::Executor ex(compileCuda(*g, false));
-    expectClose(ex.run(inputs), want, 1e-3, c.name);
+    // One failing case must not hide the others.
+    try {
+      rt::Executor ex(compileCuda(*g, false));
+      expectClose(ex.run(inputs), want, 1e-3, c.name);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << c.name << ": " << e.what();
+    }
   }
 }
 
@@ -79,6 +59,7 @@ void runNetwork(const std::string& name, int64_t batch) {
   SKIP_WITHOUT_GPU();
   zoo::ZooOptions zo;
   zo.batch = batch;
+  zo.image_size = testing::networkImageSize();
   auto g = zoo::buildModel(name, zo);
   std::vector<rt::Tensor> inputs;
   for (size_t i = 0; i < g->inputs().size(); ++i) inputs.push_back(testing::caseInput(*g->inputs()[i], 5 + i));
@@ -92,13 +73,30 @@ void runNetwork(const std::string& name, int64_t batch) {
   expectClose(ex.run(inputs), want, 1e-3, name + " (second run)");
 }
 
-TEST(CudaGpu, ResNet18) { runNetwork("resnet18", 1); }
-TEST(CudaGpu, ResNet18Batch4) { runNetwork("resnet18", 4); }
-TEST(CudaGpu, ResNet50) { runNetwork("resnet50", 1); }
-TEST(CudaGpu, MobileNetV2) { runNetwork("mobilenetv2", 1); }
+TEST(VDLA_CUDA_SUITE, ResNet18) { runNetwork("resnet18", 1); }
+TEST(VDLA_CUDA_SUITE, ResNet18Batch4) { runNetwork("resnet18", 4); }
+TEST(VDLA_CUDA_SUITE, ResNet50) { runNetwork("resnet50", 1); }
+TEST(VDLA_CUDA_SUITE, MobileNetV2) { runNetwork("mobilenetv2", 1); }
 
-TEST(CudaGpu, Tf32TensorCoresStayNearFp32) {
+// The published int8 MobileNetV2 in QOperator form (QLinearConv,
+// QLinearAdd, QLinearGlobalAveragePool, QLinearMatMul...): every integer step
+// has the reference kernels' arithmetic, so the dequantised logits are equal
+// bit for bit.
+TEST(VDLA_CUDA_SUITE, QuantizedMobileNetV2IsBitExact) {
   SKIP_WITHOUT_GPU();
+  const std::string path = std::string(VDLA_SHARED_DATA_DIR) + "/models/mobilenetv2-imagenet-int8-qoperator.onnx";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data not present: " << path;
+  auto g = frontend::importOnnxFile(path);
+  std::vector<rt::Tensor> inputs;
+  for (size_t i = 0; i < g->inputs().size(); ++i) inputs.push_back(testing::caseInput(*g->inputs()[i], 9 + i));
+  const std::vector<rt::Tensor> want = runReference(*g, inputs);
+  rt::Executor ex(compileCuda(*g, true));
+  expectClose(ex.run(inputs), want, 0.0, "quantised mobilenetv2");
+}
+
+TEST(VDLA_CUDA_SUITE, Tf32TensorCoresStayNearFp32) {
+  SKIP_WITHOUT_GPU();
+  if (!testing::tensorCoreProblem().empty()) GTEST_SKIP() << testing::tensorCoreProblem();
   auto g = zoo::buildModel("resnet18");
   std::vector<rt::Tensor> inputs = {testing::caseInput(*g->inputs()[0], 3)};
   const std::vector<rt::Tensor> want = runReference(*g, inputs);
@@ -106,7 +104,7 @@ TEST(CudaGpu, Tf32TensorCoresStayNearFp32) {
   expectClose(ex.run(inputs), want, 1e-2, "resnet18 tf32");
 }
 
-TEST(CudaGpu, OnStepSeesEveryStepsOutputs) {
+TEST(VDLA_CUDA_SUITE, OnStepSeesEveryStepsOutputs) {
   SKIP_WITHOUT_GPU();
   auto g = zoo::buildModel("cnn");
   std::vector<rt::Tensor> inputs = {testing::caseInput(*g->inputs()[0], 4)};
@@ -123,7 +121,7 @@ TEST(CudaGpu, OnStepSeesEveryStepsOutputs) {
 
 // Without a GPU or driver, running a cuda artifact fails with a clear error
 // naming the artifact and the reason; never a crash.
-TEST(CudaRuntime, NoGpuGivesAClearError) {
+TEST(VDLA_CUDA_RUNTIME_SUITE, NoGpuGivesAClearError) {
   const std::string problem = rt::cuda::deviceProblem();
   if (problem.empty()) GTEST_SKIP() << "a GPU is present";
   auto g = zoo::buildModel("cnn");

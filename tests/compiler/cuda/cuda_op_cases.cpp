@@ -27,6 +27,8 @@ Tensor seeded(DType dtype, const Shape& shape, uint64_t seed, bool positive = fa
     if (dtype == DType::F32) t.data<float>()[i] = static_cast<float>(positive ? 0.25 + 2 * u : 4 * u - 2);
     else if (dtype == DType::I32) t.data<int32_t>()[i] = static_cast<int32_t>(u * 200) - 100;
     else if (dtype == DType::I64) t.data<int64_t>()[i] = static_cast<int64_t>(u * 200) - 100;
+    else if (dtype == DType::U8) t.data<uint8_t>()[i] = static_cast<uint8_t>(u * 256);
+    else if (dtype == DType::I8) t.data<int8_t>()[i] = static_cast<int8_t>(static_cast<int>(u * 256) - 128);
   }
   return t;
 }
@@ -83,6 +85,142 @@ OpCase convCase(const std::string& name, Shape x, Shape w, bool bias, AttributeM
   });
 }
 
+rt::TensorType typed(DType t, Shape s) { return rt::TensorType{t, std::move(s), rt::Layout::RowMajor}; }
+
+template <typename T>
+ir::Value* scalar(ir::Graph& g, const std::string& name, T v) {
+  return g.addConstant(name, Tensor::fromVector<T>({}, {v}));
+}
+
+// The integer operators of quantised graphs, with zero points and scales per
+// tensor and per channel, both integer types, broadcasting and every
+// vdla.QConv form (wrapping, wide product, residual, padding value).
+void appendIntegerCases(std::vector<OpCase>& c) {
+  c.push_back(make("convinteger_u8_zero_points", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", typed(DType::U8, {1, 4, 9, 9}));
+    ir::Value* w = g.addConstant("w", seeded(DType::U8, {6, 4, 3, 3}, 21));
+    return g.addNode("ConvInteger", {x, w, scalar<uint8_t>(g, "xz", 131), scalar<uint8_t>(g, "wz", 120)}, 1,
+                     attrs({{"pads", Ints{1, 1, 1, 1}}}), "convint")->outputs();
+  }));
+  c.push_back(make("qlinearconv_u8_per_channel_bias", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", typed(DType::U8, {2, 8, 10, 10}));
+    std::vector<float> ws(16);
+    for (int i = 0; i < 16; ++i) ws[i] = 0.002f + 0.0005f * i;
+    ir::Value* w = g.addConstant("w", seeded(DType::I8, {16, 8, 3, 3}, 22));
+    return g.addNode("QLinearConv",
+                     {x, scalar<float>(g, "xs", 0.02f), scalar<uint8_t>(g, "xz", 128), w,
+                      g.addConstant("ws", Tensor::fromVector<float>({16}, ws)), scalar<int8_t>(g, "wz", 0),
+                      scalar<float>(g, "ys", 0.05f), scalar<uint8_t>(g, "yz", 120),
+                      g.addConstant("b", seeded(DType::I32, {16}, 23))},
+                     1, attrs({{"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}), "qconv")->outputs();
+  }));
+  c.push_back(make("qlinearconv_i8_depthwise", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", typed(DType::I8, {1, 6, 11, 11}));
+    ir::Value* w = g.addConstant("w", seeded(DType::I8, {6, 1, 3, 3}, 24));
+    return g.addNode("QLinearConv",
+                     {x, scalar<float>(g, "xs", 0.03f), scalar<int8_t>(g, "xz", -4), w, scalar<float>(g, "ws", 0.01f),
+                      scalar<int8_t>(g, "wz", 3), scalar<float>(g, "ys", 0.04f), scalar<int8_t>(g, "yz", 5)},
+                     1, attrs({{"group", int64_t{6}}, {"pads", Ints{1, 1, 1, 1}}}), "dw")->outputs();
+  }));
+  c.push_back(make("qlinearconv3d_u8", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", typed(DType::U8, {1, 3, 5, 6, 6}));
+    ir::Value* w = g.addConstant("w", seeded(DType::U8, {4, 3, 3, 3, 3}, 34));
+    return g.addNode("QLinearConv",
+                     {x, scalar<float>(g, "xs", 0.02f), scalar<uint8_t>(g, "xz", 128), w, scalar<float>(g, "ws", 0.003f),
+                      scalar<uint8_t>(g, "wz", 127), scalar<float>(g, "ys", 0.1f), scalar<uint8_t>(g, "yz", 128)},
+                     1, attrs({{"pads", Ints{1, 1, 1, 1, 1, 1}}, {"strides", Ints{1, 2, 2}}}), "qconv3d")->outputs();
+  }));
+  c.push_back(make("qlinearconv_1d_no_zero_points", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", typed(DType::U8, {2, 4, 20}));
+    ir::Value* w = g.addConstant("w", seeded(DType::U8, {5, 4, 3}, 25));
+    return g.addNode("QLinearConv",
+                     {x, scalar<float>(g, "xs", 0.01f), nullptr, w, scalar<float>(g, "ws", 0.004f), nullptr,
+                      scalar<float>(g, "ys", 0.5f), nullptr},
+                     1, attrs({{"pads", Ints{1, 2}}}), "conv1d")->outputs();
+  }));
+  auto qconv = [](const std::string& name, bool residual, bool wide, int64_t x_zero_point) {
+    return make(name, [=](ir::Graph& g) {
+      ir::Value* x = g.addInput("x", typed(DType::I8, {1, 8, 9, 9}));
+      std::vector<ir::Value*> ins = {x, g.addConstant("w", seeded(DType::I8, {12, 8, 3, 3}, 26)),
+                                     g.addConstant("bias1", seeded(DType::I32, {12}, 27))};
+      std::vector<int32_t> mult(12);
+      for (int i = 0; i < 12; ++i) mult[i] = wide ? 3000 + 977 * i : 5 + i;
+      ins.push_back(g.addConstant("mult", Tensor::fromVector<int32_t>({12}, mult)));
+      ins.push_back(g.addConstant("bias2", wide ? Tensor(DType::I32, {12}) : seeded(DType::I32, {12}, 28)));
+      if (residual) {
+        ins.push_back(g.addInput("r", typed(DType::I8, {1, 12, 5, 5})));
+        ins.push_back(g.addConstant("residual_mult", seeded(DType::I32, {12}, 29)));
+      }
+      AttributeMap a = attrs({{"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"shift1", int64_t{wide ? 2 : 6}},
+                              {"shift2", int64_t{wide ? 20 : 4}}, {"clip_lo", int64_t{-100}}, {"clip_hi", int64_t{90}},
+                              {"x_zero_point", x_zero_point}, {"wide_product", int64_t{wide}}});
+      return g.addNode("QConv", ins, 1, a, name, "vdla")->outputs();
+    });
+  };
+  c.push_back(qconv("vdla_qconv", false, false, 0));
+  c.push_back(qconv("vdla_qconv_residual_pad_value", true, false, -7));
+  c.push_back(qconv("vdla_qconv_wide_residual", true, true, 3));
+  c.push_back(make("matmulinteger_batched_zero_points", [](ir::Graph& g) {
+    ir::Value* a = g.addInput("a", typed(DType::U8, {2, 5, 70}));
+    ir::Value* b = g.addConstant("b", seeded(DType::U8, {70, 9}, 30));
+    ir::Value* bz = g.addConstant("bz", seeded(DType::U8, {9}, 31));
+    return g.addNode("MatMulInteger", {a, b, scalar<uint8_t>(g, "az", 77), bz}, 1, {}, "mmi")->outputs();
+  }));
+  c.push_back(make("qlinearmatmul_i8_broadcast", [](ir::Graph& g) {
+    ir::Value* a = g.addInput("a", typed(DType::I8, {3, 4, 16}));
+    ir::Value* b = g.addInput("b", typed(DType::I8, {16, 6}));
+    std::vector<float> bs = {0.01f, 0.02f, 0.015f, 0.03f, 0.005f, 0.025f};
+    return g.addNode("QLinearMatMul",
+                     {a, scalar<float>(g, "as", 0.04f), scalar<int8_t>(g, "az", 2), b,
+                      g.addConstant("bs", Tensor::fromVector<float>({6}, bs)), scalar<int8_t>(g, "bz", -1),
+                      scalar<float>(g, "ys", 0.3f), scalar<int8_t>(g, "yz", -10)},
+                     1, {}, "qmm")->outputs();
+  }));
+  for (bool quantised : {true, false})
+    c.push_back(make(quantised ? "qgemm_u8_transb_bias" : "qgemm_float_output", [quantised](ir::Graph& g) {
+      ir::Value* a = g.addInput("a", typed(DType::U8, {5, 20}));
+      std::vector<float> bs(7);
+      for (int i = 0; i < 7; ++i) bs[i] = 0.01f + 0.002f * i;
+      std::vector<ir::Value*> ins = {a,
+                                     scalar<float>(g, "as", 0.02f),
+                                     scalar<uint8_t>(g, "az", 100),
+                                     g.addConstant("b", seeded(DType::I8, {7, 20}, 32)),
+                                     g.addConstant("bs", Tensor::fromVector<float>({7}, bs)),
+                                     g.addConstant("bz", Tensor(DType::I8, {7})),
+                                     g.addConstant("c", seeded(DType::I32, {7}, 33))};
+      if (quantised) {
+        ins.push_back(scalar<float>(g, "ys", 0.2f));
+        ins.push_back(scalar<uint8_t>(g, "yz", 90));
+      }
+      return g.addNode("QGemm", ins, 1, attrs({{"transB", int64_t{1}}, {"alpha", 0.75}}), "qgemm", "com.microsoft")
+          ->outputs();
+    }));
+  for (const char* op : {"QLinearAdd", "QLinearMul"})
+    for (DType t : {DType::U8, DType::I8})
+      c.push_back(make(std::string(op) + (t == DType::U8 ? "_u8" : "_i8"), [op, t](ir::Graph& g) {
+        ir::Value* a = g.addInput("a", typed(t, {2, 3, 4}));
+        ir::Value* b = g.addInput("b", typed(t, {3, 1}));
+        auto zp = [&](const std::string& n, int v) {
+          return t == DType::U8 ? scalar<uint8_t>(g, n, static_cast<uint8_t>(v + 128))
+                                : scalar<int8_t>(g, n, static_cast<int8_t>(v));
+        };
+        return g.addNode(op,
+                         {a, scalar<float>(g, "as", 0.05f), zp("az", 3), b, scalar<float>(g, "bs", 0.07f), zp("bz", -9),
+                          scalar<float>(g, "cs", 0.09f), zp("cz", 1)},
+                         1, {}, "qbin", "com.microsoft")->outputs();
+      }));
+  for (bool channels_last : {false, true})
+    c.push_back(make(channels_last ? "qlinear_global_average_pool_nhwc" : "qlinear_global_average_pool",
+                     [channels_last](ir::Graph& g) {
+                       ir::Value* x = g.addInput("x", typed(DType::U8, channels_last ? Shape{2, 4, 4, 6} : Shape{2, 5, 7, 7}));
+                       return g.addNode("QLinearGlobalAveragePool",
+                                        {x, scalar<float>(g, "xs", 0.02f), scalar<uint8_t>(g, "xz", 120),
+                                         scalar<float>(g, "ys", 0.01f), scalar<uint8_t>(g, "yz", 130)},
+                                        1, attrs({{"channels_last", int64_t{channels_last}}}), "qgap",
+                                        "com.microsoft")->outputs();
+                     }));
+}
+
 }  // namespace
 
 Tensor caseInput(const ir::Value& input, uint64_t seed) {
@@ -102,6 +240,26 @@ std::vector<OpCase> operatorCases() {
                        attrs({{"group", int64_t{6}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}},
                               {"activation", std::string("Clip")}, {"activation_min", 0.0}, {"activation_max", 6.0}})));
   c.push_back(convCase("conv1d", {2, 4, 20}, {5, 4, 3}, true, attrs({{"pads", Ints{1, 2}}})));
+  // 3-D windows (NCDHW): the implicit GEMM, grouped, depthwise, pooling.
+  c.push_back(convCase("conv3d_strided_padded", {2, 4, 6, 7, 8}, {6, 4, 3, 3, 3}, true,
+                       attrs({{"pads", Ints{1, 0, 1, 1, 1, 0}}, {"strides", Ints{2, 1, 2}}})));
+  c.push_back(convCase("conv3d_grouped_dilated", {1, 6, 7, 6, 6}, {4, 3, 2, 3, 2}, false,
+                       attrs({{"group", int64_t{2}}, {"dilations", Ints{2, 1, 2}}})));
+  c.push_back(convCase("conv3d_depthwise", {1, 5, 5, 6, 7}, {5, 1, 3, 3, 3}, true,
+                       attrs({{"group", int64_t{5}}, {"pads", Ints{1, 1, 1, 1, 1, 1}}})));
+  c.push_back(make("maxpool3d", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", f32({2, 3, 7, 8, 9}));
+    return g.addNode("MaxPool", {x}, 1,
+                     attrs({{"kernel_shape", Ints{3, 2, 3}}, {"strides", Ints{2, 2, 2}}, {"pads", Ints{1, 0, 1, 1, 0, 1}}}),
+                     "pool3d")->outputs();
+  }));
+  c.push_back(make("averagepool3d_include_pad_ceil", [](ir::Graph& g) {
+    ir::Value* x = g.addInput("x", f32({1, 2, 6, 7, 5}));
+    return g.addNode("AveragePool", {x}, 1,
+                     attrs({{"kernel_shape", Ints{2, 3, 3}}, {"strides", Ints{2, 2, 2}}, {"pads", Ints{0, 1, 1, 1, 1, 0}},
+                            {"count_include_pad", int64_t{1}}, {"ceil_mode", int64_t{1}}}),
+                     "avg3d")->outputs();
+  }));
   c.push_back(convCase("conv_dilated", {1, 3, 15, 15}, {4, 3, 3, 3}, false,
                        attrs({{"dilations", Ints{2, 2}}, {"pads", Ints{2, 1, 2, 1}}})));
   c.push_back(convCase("conv_same_upper", {1, 3, 10, 9}, {4, 3, 4, 4}, true,
@@ -258,6 +416,7 @@ std::vector<OpCase> operatorCases() {
     ir::Value* x = g.addInput("x", f32({3, 6, 2}));
     return g.addNode("Gather", {x, ints(g, "idx", {5, 0, -1, 2})}, 1, attrs({{"axis", int64_t{1}}}), "gather")->outputs();
   }));
+  appendIntegerCases(c);
   return c;
 }
 

@@ -31,6 +31,24 @@ __device__ __forceinline__ float activate2(float v) {
   return v;
 }
 
+// Sliding windows (convolution, pooling) are 3-D: D, H, W, OD, OH, OW, KD,
+// KH, KW, SD, SH, SW, PD, PH, PW (begin pads), DD, DH, DW in P, unit depth for
+// 2-D ones. The window of output position p (within one plane) starts at
+// input coordinates (id0, ih0, iw0), padding included.
+template <class P>
+struct WindowOrigin {
+  int id0, ih0, iw0;
+  __device__ __forceinline__ explicit WindowOrigin(int p) {
+    const int od = p / (P::OH * P::OW);
+    const int r = p - od * (P::OH * P::OW);
+    const int oh = r / P::OW;
+    const int ow = r - oh * P::OW;
+    id0 = od * P::SD - P::PD;
+    ih0 = oh * P::SH - P::PH;
+    iw0 = ow * P::SW - P::PW;
+  }
+};
+
 __device__ __forceinline__ int globalThread() { return blockIdx.x * blockDim.x + threadIdx.x; }
 __device__ __forceinline__ int gridThreads() { return gridDim.x * blockDim.x; }
 

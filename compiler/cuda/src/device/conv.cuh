@@ -1,4 +1,4 @@
-// Convolutions (NCHW, fp32): an implicit GEMM tiled through shared memory for
+// Convolutions (NCHW and NCDHW, fp32): an implicit GEMM tiled through shared memory for
 // dense and grouped convolutions, a TF32 tensor-core variant of it, and a
 // direct kernel for depthwise convolutions.
 //
@@ -12,26 +12,32 @@
 
 namespace vdla {
 
-// The X-tile element (k, n) for a thread whose column n is decomposed once.
+// The X-tile element (k, n) for a thread whose column n is decomposed once
+// into its image and window origin.
 template <class P>
-__device__ __forceinline__ float im2colLoad(const float* __restrict__ xg, int k, bool n_ok, int img, int ih0, int iw0) {
-  constexpr int KVOL = P::KH * P::KW;
+__device__ __forceinline__ float im2colLoad(const float* __restrict__ xg, int k, bool n_ok, int img,
+                                            const WindowOrigin<P>& o) {
+  constexpr int KPLANE = P::KH * P::KW;
+  constexpr int KVOL = P::KD * KPLANE;
   if (!n_ok || k >= P::CG * KVOL) return 0.0f;
   const int c = k / KVOL;
   const int r = k - c * KVOL;
-  const int kh = r / P::KW;
-  const int kw = r - kh * P::KW;
-  const int ih = ih0 + kh * P::DH;
-  const int iw = iw0 + kw * P::DW;
-  if (ih < 0 || ih >= P::H || iw < 0 || iw >= P::W) return 0.0f;
-  return xg[((img * P::C + c) * P::H + ih) * P::W + iw];
+  const int kd = r / KPLANE;
+  const int r2 = r - kd * KPLANE;
+  const int kh = r2 / P::KW;
+  const int kw = r2 - kh * P::KW;
+  const int id = o.id0 + kd * P::DD;
+  const int ih = o.ih0 + kh * P::DH;
+  const int iw = o.iw0 + kw * P::DW;
+  if (id < 0 || id >= P::D || ih < 0 || ih >= P::H || iw < 0 || iw >= P::W) return 0.0f;
+  return xg[(((img * P::C + c) * P::D + id) * P::H + ih) * P::W + iw];
 }
 
-// The epilogue of one output element y[(img, g*MG + m, oh, ow)].
+// The epilogue of one output element y[(img, g*MG + m, od, oh, ow)].
 template <class P>
 __device__ __forceinline__ void convStore(float acc, int g, int m, int n, const float* __restrict__ bias,
                                           const float* __restrict__ res, float* __restrict__ y) {
-  constexpr int OVOL = P::OH * P::OW;
+  constexpr int OVOL = P::OD * P::OH * P::OW;
   const int img = n / OVOL;
   const int p = n - img * OVOL;
   const int oc = g * P::MG + m;
@@ -53,9 +59,9 @@ __device__ __forceinline__ void convImplicitGemm(const float* __restrict__ x, co
                                                  const float* __restrict__ bias, const float* __restrict__ res,
                                                  float* __restrict__ y) {
   constexpr int THREADS = (BM / TM) * (BN / TN);
-  constexpr int K = P::CG * P::KH * P::KW;
-  constexpr int NTOT = P::N * P::OH * P::OW;
-  constexpr int OVOL = P::OH * P::OW;
+  constexpr int K = P::CG * P::KD * P::KH * P::KW;
+  constexpr int OVOL = P::OD * P::OH * P::OW;
+  constexpr int NTOT = P::N * OVOL;
   constexpr int A_LOADS = BM * BK / THREADS;
   constexpr int B_LOADS = BK * BN / THREADS;
   static_assert(BM * BK % THREADS == 0 && BK * BN % THREADS == 0, "tile loads must divide evenly");
@@ -68,7 +74,7 @@ __device__ __forceinline__ void convImplicitGemm(const float* __restrict__ x, co
   const int m0 = blockIdx.y * BM;
   const int n0 = blockIdx.x * BN;
   const float* __restrict__ wg = w + g * P::MG * K;
-  const float* __restrict__ xg = x + g * P::CG * P::H * P::W;
+  const float* __restrict__ xg = x + g * P::CG * P::D * P::H * P::W;
 
   // This thread's B column and its decomposition (fixed for all K steps).
   const int bn = tid % BN;
@@ -76,11 +82,7 @@ __device__ __forceinline__ void convImplicitGemm(const float* __restrict__ x, co
   const int n = n0 + bn;
   const bool n_ok = n < NTOT;
   const int img = n_ok ? n / OVOL : 0;
-  const int p = n_ok ? n - img * OVOL : 0;
-  const int oh = p / P::OW;
-  const int ow = p - oh * P::OW;
-  const int ih0 = oh * P::SH - P::PH;
-  const int iw0 = ow * P::SW - P::PW;
+  const WindowOrigin<P> origin(n_ok ? n - img * OVOL : 0);
   // This thread's A k column and rows.
   const int ak = tid % BK;
   const int am0 = tid / BK;
@@ -94,7 +96,7 @@ __device__ __forceinline__ void convImplicitGemm(const float* __restrict__ x, co
       ra[i] = (m < P::MG && k < K) ? wg[m * K + k] : 0.0f;
     }
 #pragma unroll
-    for (int i = 0; i < B_LOADS; ++i) rb[i] = im2colLoad<P>(xg, k0 + bk0 + i * (THREADS / BN), n_ok, img, ih0, iw0);
+    for (int i = 0; i < B_LOADS; ++i) rb[i] = im2colLoad<P>(xg, k0 + bk0 + i * (THREADS / BN), n_ok, img, origin);
   };
   auto stash = [&](int buf) {
 #pragma unroll
@@ -153,28 +155,32 @@ template <class P>
 __device__ __forceinline__ void convDirect(const float* __restrict__ x, const float* __restrict__ w,
                                            const float* __restrict__ bias, const float* __restrict__ res,
                                            float* __restrict__ y) {
-  constexpr int OVOL = P::OH * P::OW;
+  constexpr int OVOL = P::OD * P::OH * P::OW;
   constexpr int TOTAL = P::N * P::M * OVOL;
   for (int idx = globalThread(); idx < TOTAL; idx += gridThreads()) {
-    const int ow = idx % P::OW;
-    const int oh = (idx / P::OW) % P::OH;
+    const int p = idx % OVOL;
     const int oc = (idx / OVOL) % P::M;
     const int img = idx / (OVOL * P::M);
     const int g = oc / P::MG;
-    const int ih0 = oh * P::SH - P::PH, iw0 = ow * P::SW - P::PW;
+    const WindowOrigin<P> o(p);
     float acc = 0.0f;
     for (int c = 0; c < P::CG; ++c) {
-      const float* __restrict__ xc = x + (img * P::C + g * P::CG + c) * P::H * P::W;
-      const float* __restrict__ wc = w + (oc * P::CG + c) * P::KH * P::KW;
+      const float* __restrict__ xc = x + (img * P::C + g * P::CG + c) * P::D * P::H * P::W;
+      const float* __restrict__ wc = w + (oc * P::CG + c) * P::KD * P::KH * P::KW;
 #pragma unroll
-      for (int kh = 0; kh < P::KH; ++kh) {
-        const int ih = ih0 + kh * P::DH;
-        if (ih < 0 || ih >= P::H) continue;
+      for (int kd = 0; kd < P::KD; ++kd) {
+        const int id = o.id0 + kd * P::DD;
+        if (id < 0 || id >= P::D) continue;
 #pragma unroll
-        for (int kw = 0; kw < P::KW; ++kw) {
-          const int iw = iw0 + kw * P::DW;
-          if (iw < 0 || iw >= P::W) continue;
-          acc = fmaf(wc[kh * P::KW + kw], xc[ih * P::W + iw], acc);
+        for (int kh = 0; kh < P::KH; ++kh) {
+          const int ih = o.ih0 + kh * P::DH;
+          if (ih < 0 || ih >= P::H) continue;
+#pragma unroll
+          for (int kw = 0; kw < P::KW; ++kw) {
+            const int iw = o.iw0 + kw * P::DW;
+            if (iw < 0 || iw >= P::W) continue;
+            acc = fmaf(wc[(kd * P::KH + kh) * P::KW + kw], xc[(id * P::H + ih) * P::W + iw], acc);
+          }
         }
       }
     }

@@ -19,9 +19,9 @@ __device__ __forceinline__ void convImplicitGemmTf32(const float* __restrict__ x
                                                      float* __restrict__ y) {
   using namespace nvcuda;
   constexpr int BM = 64, BN = 64, BK = 16, THREADS = 128;
-  constexpr int K = P::CG * P::KH * P::KW;
-  constexpr int NTOT = P::N * P::OH * P::OW;
-  constexpr int OVOL = P::OH * P::OW;
+  constexpr int K = P::CG * P::KD * P::KH * P::KW;
+  constexpr int OVOL = P::OD * P::OH * P::OW;
+  constexpr int NTOT = P::N * OVOL;
   constexpr int LDA = BK + 4, LDB = BN + 4, LDC = BN + 4;
   __shared__ __align__(32) float As[BM * LDA];
   __shared__ __align__(32) float Bs[BK * LDB];
@@ -33,18 +33,14 @@ __device__ __forceinline__ void convImplicitGemmTf32(const float* __restrict__ x
   const int m0 = blockIdx.y * BM;
   const int n0 = blockIdx.x * BN;
   const float* __restrict__ wg = w + g * P::MG * K;
-  const float* __restrict__ xg = x + g * P::CG * P::H * P::W;
+  const float* __restrict__ xg = x + g * P::CG * P::D * P::H * P::W;
 
   // B tile: each thread keeps column tid % 64 and rows tid / 64 + 2 i.
   const int bn = tid % BN;
   const int n = n0 + bn;
   const bool n_ok = n < NTOT;
   const int img = n_ok ? n / OVOL : 0;
-  const int p = n_ok ? n - img * OVOL : 0;
-  const int oh = p / P::OW;
-  const int ow = p - oh * P::OW;
-  const int ih0 = oh * P::SH - P::PH;
-  const int iw0 = ow * P::SW - P::PW;
+  const WindowOrigin<P> origin(n_ok ? n - img * OVOL : 0);
 
   wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[2][2];
 #pragma unroll
@@ -65,7 +61,7 @@ __device__ __forceinline__ void convImplicitGemmTf32(const float* __restrict__ x
 #pragma unroll
     for (int i = 0; i < BK * BN / THREADS; ++i) {
       const int bk = tid / BN + i * (THREADS / BN);
-      Bs[bk * LDB + bn] = im2colLoad<P>(xg, k0 + bk, n_ok, img, ih0, iw0);
+      Bs[bk * LDB + bn] = im2colLoad<P>(xg, k0 + bk, n_ok, img, origin);
     }
     __syncthreads();
 #pragma unroll

@@ -1,33 +1,40 @@
-// Pooling over NCHW planes. MaxPool and AveragePool: one thread per output
-// element; AveragePool divides by the taps inside the input
-// (count_include_pad = 0) or inside the input and its explicit padding
+// Pooling over the planes of NCHW / NCDHW tensors. MaxPool and AveragePool:
+// one thread per output element; AveragePool divides by the taps inside the
+// input (count_include_pad = 0) or inside the input and its explicit padding
 // (count_include_pad = 1), never counting taps past the padding that
 // ceil_mode can create. Global pooling: one warp per plane.
 //
-// P: planes, H, W, OH, OW, KH, KW, SH, SW, PH, PW, PHE, PWE (end pads), DH, DW,
+// P: planes, the window members of WindowOrigin plus PDE, PHE, PWE (end pads),
 // count_include_pad.
 namespace vdla {
 
 template <class P>
 __device__ __forceinline__ void maxPool(const float* __restrict__ x, float* __restrict__ y) {
-  constexpr int TOTAL = P::planes * P::OH * P::OW;
+  constexpr int OVOL = P::OD * P::OH * P::OW;
+  constexpr int TOTAL = P::planes * OVOL;
   for (int idx = globalThread(); idx < TOTAL; idx += gridThreads()) {
-    const int ow = idx % P::OW, oh = (idx / P::OW) % P::OH, plane = idx / (P::OH * P::OW);
-    const float* __restrict__ xp = x + plane * P::H * P::W;
+    const int plane = idx / OVOL;
+    const WindowOrigin<P> o(idx - plane * OVOL);
+    const float* __restrict__ xp = x + plane * P::D * P::H * P::W;
     float m = -3.402823466e38f;
     bool any = false;
 #pragma unroll
-    for (int kh = 0; kh < P::KH; ++kh) {
-      const int ih = oh * P::SH - P::PH + kh * P::DH;
-      if (ih < 0 || ih >= P::H) continue;
+    for (int kd = 0; kd < P::KD; ++kd) {
+      const int id = o.id0 + kd * P::DD;
+      if (id < 0 || id >= P::D) continue;
 #pragma unroll
-      for (int kw = 0; kw < P::KW; ++kw) {
-        const int iw = ow * P::SW - P::PW + kw * P::DW;
-        if (iw < 0 || iw >= P::W) continue;
-        const float v = xp[ih * P::W + iw];
-        // NaN propagates, as the reference's comparison keeps it.
-        if (!any || v > m || v != v) m = v;
-        any = true;
+      for (int kh = 0; kh < P::KH; ++kh) {
+        const int ih = o.ih0 + kh * P::DH;
+        if (ih < 0 || ih >= P::H) continue;
+#pragma unroll
+        for (int kw = 0; kw < P::KW; ++kw) {
+          const int iw = o.iw0 + kw * P::DW;
+          if (iw < 0 || iw >= P::W) continue;
+          const float v = xp[(id * P::H + ih) * P::W + iw];
+          // NaN propagates, as the reference's comparison keeps it.
+          if (!any || v > m || v != v) m = v;
+          any = true;
+        }
       }
     }
     y[idx] = m;
@@ -36,24 +43,31 @@ __device__ __forceinline__ void maxPool(const float* __restrict__ x, float* __re
 
 template <class P>
 __device__ __forceinline__ void averagePool(const float* __restrict__ x, float* __restrict__ y) {
-  constexpr int TOTAL = P::planes * P::OH * P::OW;
+  constexpr int OVOL = P::OD * P::OH * P::OW;
+  constexpr int TOTAL = P::planes * OVOL;
   for (int idx = globalThread(); idx < TOTAL; idx += gridThreads()) {
-    const int ow = idx % P::OW, oh = (idx / P::OW) % P::OH, plane = idx / (P::OH * P::OW);
-    const float* __restrict__ xp = x + plane * P::H * P::W;
+    const int plane = idx / OVOL;
+    const WindowOrigin<P> o(idx - plane * OVOL);
+    const float* __restrict__ xp = x + plane * P::D * P::H * P::W;
     float sum = 0.0f;
     int inside = 0, padded = 0;
-    for (int kh = 0; kh < P::KH; ++kh) {
-      const int ih = oh * P::SH - P::PH + kh * P::DH;
-      const bool h_in = ih >= 0 && ih < P::H;
-      const bool h_pad = ih >= -P::PH && ih < P::H + P::PHE;
-      for (int kw = 0; kw < P::KW; ++kw) {
-        const int iw = ow * P::SW - P::PW + kw * P::DW;
-        const bool w_in = iw >= 0 && iw < P::W;
-        const bool w_pad = iw >= -P::PW && iw < P::W + P::PWE;
-        if (h_pad && w_pad) ++padded;
-        if (h_in && w_in) {
-          sum += xp[ih * P::W + iw];
-          ++inside;
+    for (int kd = 0; kd < P::KD; ++kd) {
+      const int id = o.id0 + kd * P::DD;
+      const bool d_in = id >= 0 && id < P::D;
+      const bool d_pad = id >= -P::PD && id < P::D + P::PDE;
+      for (int kh = 0; kh < P::KH; ++kh) {
+        const int ih = o.ih0 + kh * P::DH;
+        const bool h_in = ih >= 0 && ih < P::H;
+        const bool h_pad = ih >= -P::PH && ih < P::H + P::PHE;
+        for (int kw = 0; kw < P::KW; ++kw) {
+          const int iw = o.iw0 + kw * P::DW;
+          const bool w_in = iw >= 0 && iw < P::W;
+          const bool w_pad = iw >= -P::PW && iw < P::W + P::PWE;
+          if (d_pad && h_pad && w_pad) ++padded;
+          if (d_in && h_in && w_in) {
+            sum += xp[(id * P::H + ih) * P::W + iw];
+            ++inside;
+          }
         }
       }
     }
