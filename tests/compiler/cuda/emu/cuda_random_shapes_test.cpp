@@ -1,5 +1,6 @@
 // Random shapes through the windowed and tiled kernels (convolution with
-// groups, strides, dilation and padding; MatMul and Gemm; pooling) on the
+// groups, strides, dilation and padding, in float and in integers; MatMul and
+// Gemm; pooling) on the
 // emulated driver, against the reference executor. The shapes are seeded, so
 // a failure repeats (VDLA_TEST_SEED=n explores other shapes); all nodes of a
 // family share one graph (one compile).
@@ -62,6 +63,87 @@ TEST(CudaEmulationRandom, Convolutions) {
                                    g.addInput("w" + id, f32({groups * mg, cg, kh, kw}))};
     if (pick(rng, 0, 1)) ins.push_back(g.addInput("b" + id, f32({groups * mg})));
     g.addOutput(g.addNode("Conv", ins, 1, a, "conv" + id)->outputs()[0]);
+  }
+  expectGraphMatches(g);
+}
+
+rt::TensorType typed(rt::DType t, rt::Shape s) { return rt::TensorType{t, std::move(s), rt::Layout::RowMajor}; }
+
+// QLinearConv (u8 or i8 activations, per-channel weight scales and zero
+// points) and vdla.QConv (both requantisation forms, residual, padding value)
+// on random geometry: bit-exact with the reference kernels.
+TEST(CudaEmulationRandom, IntegerConvolutions) {
+  std::mt19937 rng = seeded(17);
+  ir::Graph g;
+  g.name = "random_integer_convs";
+  for (int n = 0; n < 12;) {
+    const int64_t batch = pick(rng, 1, 2), groups = pick(rng, 1, 3), cg = pick(rng, 1, 5), mg = pick(rng, 1, 12);
+    const int64_t h = pick(rng, 1, 12), w = pick(rng, 1, 12), kh = pick(rng, 1, 3), kw = pick(rng, 1, 3);
+    const int64_t sh = pick(rng, 1, 2), sw = pick(rng, 1, 2), dh = pick(rng, 1, 2), dw = pick(rng, 1, 2);
+    const Ints pads = {pick(rng, 0, kh - 1), pick(rng, 0, kw - 1), pick(rng, 0, kh - 1), pick(rng, 0, kw - 1)};
+    if (h + pads[0] + pads[2] < dh * (kh - 1) + 1 || w + pads[1] + pads[3] < dw * (kw - 1) + 1) continue;
+    const std::string id = std::to_string(n++);
+    const int64_t m = groups * mg;
+    rt::AttributeMap a;
+    a.set("group", groups);
+    a.set("strides", Ints{sh, sw});
+    a.set("dilations", Ints{dh, dw});
+    a.set("pads", pads);
+    if (n % 2) {
+      const rt::DType t = pick(rng, 0, 1) ? rt::DType::U8 : rt::DType::I8;
+      std::vector<float> ws(static_cast<size_t>(m));
+      for (float& v : ws) v = 0.001f + 0.0001f * static_cast<float>(pick(rng, 0, 50));
+      auto zero_point = [&](const std::string& name, rt::DType type, int64_t count) {
+        rt::Tensor z(type, count == 1 ? rt::Shape{} : rt::Shape{count});
+        for (int64_t i = 0; i < count; ++i) {
+          if (type == rt::DType::U8) z.data<uint8_t>()[i] = static_cast<uint8_t>(pick(rng, 100, 150));
+          else z.data<int8_t>()[i] = static_cast<int8_t>(pick(rng, -20, 20));
+        }
+        return g.addConstant(name + id, z);
+      };
+      std::vector<ir::Value*> ins = {g.addInput("x" + id, typed(t, {batch, groups * cg, h, w})),
+                                     g.addConstant("xs" + id, rt::Tensor::fromVector<float>({}, {0.02f})),
+                                     zero_point("xz", t, 1),
+                                     g.addInput("w" + id, typed(rt::DType::I8, {m, cg, kh, kw})),
+                                     g.addConstant("ws" + id, rt::Tensor::fromVector<float>({m}, ws)),
+                                     zero_point("wz", rt::DType::I8, m),
+                                     g.addConstant("ys" + id, rt::Tensor::fromVector<float>({}, {0.05f})),
+                                     zero_point("yz", t, 1)};
+      if (pick(rng, 0, 1)) ins.push_back(g.addInput("b" + id, typed(rt::DType::I32, {m})));
+      g.addOutput(g.addNode("QLinearConv", ins, 1, a, "qlinearconv" + id)->outputs()[0]);
+    } else {
+      const bool wide = pick(rng, 0, 1), residual = pick(rng, 0, 1);
+      // Shifts that keep most outputs inside the clip range (sums of up to 45
+      // int8 products are tens of thousands), so the comparison sees values,
+      // not only saturation.
+      a.set("shift1", wide ? pick(rng, 0, 4) : pick(rng, 6, 10));
+      a.set("shift2", wide ? pick(rng, 20, 26) : pick(rng, 6, 10));
+      a.set("clip_lo", pick(rng, -128, -1));
+      a.set("clip_hi", pick(rng, 0, 127));
+      a.set("x_zero_point", pick(rng, -10, 10));
+      a.set("wide_product", int64_t{wide});
+      const int64_t oh = (h + pads[0] + pads[2] - dh * (kh - 1) - 1) / sh + 1;
+      const int64_t ow = (w + pads[1] + pads[3] - dw * (kw - 1) - 1) / sw + 1;
+      // The weights and per-channel vectors are constants, as the operator requires.
+      auto constant = [&](const std::string& name, rt::DType type, rt::Shape shape, int64_t lo, int64_t hi) {
+        rt::Tensor t(type, std::move(shape));
+        for (int64_t i = 0; i < t.numElements(); ++i) {
+          if (type == rt::DType::I8) t.data<int8_t>()[i] = static_cast<int8_t>(pick(rng, lo, hi));
+          else t.data<int32_t>()[i] = static_cast<int32_t>(pick(rng, lo, hi));
+        }
+        return g.addConstant(name + id, t);
+      };
+      std::vector<ir::Value*> ins = {g.addInput("x" + id, typed(rt::DType::I8, {batch, groups * cg, h, w})),
+                                     constant("w", rt::DType::I8, {m, cg, kh, kw}, -128, 127),
+                                     constant("bias1_", rt::DType::I32, {m}, -5000, 5000),
+                                     constant("mult", rt::DType::I32, {m}, wide ? -40000 : -64, wide ? 40000 : 64),
+                                     constant("bias2_", rt::DType::I32, {m}, wide ? 0 : -2000, wide ? 0 : 2000)};
+      if (residual) {
+        ins.push_back(g.addInput("r" + id, typed(rt::DType::I8, {batch, m, oh, ow})));
+        ins.push_back(constant("rm", rt::DType::I32, {m}, -64, 64));
+      }
+      g.addOutput(g.addNode("QConv", ins, 1, a, "qconv" + id, "vdla")->outputs()[0]);
+    }
   }
   expectGraphMatches(g);
 }
