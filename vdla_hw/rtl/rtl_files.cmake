@@ -14,9 +14,8 @@ set(VDLA_RTL_SOURCES
   ${VDLA_RTL_DIR}/vdla_beat_writer.sv
   ${VDLA_RTL_DIR}/vdla_load.sv
   ${VDLA_RTL_DIR}/vdla_loop_gen.sv
-  ${VDLA_RTL_DIR}/vdla_mul_pair.sv
+  ${VDLA_RTL_DIR}/vdla_mul_pair_pkg.sv
   ${VDLA_RTL_DIR}/vdla_gemm.sv
-  ${VDLA_RTL_DIR}/vdla_alu_lane.sv
   ${VDLA_RTL_DIR}/vdla_compute.sv
   ${VDLA_RTL_DIR}/vdla_store.sv
   ${VDLA_RTL_DIR}/vdla_axi_read_arbiter.sv

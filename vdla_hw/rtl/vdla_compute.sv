@@ -406,15 +406,71 @@ module vdla_compute (
   end
   wire [ACC_W-1:0] dst_operand = (last_wr_valid && last_wr_addr == s5_dst) ? last_wr_data : acc_rdata;
 
-  // S5: accumulate or ALU
+  // One lane of the vector ALU: a = op(a, b) on int32, as docs/isa.md defines
+  // it. Shift amounts are clamped to [-31, 31]; RSHR rounds half up, computed
+  // in 33 bits so that a + 2^(s-1) cannot overflow.
+  //
+  // MUL and MULSHR share one signed 32x32 multiplier: MUL keeps the low 32
+  // bits of a*b, MULSHR multiplies by m = b >>> 6 and shifts the 64-bit
+  // product right by s = b[5:0] with rounding (|a*m| < 2^56, so product plus
+  // rounding term fits 64 bits). CLIP reads its bounds as two signed bytes of
+  // b.
+  //
+  // A function, not a module, so that S5 calls it only in the branch of the
+  // result mux that selects it: synthesis builds the same combinational lanes
+  // either way, but the Verilated model then evaluates the lanes (a 64-bit
+  // multiply, shifters and comparators each) only in cycles whose result is
+  // an ALU result, not in every GEMM cycle.
+  localparam int OpW = vdla_pkg::ALU_ALU_OP_W;
+  function automatic logic signed [31:0] alu_lane(input logic [OpW-1:0] op, input logic signed [31:0] a,
+                                                  input logic signed [31:0] b);
+    logic signed [31:0] s;
+    logic [4:0] left, right;
+    logic signed [32:0] rounded;
+    logic signed [31:0] factor;
+    logic signed [63:0] product, mulshr_round, mulshr_sum, mulshr_y;
+    logic [5:0] mulshr_shift;
+    logic signed [31:0] clip_lo, clip_hi, clip_raised;
+
+    s = (b > 31) ? 32'sd31 : ((b < -31) ? -32'sd31 : b);
+    left = 5'(-s);
+    right = 5'(s);
+    rounded = 33'(a) + (33'sd1 <<< (right - 5'd1));
+
+    factor = (op == OpW'(vdla_pkg::ALU_MULSHR)) ? (b >>> 6) : b;
+    product = 64'(a) * 64'(factor);
+    mulshr_shift = b[5:0];
+    mulshr_round = (mulshr_shift == 6'd0) ? 64'sd0 : (64'sd1 <<< (mulshr_shift - 6'd1));
+    mulshr_sum = product + mulshr_round;
+    mulshr_y = mulshr_sum >>> mulshr_shift;
+
+    clip_lo = 32'(signed'(b[7:0]));
+    clip_hi = 32'(signed'(b[15:8]));
+    clip_raised = (a < clip_lo) ? clip_lo : a;
+
+    case (op)
+      OpW'(vdla_pkg::ALU_MIN): alu_lane = (a < b) ? a : b;
+      OpW'(vdla_pkg::ALU_MAX): alu_lane = (a > b) ? a : b;
+      OpW'(vdla_pkg::ALU_ADD): alu_lane = a + b;
+      OpW'(vdla_pkg::ALU_MUL): alu_lane = product[31:0];
+      OpW'(vdla_pkg::ALU_SHR): alu_lane = (s < 0) ? (a <<< left) : (a >>> right);
+      OpW'(vdla_pkg::ALU_RSHR): alu_lane = (s < 0) ? (a <<< left) : ((s == 0) ? a : 32'(rounded >>> right));
+      OpW'(vdla_pkg::ALU_CLIP): alu_lane = (clip_raised > clip_hi) ? clip_hi : clip_raised;
+      OpW'(vdla_pkg::ALU_MULSHR): alu_lane = mulshr_y[31:0];
+      default: alu_lane = b;  // MOV
+    endcase
+  endfunction
+
+  // S5: accumulate or ALU. The GEMM value is assigned first and overridden,
+  // rather than written as if/else: Verilator turns an if/else that assigns
+  // the same variable in both branches into one conditional expression,
+  // which evaluates both sides (all the ALU lanes) in every cycle.
   for (genvar e = 0; e < LANES; e++) begin : g_lane
-    logic [31:0] alu_y;
-    vdla_alu_lane lane (
-        .op(alu_op), .a(dst_operand[e*32+:32]), .b(use_imm ? imm : src_operand[e*32+:32]), .y(alu_y)
-    );
     always_comb begin
-      if (is_gemm) result[e*32+:32] = gemm_reset ? 32'd0 : dst_operand[e*32+:32] + gemm_sum[e*32+:32];
-      else result[e*32+:32] = alu_y;
+      result[e*32+:32] = gemm_reset ? 32'd0 : dst_operand[e*32+:32] + gemm_sum[e*32+:32];
+      if (!is_gemm)
+        result[e*32+:32] = alu_lane(
+            alu_op, dst_operand[e*32+:32], use_imm ? imm : src_operand[e*32+:32]);
     end
     assign out_wdata[e*8+:8] = result[e*32+:8];  // OUT keeps the low byte (truncation)
   end

@@ -19,10 +19,17 @@ module vdla_ram #(
 
   logic [WIDTH-1:0] mem[DEPTH];
 
+  // Read, then write, in one block. The read takes the old contents (as it
+  // would with the write in a block of its own, non-blocking); the write is
+  // blocking because it comes after the read and no other block reads `mem`,
+  // so the memory behaves exactly as with non-blocking writes. The Verilated
+  // model then stores each written lane directly instead of through its
+  // delayed-write bookkeeping for arrays, which cleared, and later tested, a
+  // flag, an index, a bit offset and a value per lane in every cycle, writes
+  // or not (WGT on pynq has 32 lanes).
   always_ff @(posedge clk) begin
+    if (re) rdata <= mem[raddr];
     for (int l = 0; l < LANES; l++)
-      if (we[l]) mem[waddr][l*LANE+:LANE] <= wdata[l*LANE+:LANE];
+      if (we[l]) mem[waddr][l*LANE+:LANE] = wdata[l*LANE+:LANE];
   end
-
-  always_ff @(posedge clk) if (re) rdata <= mem[raddr];
 endmodule
