@@ -161,12 +161,15 @@ int main(int argc, char** argv) {
     vdla::rt::Executor executor(program.artifact, *program.kernels);
     vdla::rt::Tensor x(g->inputs()[0]->type());
     for (int64_t i = 0; i < x.numElements(); ++i) x.data<float>()[i] = static_cast<float>((i * 7919) % 255) / 128.0f - 1.0f;
-    executor.run({x});
-    executor.run({x});
+    // The input vector is built once: run({x}) copied the 600 KB image
+    // into a fresh allocation (page faults included) inside every timed run.
+    const std::vector<vdla::rt::Tensor> inputs = {x};
+    executor.run(inputs);
+    executor.run(inputs);
     std::vector<double> ms;
     for (int r = 0; r < runs; ++r) {
       const Clock::time_point t = Clock::now();
-      executor.run({x});
+      executor.run(inputs);
       ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count());
     }
     const double ours = median(ms);

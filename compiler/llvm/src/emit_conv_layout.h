@@ -48,9 +48,10 @@ struct PhasedInput {
 PhasedInput phasedInput(const Window2& w, int64_t channels, int64_t tile_width);
 
 // Writes the input plane at x[src ...] (in_h x in_w floats) as its phase
-// planes at dst[dst_offset ...] (channelFloats() floats, padding zeroed).
+// planes at dst[dst_offset ...] (channelFloats() floats, padding zeroed);
+// only the phase planes of row phase `only_row_phase` when it is >= 0.
 void emitPhasedPlaneCopy(StepEmitter& e, const PhasedInput& p, llvm::Value* x, llvm::Value* src, llvm::Value* dst,
-                         llvm::Value* dst_offset);
+                         llvm::Value* dst_offset, int64_t only_row_phase = -1);
 // Zeroes the slack that follows dst[floats - 1].
 void emitZeroSlack(StepEmitter& e, const PhasedInput& p, llvm::Value* dst, llvm::Value* floats);
 // The whole input (tensor slot x_slot, `batch` images) as phase planes in the
@@ -65,8 +66,12 @@ void emitPhasedInputPass(StepEmitter& e, const PhasedInput& p, int x_slot, int64
 // blocks in one chunk left one thread idle for a fifth of it; 576 to 96
 // channels on 14x14 in chunks of 8 and 6 rows, for a seventh. (Balancing
 // over 2 and 4 threads with chunks of any size was tried: the small chunks
-// it picks re-read the weights more often and lose more.)
-int64_t splitForThreads(int64_t chunk, int64_t tiles, int64_t others);
+// it picks re-read the weights more often and lose more.) Among sizes as
+// even, it takes one where the threads' halves meet between chunks (each
+// thread then writes a contiguous half of every output plane). With
+// `chunks_fastest` the kernel numbers its tasks [block][chunk] rather than
+// [chunk][block].
+int64_t splitForThreads(int64_t chunk, int64_t tiles, int64_t others, bool chunks_fastest = false);
 
 // What a tile's epilogue applies: bias, the Conv's own activation, a fused
 // residual Add (read at the output's index) and the Add's activation.

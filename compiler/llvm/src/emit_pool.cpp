@@ -32,6 +32,10 @@ void emitPool(StepBuilder& s) {
   if (kernel.size() != x.size() - 2) s.fail("attribute 'kernel_shape' must have one value per spatial dimension");
   const Window2 w = resolveWindow2(s, x, y, kernel.size() == 2 ? kernel[0] : 1, kernel.back());
   const bool include_pad = s.node().attrs().getInt("count_include_pad", 0) != 0;
+  if (is_max && !is_int && kernel.size() == 2 && maxPoolRowsApplies(w)) {
+    emitMaxPoolRows(s, w, x[0] * x[1]);
+    return;
+  }
   const int x_slot = s.useInput(0);
   StepEmitter& e = s.code();
   IRBuilder<>& b = e.b();

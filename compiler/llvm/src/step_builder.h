@@ -113,6 +113,10 @@ void emitGemm(StepBuilder& s);
 void emitMatMul(StepBuilder& s);
 void emitPool(StepBuilder& s);
 void emitGlobalPool(StepBuilder& s);
+// f32 MaxPool vectorised along output rows (emit_maxpool_rows.cpp), for
+// windows without dilation and a horizontal stride up to 4.
+bool maxPoolRowsApplies(const Window2& w);
+void emitMaxPoolRows(StepBuilder& s, const Window2& w, int64_t planes);
 void emitUnary(StepBuilder& s);
 void emitBinary(StepBuilder& s);
 void emitClip(StepBuilder& s);

@@ -93,6 +93,18 @@ TEST(LlvmConvKernels, WinogradRandomShapes) {
   runConv({{2, 96, 27, 30}, 70, 3, 3, 1, 1, 1, 1, true, "", true}, "winograd 96x27x30", 62);
 }
 
+TEST(LlvmConvKernels, WinogradOddChunkCountsSplitChannels) {
+  // An odd number of chunks on two threads splits the middle chunk's output
+  // channels (MR blocks) between the threads: ResNet-18's 28x28 layer (7
+  // chunks), one chunk with 3 MR blocks (halves of 2 and 1 blocks, channels
+  // cutting through the last), 3 chunks with a residual; ctest runs this on
+  // one thread and on two.
+  ForcedKernel kernel("winograd");
+  runConv({{1, 128, 28, 28}, 128, 3, 3, 1, 1, 1, 1, true, "Relu", true}, "winograd 128x28x28", 71);
+  runConv({{1, 5, 6, 9}, 21, 3, 3, 1, 1, 1, 1, true, "Clip", false}, "winograd one chunk", 72);
+  runConv({{1, 24, 72, 20}, 17, 3, 3, 1, 0, 1, 1, false, "", true}, "winograd 24x72x20", 73);
+}
+
 TEST(LlvmConvKernels, PointwiseWithoutPaddingAnyPositionCount) {
   // Phase space equals the output: plain stores, tails cut by P.
   for (int64_t size : {4, 7, 8, 9, 16}) {

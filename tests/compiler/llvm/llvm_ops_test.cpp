@@ -70,6 +70,46 @@ TEST(LlvmPool, MaxAndAveragePooling) {
   }
 }
 
+// MaxPool vectorised along rows (emit_maxpool_rows.cpp): planes wider than
+// a vector (whole vectors and a masked last one, in the input and in the
+// output rows), strides 1-4 in each direction, padding up to k - 1,
+// ceil_mode windows running past the padding, and ResNet's pooling shape.
+TEST(LlvmPool, MaxPoolRowsOnWidePlanes) {
+  std::mt19937 rng(23);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < 25; ++trial) {
+    Graph g;
+    const bool resnet = trial == 0;
+    const int64_t kh = resnet ? 3 : pick(1, 5), kw = resnet ? 3 : pick(1, 5);
+    const int64_t pad = resnet ? 1 : pick(0, std::min<int64_t>(kh, kw) - 1);
+    rt::Shape shape = resnet ? rt::Shape{1, 3, 112, 112} : rt::Shape{pick(1, 2), pick(1, 4), kh + pick(0, 20), kw + pick(0, 70)};
+    Value* x = g.addInput("x", {rt::DType::F32, shape});
+    rt::AttributeMap a;
+    a.set("kernel_shape", std::vector<int64_t>{kh, kw});
+    a.set("strides", std::vector<int64_t>{resnet ? 2 : pick(1, 4), resnet ? 2 : pick(1, 4)});
+    a.set("pads", std::vector<int64_t>{pad, pick(0, pad), pick(0, pad), pad});
+    a.set("ceil_mode", int64_t(resnet ? 0 : pick(0, 1)));
+    g.addOutput(g.addNode("MaxPool", {x}, 1, a, "pool")->output());
+    expectMatchesReference(g, {randomTensor(shape, rng)}, "wide MaxPool trial " + std::to_string(trial));
+  }
+  // The same code for the ARM targets (4-lane vectors; masked loads and
+  // stores that the backend expands): ResNet's pooling compiles to ELF.
+  Graph g;
+  Value* x = g.addInput("x", {rt::DType::F32, {1, 4, 20, 21}});
+  rt::AttributeMap a;
+  a.set("kernel_shape", std::vector<int64_t>{3, 3});
+  a.set("strides", std::vector<int64_t>{2, 2});
+  a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  g.addOutput(g.addNode("MaxPool", {x}, 1, a, "pool")->output());
+  passes::inferShapes(g);
+  for (const char* target : {"armv7", "aarch64"}) {
+    const rt::Artifact art = compileShared(g, CpuTarget::named(target));
+    const std::vector<uint8_t>& so = art.blobs.at("llvm.so");
+    ASSERT_GT(so.size(), 4u) << target;
+    EXPECT_EQ(std::string(so.begin(), so.begin() + 4), "\x7f" "ELF") << target;
+  }
+}
+
 TEST(LlvmPool, GlobalPooling) {
   for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
     std::mt19937 rng(3);
