@@ -1,11 +1,13 @@
 // The thread pool behind generated CPU code: every index of a parallel loop
 // runs exactly once on a valid thread, across pool sizes and loop sizes, for
 // long runs of back-to-back loops (workers polling), after idle pauses
-// longer than the polling (workers asleep), and with several callers.
+// longer than the polling (workers asleep), and with several callers; idle
+// threads take over a slow thread's indices, and do not with stealing off.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 #include <vector>
 
@@ -75,6 +77,82 @@ TEST(ThreadPool, CallersOnSeveralThreadsAreSerialised) {
     });
   for (std::thread& t : callers) t.join();
   EXPECT_EQ(total.load(), 3 * 2000 * 10);
+}
+
+// Records which thread ran each index; index 0 sleeps, so that the first
+// thread is held up in its first claim.
+struct Owners {
+  std::vector<std::atomic<int>> thread;
+  std::vector<std::atomic<int>> hits;
+  explicit Owners(int64_t count) : thread(count), hits(count) {}
+};
+
+extern "C" void recordOwner(void* closure, int64_t begin, int64_t end, int64_t thread) {
+  Owners* o = static_cast<Owners*>(closure);
+  for (int64_t i = begin; i < end; ++i) {
+    if (i == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    o->thread[i].store(static_cast<int>(thread));
+    o->hits[i].fetch_add(1);
+  }
+}
+
+// Runs 400 indices on two threads; returns how many of the first thread's
+// part (indices 0-199) another thread ran.
+int64_t takenFromFirstThread(ThreadPool& pool) {
+  Owners owners(400);
+  pool.parallelFor(400, recordOwner, &owners);
+  int64_t taken = 0;
+  for (int64_t i = 0; i < 400; ++i) {
+    EXPECT_EQ(owners.hits[i].load(), 1) << "index " << i;
+    if (i < 200 && owners.thread[i].load() != 0) ++taken;
+    if (i >= 200 && !pool.stealing()) {
+      EXPECT_EQ(owners.thread[i].load(), 1) << "index " << i;
+    }
+  }
+  return taken;
+}
+
+TEST(ThreadPool, IdleThreadsTakeOverASlowThreadsIndices) {
+  ThreadPool pool(2);
+  ASSERT_TRUE(pool.stealing());
+  // The first thread claims an eighth of its part (25 indices) and sleeps in
+  // the first; the second finishes its part and takes over the back half of
+  // the rest, then half of what is left, and so on.
+  EXPECT_GE(takenFromFirstThread(pool), 100);
+}
+
+TEST(ThreadPool, StealingCanBeTurnedOff) {
+  setenv("VDLA_POOL_STEAL", "0", 1);
+  ThreadPool pool(2);
+  unsetenv("VDLA_POOL_STEAL");
+  ASSERT_FALSE(pool.stealing());
+  EXPECT_EQ(takenFromFirstThread(pool), 0);
+}
+
+extern "C" void unevenWork(void* closure, int64_t begin, int64_t end, int64_t thread) {
+  Marks* m = static_cast<Marks*>(closure);
+  if (thread < 0 || thread >= m->threads || begin >= end) m->bad_thread.fetch_add(1);
+  for (int64_t i = begin; i < end; ++i) {
+    // Work that grows with the index, so that the later parts run longer and
+    // threads keep taking over from each other.
+    volatile int64_t spin = 0;
+    for (int64_t k = 0; k < (i % 97) * 20; ++k) spin = spin + k;
+    m->hits[i].fetch_add(1);
+  }
+}
+
+TEST(ThreadPool, EveryIndexOnceWhileThreadsTakeOverEachOther) {
+  for (int threads : {2, 3, 4}) {
+    ThreadPool pool(threads);
+    for (int round = 0; round < 300; ++round) {
+      const int64_t count = 1 + (round * 37) % 700;
+      Marks marks(count, threads);
+      pool.parallelFor(count, unevenWork, &marks);
+      ASSERT_EQ(marks.bad_thread.load(), 0);
+      for (int64_t i = 0; i < count; ++i)
+        ASSERT_EQ(marks.hits[i].load(), 1) << "index " << i << " of " << count << " on " << threads << " threads";
+    }
+  }
 }
 
 }  // namespace

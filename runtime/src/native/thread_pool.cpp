@@ -1,5 +1,6 @@
 #include "vdla/runtime/native/thread_pool.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -69,10 +70,26 @@ extern "C" void poolParallelFor(void* pool, int64_t count, vdla_task_fn task, vo
   static_cast<ThreadPool*>(pool)->parallelFor(count, task, closure);
 }
 
+// How much of its unclaimed part a thread claims at a time: an eighth (at
+// least one index), so that a loop of a thousand tiny indices costs a few
+// dozen compare-and-swaps and what a thief finds is at most an eighth
+// short of the rest.
+constexpr uint64_t kClaimDivisor = 8;
+
+uint64_t packRange(uint64_t begin, uint64_t end) { return begin | end << 32; }
+uint64_t rangeBegin(uint64_t r) { return r & 0xffffffffu; }
+uint64_t rangeEnd(uint64_t r) { return r >> 32; }
+
+bool stealingEnabled() {
+  const char* env = std::getenv("VDLA_POOL_STEAL");
+  return !env || std::string(env) != "0";
+}
+
 }  // namespace
 
-ThreadPool::ThreadPool(int num_threads) {
+ThreadPool::ThreadPool(int num_threads) : stealing_(stealingEnabled()) {
   const int n = num_threads > 0 ? num_threads : defaultThreads();
+  parts_ = std::vector<Part>(static_cast<size_t>(n));
   for (int i = 1; i < n; ++i) workers_.emplace_back([this, i] { workerLoop(i); });
 }
 
@@ -102,15 +119,53 @@ void ThreadPool::workerLoop(int index) {
     }
     if (stop_.load(std::memory_order_acquire)) return;
     seen = generation_.load(std::memory_order_acquire);
-    int64_t begin, end;
-    rangeOf(count_, numThreads(), index, &begin, &end);
-    if (begin < end) task_(closure_, begin, end, index);
+    runParts(index);
     if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       // Under the mutex, so that a caller that checked pending_ and is about
       // to sleep cannot miss the notification.
       std::lock_guard<std::mutex> lock(mutex_);
       done_cv_.notify_one();
     }
+  }
+}
+
+void ThreadPool::runParts(int thread) {
+  const int n = numThreads();
+  if (!stealing_ || count_ >= (int64_t{1} << 32)) {
+    int64_t begin, end;
+    rangeOf(count_, n, thread, &begin, &end);
+    if (begin < end) task_(closure_, begin, end, thread);
+    return;
+  }
+  std::atomic<uint64_t>& own = parts_[static_cast<size_t>(thread)].range;
+  for (;;) {
+    // This thread's part, from the front.
+    uint64_t r = own.load(std::memory_order_acquire);
+    while (rangeBegin(r) < rangeEnd(r)) {
+      const uint64_t begin = rangeBegin(r), end = rangeEnd(r);
+      const uint64_t take = std::max<uint64_t>(1, (end - begin) / kClaimDivisor);
+      if (own.compare_exchange_weak(r, packRange(begin + take, end), std::memory_order_acq_rel)) {
+        task_(closure_, static_cast<int64_t>(begin), static_cast<int64_t>(begin + take), thread);
+        r = own.load(std::memory_order_acquire);
+      }
+    }
+    // Then the back half of the rest of the next thread that has some; it
+    // becomes this thread's part (others may take from it in turn).
+    bool took = false;
+    for (int v = 1; v < n && !took; ++v) {
+      std::atomic<uint64_t>& other = parts_[static_cast<size_t>((thread + v) % n)].range;
+      uint64_t o = other.load(std::memory_order_acquire);
+      while (rangeBegin(o) < rangeEnd(o)) {
+        const uint64_t begin = rangeBegin(o), end = rangeEnd(o);
+        const uint64_t split = end - (end - begin + 1) / 2;
+        if (other.compare_exchange_weak(o, packRange(begin, split), std::memory_order_acq_rel)) {
+          own.store(packRange(split, end), std::memory_order_release);
+          took = true;
+          break;
+        }
+      }
+    }
+    if (!took) return;
   }
 }
 
@@ -126,15 +181,19 @@ void ThreadPool::parallelFor(int64_t count, vdla_task_fn task, void* closure) {
   count_ = count;
   task_ = task;
   closure_ = closure;
+  for (int t = 0; t < numThreads(); ++t) {
+    int64_t begin, end;
+    rangeOf(count, numThreads(), t, &begin, &end);
+    parts_[static_cast<size_t>(t)].range.store(packRange(static_cast<uint64_t>(begin), static_cast<uint64_t>(end)),
+                                               std::memory_order_relaxed);
+  }
   pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     generation_.fetch_add(1, std::memory_order_release);
   }
   start_cv_.notify_all();  // no system call when every worker is polling
-  int64_t begin, end;
-  rangeOf(count, numThreads(), 0, &begin, &end);
-  task(closure, begin, end, 0);
+  runParts(0);
   auto done = [&] { return pending_.load(std::memory_order_acquire) == 0; };
   if (!spinUntil(done)) {
     std::unique_lock<std::mutex> lock(mutex_);

@@ -31,8 +31,10 @@ typedef void (*vdla_task_fn)(void* closure, int64_t begin, int64_t end, int64_t 
 
 typedef struct vdla_native_ctx {
   void* pool;
-  /* Runs task over [0, count) split into at most num_threads contiguous
-   * ranges and returns when every range is done. */
+  /* Runs task over ranges that cover [0, count) once each (a thread may be
+   * called for several ranges: idle threads take over others' indices) and
+   * returns when every range is done. Indices must not depend on which
+   * thread runs them, beyond the private workspace `thread` selects. */
   void (*parallel_for)(void* pool, int64_t count, vdla_task_fn task, void* closure);
   /* The step's scratch memory, 64-byte aligned: first the shared part
    * (attribute "workspace_shared" bytes), then one part of

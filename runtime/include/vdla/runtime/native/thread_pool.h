@@ -8,6 +8,14 @@
 // for the next loop for a while (kSpinMicros) before it sleeps on a
 // condition variable, and the caller polls for the workers' completion the
 // same way. Only the first loop after an idle pause pays the wake-up.
+//
+// Each thread starts on its own contiguous part of a loop (the first thread
+// on the first part: generated code arranges its tasks so that a thread
+// reads what it wrote in the loop before) and claims it a few indices at a
+// time from the front. A thread that runs out takes over the back half of
+// the rest of another thread's part, so that a thread slowed down by the
+// machine (another process, an interrupt, a late wake-up) or given the
+// costlier indices does not hold up the loop.
 #pragma once
 
 #include <atomic>
@@ -41,18 +49,34 @@ class ThreadPool {
   static ThreadPool& global();
 
   int numThreads() const { return static_cast<int>(workers_.size()) + 1; }
-  // Calls task(closure, begin, end, thread) on contiguous ranges covering
-  // [0, count), the caller taking range 0; returns when all are done. Calls
-  // from several threads at once are serialised.
+  // Calls task(closure, begin, end, thread) on ranges that cover [0, count)
+  // once, the caller being thread 0; returns when all are done. Calls from
+  // several threads at once are serialised.
   void parallelFor(int64_t count, vdla_task_fn task, void* closure);
+  // Whether idle threads take over other threads' indices (the default;
+  // VDLA_POOL_STEAL=0 turns it off: each thread then runs exactly its own
+  // contiguous part, for comparisons).
+  bool stealing() const { return stealing_; }
 
   // A context for generated code that uses this pool.
   vdla_native_ctx context(uint8_t* workspace) const;
 
  private:
   void workerLoop(int index);
+  // Runs this thread's part of the current loop, then other threads' rest.
+  void runParts(int thread);
+
+  // A thread's unclaimed indices [begin, end) of the current loop, packed
+  // as begin | end << 32 so that the owner (claiming at the front) and a
+  // thief (taking the back half) agree through one compare-and-swap; one
+  // cache line each.
+  struct alignas(64) Part {
+    std::atomic<uint64_t> range{0};
+  };
 
   std::vector<std::thread> workers_;
+  std::vector<Part> parts_;  // one per thread, the caller's first
+  bool stealing_ = true;
   std::mutex run_mutex_;  // one parallel loop at a time
   // Sleepers wait on the condition variables under mutex_; the atomics are
   // what the polling threads read.
