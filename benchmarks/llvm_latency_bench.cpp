@@ -13,14 +13,20 @@
 // frameworks (faster iterations while tuning the generated code); --library
 // DIR also writes each model's code as a shared library DIR/<model>.so (for
 // disassembly or perf annotate); --fuse 0 compiles the 1x1 and depthwise
-// Convs of MobileNetV2's blocks as separate steps, for comparison.
+// Convs of MobileNetV2's blocks as separate steps, for comparison; --trace
+// PREFIX writes one more run of each model as PREFIX<model>.json, a
+// Chrome/Perfetto trace (chrome://tracing, ui.perfetto.dev) of its steps
+// and of every thread's share of each step's parallel loops, which shows
+// where a thread waits for the other.
 //
 // usage: llvm_latency_bench [--runs N] [--threads T] [--size S] [--models resnet18,mobilenetv2]
 //                           [--profile 0|1] [--compare 0|1] [--library DIR] [--fuse 0|1]
+//                           [--trace PREFIX]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -34,6 +40,7 @@
 #include "vdla/compiler/pass_manager.h"
 #include "vdla/compiler/zoo/model_zoo.h"
 #include "vdla/runtime/executor.h"
+#include "vdla/runtime/native/thread_pool.h"
 
 namespace {
 
@@ -103,6 +110,46 @@ void printProfile(vdla::rt::Executor& executor, int runs, const vdla::rt::Tensor
   }
 }
 
+// One more run with step timing and the thread pool's task spans, written
+// as a Chrome trace: a track of steps, one track per thread.
+void writeTrace(vdla::rt::Executor& executor, const vdla::rt::Tensor& x, const std::string& path) {
+  vdla::rt::native::ThreadPool& pool = vdla::rt::native::ThreadPool::global();
+  executor.setProfiling(true);
+  pool.takeSpans();
+  pool.setTracing(true);
+  executor.run({x});
+  pool.setTracing(false);
+  executor.setProfiling(false);
+  const std::vector<vdla::rt::StepProfile>& steps = executor.profile();
+  const std::vector<vdla::rt::native::ThreadPool::TaskSpan> spans = pool.takeSpans();
+  if (steps.empty()) return;
+  const double origin = steps.front().start_seconds;
+  auto us = [&](double seconds) { return (seconds - origin) * 1e6; };
+  nlohmann::json events = nlohmann::json::array();
+  events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", 0}, {"name", "thread_name"}, {"args", {{"name", "steps"}}}});
+  for (int t = 0; t < pool.numThreads(); ++t)
+    events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", t + 1}, {"name", "thread_name"},
+                      {"args", {{"name", "thread " + std::to_string(t)}}}});
+  for (const vdla::rt::StepProfile& s : steps)
+    events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", 0}, {"name", s.name}, {"ts", us(s.start_seconds)},
+                      {"dur", s.seconds * 1e6}, {"args", {{"kernel", s.kernel}}}});
+  // A span is named after the step it ran in (steps run one after the other).
+  auto stepOf = [&](double seconds) -> std::string {
+    for (const vdla::rt::StepProfile& s : steps)
+      if (seconds >= s.start_seconds && seconds <= s.start_seconds + s.seconds) return s.name;
+    return "?";
+  };
+  for (const auto& span : spans)
+    events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", span.thread + 1},
+                      {"name", stepOf(span.start_seconds)}, {"ts", us(span.start_seconds)},
+                      {"dur", (span.end_seconds - span.start_seconds) * 1e6},
+                      {"args", {{"loop", span.loop}, {"begin", span.begin}, {"end", span.end}}}});
+  std::ofstream out(path);
+  out << nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump() << "\n";
+  if (!out) std::cerr << "cannot write " << path << "\n";
+  else std::printf("  trace: %s (%zu steps, %zu task spans)\n", path.c_str(), steps.size(), spans.size());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -110,7 +157,7 @@ int main(int argc, char** argv) {
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::string> models = {"resnet18", "mobilenetv2"};
   bool profile = false, compare = true, fuse = true;
-  std::string library_dir;
+  std::string library_dir, trace_prefix;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--runs") runs = std::atoi(v.c_str());
@@ -119,6 +166,7 @@ int main(int argc, char** argv) {
     else if (a == "--profile") profile = std::atoi(v.c_str()) != 0;
     else if (a == "--compare") compare = std::atoi(v.c_str()) != 0;
     else if (a == "--library") library_dir = v;
+    else if (a == "--trace") trace_prefix = v;
     else if (a == "--fuse") fuse = std::atoi(v.c_str()) != 0;
     else if (a == "--models") {
       models.clear();
@@ -126,7 +174,7 @@ int main(int argc, char** argv) {
       for (std::string m; std::getline(ss, m, ',');) models.push_back(m);
     } else {
       std::cerr << "usage: llvm_latency_bench [--runs N] [--threads T] [--size S] [--models resnet18,mobilenetv2]"
-                   " [--profile 0|1] [--compare 0|1] [--library DIR] [--fuse 0|1]\n";
+                   " [--profile 0|1] [--compare 0|1] [--library DIR] [--fuse 0|1] [--trace PREFIX]\n";
       return 2;
     }
   }
@@ -174,6 +222,7 @@ int main(int argc, char** argv) {
     }
     const double ours = median(ms);
     if (profile) printProfile(executor, runs, x);
+    if (!trace_prefix.empty()) writeTrace(executor, x, trace_prefix + name + ".json");
 
     char onnx[] = "/tmp/vdla-bench-XXXXXX";
     const int fd = mkstemp(onnx);

@@ -245,6 +245,7 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
       sp.name = step.name;
       sp.kernel = step.kernel;
       sp.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      sp.start_seconds = std::chrono::duration<double>(start.time_since_epoch()).count();
       profile_.push_back(std::move(sp));
 #ifdef VDLA_RUNTIME_ACCEL
       if (session_ && !session_->runs().empty()) {

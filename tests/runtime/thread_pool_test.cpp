@@ -2,7 +2,8 @@
 // runs exactly once on a valid thread, across pool sizes and loop sizes, for
 // long runs of back-to-back loops (workers polling), after idle pauses
 // longer than the polling (workers asleep), and with several callers; idle
-// threads take over a slow thread's indices, and do not with stealing off.
+// threads take over a slow thread's indices, and do not with stealing off;
+// traced task spans cover every index of every loop once.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -152,6 +153,40 @@ TEST(ThreadPool, EveryIndexOnceWhileThreadsTakeOverEachOther) {
       for (int64_t i = 0; i < count; ++i)
         ASSERT_EQ(marks.hits[i].load(), 1) << "index " << i << " of " << count << " on " << threads << " threads";
     }
+  }
+}
+
+TEST(ThreadPool, TracedSpansCoverEveryIndexOnce) {
+  for (int threads : {1, 2, 3}) {
+    ThreadPool pool(threads);
+    std::atomic<int64_t> total{0};
+    pool.parallelFor(10, addRange, &total);  // not traced
+    EXPECT_TRUE(pool.takeSpans().empty());
+    pool.setTracing(true);
+    const std::vector<int64_t> counts = {1, 5, 300, 64};
+    for (int64_t count : counts) {
+      Marks marks(count, threads);
+      pool.parallelFor(count, unevenWork, &marks);
+    }
+    pool.setTracing(false);
+    const std::vector<ThreadPool::TaskSpan> spans = pool.takeSpans();
+    EXPECT_TRUE(pool.takeSpans().empty());
+    // Spans of loops 2-5 (the untraced loop was 1), each index once.
+    std::vector<std::vector<int>> seen;
+    for (int64_t count : counts) seen.emplace_back(count, 0);
+    for (const ThreadPool::TaskSpan& s : spans) {
+      ASSERT_GE(s.loop, 2);
+      ASSERT_LE(s.loop, 5);
+      ASSERT_GE(s.thread, 0);
+      ASSERT_LT(s.thread, threads);
+      ASSERT_LE(s.start_seconds, s.end_seconds);
+      std::vector<int>& hits = seen[static_cast<size_t>(s.loop - 2)];
+      ASSERT_LT(s.begin, s.end);
+      ASSERT_LE(s.end, static_cast<int64_t>(hits.size()));
+      for (int64_t i = s.begin; i < s.end; ++i) ++hits[static_cast<size_t>(i)];
+    }
+    for (const std::vector<int>& hits : seen)
+      for (size_t i = 0; i < hits.size(); ++i) ASSERT_EQ(hits[i], 1) << "index " << i << " on " << threads << " threads";
   }
 }
 

@@ -90,6 +90,7 @@ bool stealingEnabled() {
 ThreadPool::ThreadPool(int num_threads) : stealing_(stealingEnabled()) {
   const int n = num_threads > 0 ? num_threads : defaultThreads();
   parts_ = std::vector<Part>(static_cast<size_t>(n));
+  spans_.resize(static_cast<size_t>(n));
   for (int i = 1; i < n; ++i) workers_.emplace_back([this, i] { workerLoop(i); });
 }
 
@@ -129,12 +130,41 @@ void ThreadPool::workerLoop(int index) {
   }
 }
 
+double steadySeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void ThreadPool::runTask(int64_t begin, int64_t end, int thread) {
+  if (!tracing_) {
+    task_(closure_, begin, end, thread);
+    return;
+  }
+  TaskSpan span;
+  span.loop = loops_;
+  span.thread = thread;
+  span.begin = begin;
+  span.end = end;
+  span.start_seconds = steadySeconds();
+  task_(closure_, begin, end, thread);
+  span.end_seconds = steadySeconds();
+  spans_[static_cast<size_t>(thread)].push_back(span);
+}
+
+std::vector<ThreadPool::TaskSpan> ThreadPool::takeSpans() {
+  std::vector<TaskSpan> all;
+  for (std::vector<TaskSpan>& mine : spans_) {
+    all.insert(all.end(), mine.begin(), mine.end());
+    mine.clear();
+  }
+  return all;
+}
+
 void ThreadPool::runParts(int thread) {
   const int n = numThreads();
   if (!stealing_ || count_ >= (int64_t{1} << 32)) {
     int64_t begin, end;
     rangeOf(count_, n, thread, &begin, &end);
-    if (begin < end) task_(closure_, begin, end, thread);
+    if (begin < end) runTask(begin, end, thread);
     return;
   }
   std::atomic<uint64_t>& own = parts_[static_cast<size_t>(thread)].range;
@@ -145,7 +175,7 @@ void ThreadPool::runParts(int thread) {
       const uint64_t begin = rangeBegin(r), end = rangeEnd(r);
       const uint64_t take = std::max<uint64_t>(1, (end - begin) / kClaimDivisor);
       if (own.compare_exchange_weak(r, packRange(begin + take, end), std::memory_order_acq_rel)) {
-        task_(closure_, static_cast<int64_t>(begin), static_cast<int64_t>(begin + take), thread);
+        runTask(static_cast<int64_t>(begin), static_cast<int64_t>(begin + take), thread);
         r = own.load(std::memory_order_acquire);
       }
     }
@@ -171,11 +201,14 @@ void ThreadPool::runParts(int thread) {
 
 void ThreadPool::parallelFor(int64_t count, vdla_task_fn task, void* closure) {
   if (count <= 0) return;
+  std::lock_guard<std::mutex> run_lock(run_mutex_);
+  ++loops_;
   if (workers_.empty() || count == 1) {
-    task(closure, 0, count, 0);
+    task_ = task;
+    closure_ = closure;
+    runTask(0, count, 0);
     return;
   }
-  std::lock_guard<std::mutex> run_lock(run_mutex_);
   // Every worker has finished the previous loop (pending_ reached 0), so
   // none reads these fields now.
   count_ = count;

@@ -46,6 +46,9 @@ struct StepProfile {
   std::string name;    // the step's (graph node's) name
   std::string kernel;  // "ref.Conv"
   double seconds = 0;  // of the last run
+  // When it began: seconds of std::chrono::steady_clock since its epoch, the
+  // clock of the thread pool's task spans (ThreadPool::TaskSpan).
+  double start_seconds = 0;
   // Offloaded steps: what the device counted (cycles on timing models).
   bool on_device = false;
   sim::ExecutionStats device_stats;

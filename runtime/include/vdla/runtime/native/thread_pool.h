@@ -58,6 +58,22 @@ class ThreadPool {
   // contiguous part, for comparisons).
   bool stealing() const { return stealing_; }
 
+  // One call of a loop's task on one thread, for traces: the loop's number
+  // (counting every parallelFor of the pool), the thread, the indices and
+  // when it ran (seconds of std::chrono::steady_clock since its epoch).
+  struct TaskSpan {
+    int64_t loop = 0;
+    int thread = 0;
+    int64_t begin = 0, end = 0;
+    double start_seconds = 0, end_seconds = 0;
+  };
+  // Records a TaskSpan per task call from the next loop on (off by default:
+  // a branch per call when off). Not while a loop runs.
+  void setTracing(bool on) { tracing_ = on; }
+  // The spans recorded so far, every thread's, which are then forgotten.
+  // Not while a loop runs.
+  std::vector<TaskSpan> takeSpans();
+
   // A context for generated code that uses this pool.
   vdla_native_ctx context(uint8_t* workspace) const;
 
@@ -65,6 +81,8 @@ class ThreadPool {
   void workerLoop(int index);
   // Runs this thread's part of the current loop, then other threads' rest.
   void runParts(int thread);
+  // task_ on [begin, end) as `thread`, recording its span when tracing.
+  void runTask(int64_t begin, int64_t end, int thread);
 
   // A thread's unclaimed indices [begin, end) of the current loop, packed
   // as begin | end << 32 so that the owner (claiming at the front) and a
@@ -77,6 +95,9 @@ class ThreadPool {
   std::vector<std::thread> workers_;
   std::vector<Part> parts_;  // one per thread, the caller's first
   bool stealing_ = true;
+  bool tracing_ = false;
+  int64_t loops_ = 0;                          // loops started, numbering the spans
+  std::vector<std::vector<TaskSpan>> spans_;  // per thread, written only by it
   std::mutex run_mutex_;  // one parallel loop at a time
   // Sleepers wait on the condition variables under mutex_; the atomics are
   // what the polling threads read.
