@@ -14,7 +14,9 @@
 // a scatter (and reads a fused residual with a gather): a cost per tile that
 // the K loop amortises and that emitConv's choice counts.
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <tuple>
 
 #include "emit_conv_layout.h"
 
@@ -32,11 +34,82 @@ constexpr int64_t kChunkWindowBytes = 256 * 1024;
 // ResNet-18's 7x7 layers fastest (against 6, 24 and 40 KiB): room is left
 // in L1 for the input rows.
 constexpr int64_t kWeightSliceBytes = 12 * 1024;
+// Floats per cache line, the step between weight prefetches.
+constexpr int64_t kLineFloats = 16;
 
 struct ChannelTiling {
   int64_t pr = 0, nv = 0, nr = 0, ptiles = 0, nblocks = 0;
   int64_t cb = 0, kblocks = 0;  // input channels per K block, K blocks
 };
+
+// Tiles whose taps read padding, sorted into classes. A tile's output row
+// decides which kernel rows stay inside the input, its column tile which
+// (position, kernel column) pairs do; each class of tiles gets its own copy
+// of the K loop without the multiply-adds by padding zeros. On a 7x7 plane
+// with padding 1 these are 18% of all (the first and last row and column
+// each skip a third of their taps).
+struct TapClasses {
+  std::vector<int64_t> row_class;              // per output row
+  std::vector<std::vector<bool>> row_taps;     // per row class: kernel row kh read
+  std::vector<int64_t> col_class;              // per column tile
+  std::vector<std::vector<bool>> col_taps;     // per column class: (i * k_w + kw) read
+  int64_t count() const { return static_cast<int64_t>(row_taps.size() * col_taps.size()); }
+};
+
+// More classes than this keep one K loop per dimension that would exceed it:
+// each class is a copy of the K loop's code.
+constexpr int64_t kMaxTapClasses = 9;
+
+template <typename Mask>
+std::pair<std::vector<int64_t>, std::vector<Mask>> classify(int64_t n, const std::function<Mask(int64_t)>& mask_of) {
+  std::vector<int64_t> ids(n);
+  std::vector<Mask> masks;
+  for (int64_t x = 0; x < n; ++x) {
+    const Mask m = mask_of(x);
+    const auto it = std::find(masks.begin(), masks.end(), m);
+    ids[x] = it - masks.begin();
+    if (it == masks.end()) masks.push_back(m);
+  }
+  return {ids, masks};
+}
+
+TapClasses tapClassesFor(const ConvGeometry& c, int64_t pr) {
+  const Window2& w = c.w;
+  TapClasses t;
+  auto inside = [](int64_t v, int64_t size) { return v >= 0 && v < size; };
+  std::tie(t.row_class, t.row_taps) = classify<std::vector<bool>>(w.out_h, [&](int64_t oh) {
+    std::vector<bool> m(w.k_h);
+    for (int64_t kh = 0; kh < w.k_h; ++kh) m[kh] = inside(oh * w.stride_h + kh * w.dil_h - w.pad_top, w.in_h);
+    return m;
+  });
+  std::tie(t.col_class, t.col_taps) = classify<std::vector<bool>>(w.out_w / pr, [&](int64_t j) {
+    std::vector<bool> m(pr * w.k_w);
+    for (int64_t i = 0; i < pr; ++i)
+      for (int64_t kw = 0; kw < w.k_w; ++kw)
+        m[i * w.k_w + kw] = inside((j * pr + i) * w.stride_w + kw * w.dil_w - w.pad_left, w.in_w);
+    return m;
+  });
+  auto collapse = [](std::vector<int64_t>& ids, std::vector<std::vector<bool>>& masks) {
+    std::fill(ids.begin(), ids.end(), 0);
+    masks.assign(1, std::vector<bool>(masks[0].size(), true));
+  };
+  if (t.count() > kMaxTapClasses) collapse(t.col_class, t.col_taps);
+  if (t.count() > kMaxTapClasses) collapse(t.row_class, t.row_taps);
+  return t;
+}
+
+// Multiply-add lanes per image and group of the tiles' K loops, padding
+// taps skipped as the classes allow.
+int64_t tapLanes(const ConvGeometry& c, const ChannelTiling& t, const TapClasses& k) {
+  int64_t per_channel = 0;  // (position, tap) pairs read, over all tiles
+  for (int64_t oh = 0; oh < c.w.out_h; ++oh)
+    for (int64_t j = 0; j < c.w.out_w / t.pr; ++j) {
+      const auto& rows = k.row_taps[k.row_class[oh]];
+      const auto& cols = k.col_taps[k.col_class[j]];
+      per_channel += std::count(rows.begin(), rows.end(), true) * std::count(cols.begin(), cols.end(), true);
+    }
+  return per_channel * t.nblocks * t.nr * c.cg;
+}
 
 ChannelTiling tilingFor(const ConvGeometry& c, const TargetTuning& tune) {
   ChannelTiling t;
@@ -84,7 +157,7 @@ int64_t channelTiledLanes(const ConvGeometry& c, const TargetTuning& tune) {
   // Tiles of fewer than half the accumulator rows leave the FMA units idle
   // waiting on loads: not a candidate.
   if (2 * t.pr < tune.gemm_rows) return -1;
-  return t.ptiles * t.pr * t.nblocks * t.nr * c.cg * c.taps;
+  return tapLanes(c, t, tapClassesFor(c, t.pr));
 }
 
 void emitChannelTiledConv(StepBuilder& s, const ConvGeometry& c, const ConvEpilogue& ep_in) {
@@ -94,6 +167,7 @@ void emitChannelTiledConv(StepBuilder& s, const ConvGeometry& c, const ConvEpilo
   const int64_t vl = tune.vector_width, pr = t.pr, nv = t.nv, nr = t.nr, nblocks = t.nblocks, ptiles = t.ptiles;
   const int64_t kdim = c.cg * c.taps, positions = c.w.out_h * c.w.out_w;
   const PhasedInput p = phasedInput(c.w, c.channels, 1);
+  const TapClasses classes = tapClassesFor(c, pr);
 
   // Weights [M][cg*taps] -> [g][nb][k][nr], zero columns past M; bias alike.
   const rt::Tensor& wt = s.node().input(1)->constant();
@@ -178,9 +252,13 @@ void emitChannelTiledConv(StepBuilder& s, const ConvGeometry& c, const ConvEpilo
       // The tile's positions: oh * out_w + j*MR' + i, phase-space index
       // oh * wq + j*MR' + i.
       Value* oh = b.CreateSDiv(tile, e.c64(c.w.out_w / pr));
-      Value* col = b.CreateMul(b.CreateSRem(tile, e.c64(c.w.out_w / pr)), e.c64(pr));
+      Value* col_tile = b.CreateSRem(tile, e.c64(c.w.out_w / pr));
+      Value* col = b.CreateMul(col_tile, e.c64(pr));
       Value* p0 = b.CreateAdd(b.CreateMul(oh, e.c64(c.w.out_w)), col);
       Value* row_base = b.CreateAdd(x_base, b.CreateAdd(b.CreateMul(oh, e.c64(p.wq)), col));
+      // The tile of one class: kernel rows row_taps[kh] and (position,
+      // kernel column) pairs col_taps[i * k_w + kw] read, the others skipped.
+      auto tileOfClass = [&](const std::vector<bool>& row_taps, const std::vector<bool>& col_taps) {
       Value* zero = b.CreateVectorSplat(vl, e.cf(0));
       std::vector<Value*> init(pr * nv, zero);
       Value* slot = nullptr;  // this tile's partial sums
@@ -191,24 +269,45 @@ void emitChannelTiledConv(StepBuilder& s, const ConvGeometry& c, const ConvEpilo
           init[a] = b.CreateSelect(first, zero, e.loadVec(partial, b.CreateAdd(slot, e.c64(a * vl)), vl));
       }
       Value* c0 = b.CreateMul(kb, e.c64(t.cb));
+      // Tile r of the chunk's n prefetches channels [r*cb/n, (r+1)*cb/n) of
+      // the next K block (see below).
+      Value* n_tiles = b.CreateSub(end_tile, first_tile);
+      Value* r = b.CreateSub(tile, first_tile);
+      Value* prefetch_from = b.CreateSDiv(b.CreateMul(r, e.c64(t.cb)), n_tiles);
+      Value* prefetch_to = b.CreateSDiv(b.CreateMul(b.CreateAdd(r, e.c64(1)), e.c64(t.cb)), n_tiles);
       std::vector<Value*> acc = e.loopCarry(t.cb, init, [&](Value* cc, const std::vector<Value*>& sums) {
         std::vector<Value*> next = sums;
         Value* ch = b.CreateAdd(c0, cc);
         Value* xc = b.CreateMul(ch, e.c64(p.channelFloats()));
         Value* wc = b.CreateAdd(w_base, b.CreateMul(ch, e.c64(c.taps * nr)));
+        // This channel's weights of the next K block (of the next block of
+        // output channels after the last), prefetched by one tile of the
+        // chunk: the first tile of a K block reads 9 KiB of weights from
+        // memory at the rate of the multiply-adds, faster than the hardware
+        // prefetcher runs ahead, and the other tiles read none.
+        Value* mine = b.CreateAnd(b.CreateICmpSGE(cc, prefetch_from), b.CreateICmpSLT(cc, prefetch_to));
+        Value* ahead = b.CreateAdd(wc, b.CreateSelect(mine, e.c64(t.cb * c.taps * nr), e.c64(0)));
+        for (int64_t f = 0; f < c.taps * nr; f += kLineFloats) e.prefetch(wp, b.CreateAdd(ahead, e.c64(f)));
         // Kernel row by kernel row: its k_w weight vectors in registers, each
         // distinct input value of the row broadcast once (tap (kh, kw) of
         // position i and tap (kh, kw') of position i + kw - kw' read the
         // same one) and multiplied into every sum that reads it, in address
         // order so that each broadcast is dead right after its uses.
         for (int64_t kh = 0; kh < c.w.k_h; ++kh) {
+          if (!row_taps[kh]) continue;
           std::vector<std::vector<Value*>> wv(c.w.k_w);
           std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> readers;  // offset -> (i, kw)
           for (int64_t kw = 0; kw < c.w.k_w; ++kw) {
             const int64_t tap = kh * c.w.k_w + kw;
-            for (int64_t v = 0; v < nv; ++v)
-              wv[kw].push_back(e.loadVec(wp, b.CreateAdd(wc, e.c64(tap * nr + v * vl)), vl));
-            for (int64_t i = 0; i < pr; ++i) readers[p.taps[tap] + i].emplace_back(i, kw);
+            bool used = false;
+            for (int64_t i = 0; i < pr; ++i)
+              if (col_taps[i * c.w.k_w + kw]) {
+                readers[p.taps[tap] + i].emplace_back(i, kw);
+                used = true;
+              }
+            if (used)
+              for (int64_t v = 0; v < nv; ++v)
+                wv[kw].push_back(e.loadVec(wp, b.CreateAdd(wc, e.c64(tap * nr + v * vl)), vl));
           }
           Value* row = b.CreateAdd(row_base, xc);
           for (const auto& [offset, uses] : readers) {
@@ -241,6 +340,27 @@ void emitChannelTiledConv(StepBuilder& s, const ConvGeometry& c, const ConvEpilo
       e.when(b.CreateNot(last), [&] {
         for (int64_t a = 0; a < pr * nv; ++a) e.storeVec(acc[a], partial, b.CreateAdd(slot, e.c64(a * vl)));
       });
+      };
+      if (classes.count() == 1) {
+        tileOfClass(classes.row_taps[0], classes.col_taps[0]);
+        return;
+      }
+      // The class of this tile, from the runs of equal classes along rows
+      // and column tiles (compile-time boundaries), then one branch per class.
+      auto classOf = [&](Value* x, const std::vector<int64_t>& ids) {
+        Value* id = e.c64(ids[0]);
+        for (size_t k = 1; k < ids.size(); ++k)
+          if (ids[k] != ids[k - 1])
+            id = b.CreateSelect(b.CreateICmpSGE(x, e.c64(static_cast<int64_t>(k))), e.c64(ids[k]), id);
+        return id;
+      };
+      const int64_t col_classes = static_cast<int64_t>(classes.col_taps.size());
+      Value* cls = b.CreateAdd(b.CreateMul(classOf(oh, classes.row_class), e.c64(col_classes)),
+                               classOf(col_tile, classes.col_class));
+      for (int64_t r = 0; r < static_cast<int64_t>(classes.row_taps.size()); ++r)
+        for (int64_t k = 0; k < col_classes; ++k)
+          e.when(b.CreateICmpEQ(cls, e.c64(r * col_classes + k)),
+                 [&] { tileOfClass(classes.row_taps[r], classes.col_taps[k]); });
     });
     });
   });

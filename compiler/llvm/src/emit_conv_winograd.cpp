@@ -208,10 +208,19 @@ void emitWinogradConv(StepBuilder& s, const ConvGeometry& c, const ConvEpilogue&
         Value* q0 = b.CreateMul(qt, e.c64(nr));
         Value* v_base = b.CreateAdd(b.CreateMul(xi, e.c64(channels * chunk)), q0);
         std::vector<Value*> init(mr * nv, b.CreateVectorSplat(vl, e.cf(0)));
+        // Tile qt of the chunk's nq prefetches channels [qt*C/nq, (qt+1)*C/nq)
+        // of the next U block: the first tile reads a block from memory at
+        // the rate of the multiply-adds, faster than the hardware prefetcher
+        // runs ahead, and the other tiles read it from L1.
+        const int64_t nq = chunk / nr;
+        Value* prefetch_from = b.CreateSDiv(b.CreateMul(qt, e.c64(channels)), e.c64(nq));
+        Value* prefetch_to = b.CreateSDiv(b.CreateMul(b.CreateAdd(qt, e.c64(1)), e.c64(channels)), e.c64(nq));
         std::vector<Value*> acc = e.loopCarry(channels, init, [&](Value* ch, const std::vector<Value*>& sums) {
           std::vector<Value*> next = sums;
           Value* vc = b.CreateAdd(v_base, b.CreateMul(ch, e.c64(chunk)));
           Value* uc = b.CreateAdd(u_base, b.CreateMul(ch, e.c64(mr)));
+          Value* mine = b.CreateAnd(b.CreateICmpSGE(ch, prefetch_from), b.CreateICmpSLT(ch, prefetch_to));
+          e.prefetch(U, b.CreateAdd(uc, b.CreateSelect(mine, e.c64(channels * mr), e.c64(0))));
           std::vector<Value*> cols;
           for (int64_t v = 0; v < nv; ++v) cols.push_back(e.loadVec(V, b.CreateAdd(vc, e.c64(v * vl)), vl));
           for (int64_t r = 0; r < mr; ++r) {

@@ -213,4 +213,10 @@ Value* StepEmitter::intrinsic(Intrinsic::ID id, std::vector<Value*> args) {
   return builder_.CreateCall(f, args);
 }
 
+void StepEmitter::prefetch(Value* base, Value* index) {
+  Value* address = builder_.CreateBitCast(at(base, index), builder_.getInt8PtrTy());
+  // Read, high temporal locality (into L1), data cache.
+  intrinsic(Intrinsic::prefetch, {address, c32(0), c32(3), c32(1)});
+}
+
 }  // namespace vdla::cpu

@@ -86,6 +86,9 @@ class StepEmitter {
 
   // Calls an LLVM intrinsic overloaded on the type of its first argument.
   llvm::Value* intrinsic(llvm::Intrinsic::ID id, std::vector<llvm::Value*> args);
+  // A hint to fetch the cache line of base[index] for reading (no fault
+  // when the address is not mapped).
+  void prefetch(llvm::Value* base, llvm::Value* index);
 
  private:
   struct Env {

@@ -69,6 +69,20 @@ TEST(LlvmConvKernels, ChannelTiledSplitsLongChannelLoops) {
   runConv({{1, 320, 7, 7}, 70, 1, 1, 1, 0, 1, 1, false, "Clip", false}, "channels pointwise blocked", 53);
 }
 
+TEST(LlvmConvKernels, ChannelTiledSkipsPaddingTaps) {
+  // Tiles whose taps read padding run a K loop without them, one copy per
+  // class of tiles (by output row and column tile); beyond 9 classes a
+  // dimension falls back to one class that reads every tap. Padding wider
+  // than the kernel leaves border tiles with no tap at all.
+  ForcedKernel kernel("channels");
+  runConv({{1, 24, 28, 28}, 40, 3, 3, 1, 1, 1, 1, true, "Relu", true}, "channels 3x3 on 28x28, 9 classes", 71);
+  runConv({{1, 256, 7, 7}, 33, 5, 5, 1, 2, 1, 1, true, "", false}, "channels 5x5 on 7x7, K blocks", 72);
+  runConv({{1, 16, 28, 28}, 20, 5, 5, 1, 2, 1, 1, false, "Clip", true}, "channels 5x5 on 28x28, columns one class", 73);
+  runConv({{2, 12, 14, 14}, 17, 11, 3, 1, 5, 1, 1, true, "", true}, "channels 11x3 padding 5, one class", 74);
+  runConv({{1, 8, 5, 5}, 16, 1, 1, 1, 1, 1, 1, true, "Relu", false}, "channels 1x1 padding 1, border without taps", 75);
+  runConv({{1, 20, 13, 13}, 24, 3, 3, 2, 1, 2, 1, true, "", false}, "channels dilated, stride 2", 76);
+}
+
 TEST(LlvmConvKernels, WinogradRandomShapes) {
   // 3x3 stride 1: odd and even output sizes (tiles cut by the output),
   // padding 0-2, batch 2, output channels cutting through MR blocks.
