@@ -67,6 +67,11 @@ TEST(LlvmConvKernels, ChannelTiledSplitsLongChannelLoops) {
   runConv({{1, 256, 7, 7}, 40, 3, 3, 1, 1, 1, 1, true, "Relu", true}, "channels 7x7 blocked", 51);
   runConv({{1, 96, 14, 14}, 64, 3, 3, 2, 1, 1, 1, true, "", false}, "channels stride 2 blocked", 52);
   runConv({{1, 320, 7, 7}, 70, 1, 1, 1, 0, 1, 1, false, "Clip", false}, "channels pointwise blocked", 53);
+  // Narrowing 1x1 layers: on two threads each sums half of the input
+  // channels and a pass adds the halves, the bias, the activation and the
+  // residual (planes of 196 positions: a masked last vector; batch 2).
+  runConv({{2, 384, 14, 14}, 64, 1, 1, 1, 0, 1, 1, true, "Relu", true}, "channels pointwise input halves", 54);
+  runConv({{1, 576, 7, 7}, 96, 1, 1, 1, 0, 1, 1, true, "", true}, "channels pointwise input halves 7x7", 55);
 }
 
 TEST(LlvmConvKernels, ChannelTiledSkipsPaddingTaps) {
