@@ -1,7 +1,9 @@
 // Batch-1 fp32 latency of the CPU back end (target "llvm", JIT) on ResNet-18
 // and MobileNetV2 against PyTorch and onnxruntime running the torchvision
 // models of the same architecture, with the same number of threads: median
-// of N runs after two warm-up runs, the ratio to each, and the compile time.
+// of R rounds of N runs (each after two warm-up runs; the generated code and
+// onnxruntime take turns round by round, so that both see the same minutes
+// of a shared machine), the ratio to each, and the compile time.
 // PyTorch runs under /usr/bin/python3 (Debian's python3-torch), which also
 // exports the model to ONNX for onnxruntime (the pip package in the python3
 // on PATH); both through benchmarks/ort_torch_latency.py. A framework that
@@ -17,11 +19,15 @@
 // PREFIX writes one more run of each model as PREFIX<model>.json, a
 // Chrome/Perfetto trace (chrome://tracing, ui.perfetto.dev) of its steps
 // and of every thread's share of each step's parallel loops, which shows
-// where a thread waits for the other.
+// where a thread waits for the other. --ab VAR=VALUE compiles each model a
+// second time with that environment variable set (one of the back end's
+// VDLA_LLVM_* switches) and runs the two programs in turns: the paired
+// comparison that still shows a 2% difference when the machine's speed
+// drifts by 20%.
 //
-// usage: llvm_latency_bench [--runs N] [--threads T] [--size S] [--models resnet18,mobilenetv2]
-//                           [--profile 0|1] [--compare 0|1] [--library DIR] [--fuse 0|1]
-//                           [--trace PREFIX]
+// usage: llvm_latency_bench [--runs N] [--rounds R] [--threads T] [--size S]
+//                           [--models resnet18,mobilenetv2] [--profile 0|1] [--compare 0|1]
+//                           [--library DIR] [--fuse 0|1] [--trace PREFIX] [--ab VAR=VALUE]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -53,6 +59,7 @@ double median(std::vector<double> v) {
 
 struct FrameworkTimes {
   double median_ms = -1, min_ms = -1;
+  std::vector<double> times_ms;  // every timed run
 };
 
 // Runs a command and returns "median_ms" and "min_ms" from its last JSON
@@ -70,7 +77,7 @@ FrameworkTimes frameworkTimes(const std::string& command, const std::string& wha
     return {};
   }
   const nlohmann::json j = nlohmann::json::parse(out.substr(line, out.find('\n', line) - line));
-  return {j["median_ms"].get<double>(), j["min_ms"].get<double>()};
+  return {j["median_ms"].get<double>(), j["min_ms"].get<double>(), j["times_ms"].get<std::vector<double>>()};
 }
 
 std::string ratio(double ours, double theirs) {
@@ -155,42 +162,92 @@ void writeTrace(vdla::rt::Executor& executor, const vdla::rt::Tensor& x, const s
   else std::printf("  trace: %s (%zu steps, %zu task spans)\n", path.c_str(), steps.size(), spans.size());
 }
 
+// The network compiled a second time with the environment variable of
+// `assignment` (VAR=VALUE) set, the two programs run in turns (which one
+// goes first alternating), so that both see the same moments of a noisy
+// machine: each one's median and fastest run, and the median of the paired
+// ratios B/A.
+void abCompare(vdla::rt::Executor& a, vdla::ir::Graph& g, const vdla::cpu::CpuCompileOptions& co,
+               const std::vector<vdla::rt::Tensor>& inputs, const std::string& assignment, int runs) {
+  const size_t eq = assignment.find('=');
+  if (eq == std::string::npos) {
+    std::cerr << "--ab expects VAR=VALUE, got '" << assignment << "'\n";
+    std::exit(2);
+  }
+  const std::string var = assignment.substr(0, eq);
+  const char* old = std::getenv(var.c_str());
+  const std::string saved = old ? old : "";
+  setenv(var.c_str(), assignment.substr(eq + 1).c_str(), 1);
+  vdla::cpu::JitProgram program = vdla::cpu::compileJit(g, co);
+  if (old) setenv(var.c_str(), saved.c_str(), 1);
+  else unsetenv(var.c_str());
+  vdla::rt::Executor b(program.artifact, *program.kernels);
+  b.run(inputs);
+  b.run(inputs);
+  std::vector<double> ta, tb, ratios;
+  auto timed = [&](vdla::rt::Executor& e) {
+    const Clock::time_point t = Clock::now();
+    e.run(inputs);
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
+  for (int r = 0; r < runs; ++r) {
+    double x, y;
+    if (r % 2) {
+      x = timed(a);
+      y = timed(b);
+    } else {
+      y = timed(b);
+      x = timed(a);
+    }
+    ta.push_back(x);
+    tb.push_back(y);
+    ratios.push_back(y / x);
+  }
+  std::printf("  A/B %s: A median %.3f min %.3f | B median %.3f min %.3f | median B/A %.3f\n", assignment.c_str(),
+              median(ta), *std::min_element(ta.begin(), ta.end()), median(tb), *std::min_element(tb.begin(), tb.end()),
+              median(ratios));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int runs = 20, size = 224;
+  int runs = 20, size = 224, rounds = 3;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::string> models = {"resnet18", "mobilenetv2"};
   bool profile = false, compare = true, fuse = true;
-  std::string library_dir, trace_prefix;
+  std::string library_dir, trace_prefix, ab;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--runs") runs = std::atoi(v.c_str());
+    else if (a == "--rounds") rounds = std::atoi(v.c_str());
     else if (a == "--threads") threads = std::atoi(v.c_str());
     else if (a == "--size") size = std::atoi(v.c_str());
     else if (a == "--profile") profile = std::atoi(v.c_str()) != 0;
     else if (a == "--compare") compare = std::atoi(v.c_str()) != 0;
     else if (a == "--library") library_dir = v;
     else if (a == "--trace") trace_prefix = v;
+    else if (a == "--ab") ab = v;
     else if (a == "--fuse") fuse = std::atoi(v.c_str()) != 0;
     else if (a == "--models") {
       models.clear();
       std::stringstream ss(v);
       for (std::string m; std::getline(ss, m, ',');) models.push_back(m);
     } else {
-      std::cerr << "usage: llvm_latency_bench [--runs N] [--threads T] [--size S] [--models resnet18,mobilenetv2]"
-                   " [--profile 0|1] [--compare 0|1] [--library DIR] [--fuse 0|1] [--trace PREFIX]\n";
+      std::cerr << "usage: llvm_latency_bench [--runs N] [--rounds R] [--threads T] [--size S]"
+                   " [--models resnet18,mobilenetv2] [--profile 0|1] [--compare 0|1] [--library DIR] [--fuse 0|1]"
+                   " [--trace PREFIX] [--ab VAR=VALUE]\n";
       return 2;
     }
   }
-  if (runs < 1 || threads < 1 || size < 32) {
-    std::cerr << "llvm_latency_bench: --runs and --threads must be >= 1, --size >= 32\n";
+  if (runs < 1 || rounds < 1 || threads < 1 || size < 32) {
+    std::cerr << "llvm_latency_bench: --runs, --rounds and --threads must be >= 1, --size >= 32\n";
     return 2;
   }
   // The runtime's pool reads VDLA_NUM_THREADS when it is first used.
   setenv("VDLA_NUM_THREADS", std::to_string(threads).c_str(), 1);
   const std::string script = std::string(VDLA_SOURCE_DIR) + "/benchmarks/ort_torch_latency.py";
-  std::printf("batch 1, %dx%d, fp32, %d thread(s), median of %d runs (after 2 warm-up runs)\n", size, size, threads, runs);
+  std::printf("batch 1, %dx%d, fp32, %d thread(s), median of %d rounds x %d runs (each after 2 warm-up runs)\n", size,
+              size, threads, rounds, runs);
   std::printf("%-12s %12s %12s %12s %10s %10s %12s\n", "model", "llvm ms", "ort ms", "torch ms", "llvm/ort",
               "llvm/torch", "compile s");
   for (const std::string& name : models) {
@@ -217,18 +274,10 @@ int main(int argc, char** argv) {
     // The input vector is built once: run({x}) copied the 600 KB image
     // into a fresh allocation (page faults included) inside every timed run.
     const std::vector<vdla::rt::Tensor> inputs = {x};
-    executor.run(inputs);
-    executor.run(inputs);
-    std::vector<double> ms;
-    for (int r = 0; r < runs; ++r) {
-      const Clock::time_point t = Clock::now();
-      executor.run(inputs);
-      ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count());
-    }
-    const double ours = median(ms);
-    if (profile) printProfile(executor, runs, x);
-    if (!trace_prefix.empty()) writeTrace(executor, x, trace_prefix + name + ".json");
 
+    // PyTorch runs once (and exports the ONNX file); then, round after
+    // round, N runs of the generated code and N of onnxruntime, so that a
+    // slow or a quiet minute of a shared machine falls on both.
     char onnx[] = "/tmp/vdla-bench-XXXXXX";
     const int fd = mkstemp(onnx);
     if (fd >= 0) close(fd);
@@ -238,12 +287,28 @@ int main(int argc, char** argv) {
                                           : frameworkTimes("/usr/bin/python3 '" + script + "' torch --model " + name +
                                                                " --export " + onnx + common,
                                                            "PyTorch");
-    const FrameworkTimes ort = torch.median_ms > 0 ? frameworkTimes("python3 '" + script + "' ort --onnx " +
-                                                                        std::string(onnx) + common,
-                                                                    "onnxruntime")
-                                                   : FrameworkTimes{};
-    const double torch_ms = torch.median_ms, ort_ms = ort.median_ms;
+    std::vector<double> ms, ort_times;
+    for (int round = 0; round < rounds; ++round) {
+      executor.run(inputs);  // warm-up: the other framework ran in between
+      executor.run(inputs);
+      for (int r = 0; r < runs; ++r) {
+        const Clock::time_point t = Clock::now();
+        executor.run(inputs);
+        ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count());
+      }
+      if (torch.median_ms <= 0) continue;
+      const FrameworkTimes ort = frameworkTimes("python3 '" + script + "' ort --onnx " + std::string(onnx) + common,
+                                                "onnxruntime");
+      if (ort.median_ms <= 0) break;
+      ort_times.insert(ort_times.end(), ort.times_ms.begin(), ort.times_ms.end());
+    }
     std::remove(onnx);
+    const double ours = median(ms);
+    const double torch_ms = torch.median_ms, ort_ms = ort_times.empty() ? -1 : median(ort_times);
+    const double ort_min_ms = ort_times.empty() ? -1 : *std::min_element(ort_times.begin(), ort_times.end());
+    if (profile) printProfile(executor, runs, x);
+    if (!trace_prefix.empty()) writeTrace(executor, x, trace_prefix + name + ".json");
+    if (!ab.empty()) abCompare(executor, *g, co, inputs, ab, runs);
     auto fmt = [](double v) {
       char s[32];
       if (v <= 0) return std::string("n/a");
@@ -255,9 +320,9 @@ int main(int argc, char** argv) {
     // The fastest runs: on a machine shared with other work, the figure
     // least disturbed by it.
     const double fastest = *std::min_element(ms.begin(), ms.end());
-    if (ort.min_ms > 0)
-      std::printf("%-12s %12.2f %12.2f %12.2f %10s %10s   (fastest runs)\n", "", fastest, ort.min_ms, torch.min_ms,
-                  ratio(fastest, ort.min_ms).c_str(), ratio(fastest, torch.min_ms).c_str());
+    if (ort_min_ms > 0)
+      std::printf("%-12s %12.2f %12.2f %12.2f %10s %10s   (fastest runs)\n", "", fastest, ort_min_ms, torch.min_ms,
+                  ratio(fastest, ort_min_ms).c_str(), ratio(fastest, torch.min_ms).c_str());
     std::fflush(stdout);
   }
   return 0;

@@ -8,7 +8,8 @@ matter for latency, so models are built with weights=None.
 
 Debian's /usr/bin/python3 has torch and torchvision; onnxruntime is the pip
 package scripts/setup_python.sh installs into the python3 on PATH. Prints one
-line of JSON: {"framework", "median_ms", "min_ms", "runs", "threads"}.
+line of JSON: {"framework", "median_ms", "min_ms", "times_ms" (every run), "runs",
+"threads"}.
 """
 import argparse
 import json
@@ -26,7 +27,7 @@ def measure(fn, runs):
         start = time.perf_counter()
         fn()
         times.append((time.perf_counter() - start) * 1000.0)
-    return statistics.median(times), min(times)
+    return times
 
 
 def run_torch(args):
@@ -63,9 +64,9 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--size", type=int, default=224)
     args = p.parse_args()
-    median, fastest = run_torch(args) if args.framework == "torch" else run_ort(args)
-    print(json.dumps({"framework": args.framework, "median_ms": median, "min_ms": fastest, "runs": args.runs,
-                      "threads": args.threads}))
+    times = run_torch(args) if args.framework == "torch" else run_ort(args)
+    print(json.dumps({"framework": args.framework, "median_ms": statistics.median(times), "min_ms": min(times),
+                      "times_ms": times, "runs": args.runs, "threads": args.threads}))
 
 
 if __name__ == "__main__":
