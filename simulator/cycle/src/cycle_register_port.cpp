@@ -23,9 +23,9 @@ void checkOffset(uint32_t offset, const char* access) {
 
 CycleRegisterPort::CycleRegisterPort(const hw::HwConfig& cfg, Dram& dram, std::optional<DramTiming> timing)
     : cfg_(cfg) {
-  const CycleModelEntry& entry = requireCycleModel(cfg);
+  const CycleModelFactory make = requireCycleModel(cfg);
   std::lock_guard<std::recursive_mutex> lock(systemcMutex());
-  harness_ = entry.make(cfg_, dram, timing.value_or(defaultDramTiming(cfg_)));
+  harness_ = make(cfg_, dram, timing.value_or(defaultDramTiming(cfg_)));
   harness_->reset();
 }
 

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "model_cache.h"
 #include "model_registry.h"
 #include "program_stats.h"
 #include "rtl_status.h"
@@ -66,13 +67,21 @@ std::vector<std::string> cycleSimConfigs() {
   return names;
 }
 
-bool cycleSimSupports(const hw::HwConfig& cfg) { return findCycleModel(cfg) != nullptr; }
+bool cycleSimSupports(const hw::HwConfig& cfg) {
+  return findCycleModel(cfg) != nullptr || cycleModelCached(cfg) || cycleModelBuildEnabled();
+}
+
+CycleModelInfo prepareCycleModel(const hw::HwConfig& cfg) {
+  if (findCycleModel(cfg)) return {CycleModelSource::BuiltIn, ""};
+  const OnDemandModel m = loadOnDemandModel(cfg);
+  return {m.built ? CycleModelSource::Built : CycleModelSource::Cache, m.path};
+}
 
 CycleSimulator::CycleSimulator(const hw::HwConfig& cfg, Dram& dram, CycleSimOptions options)
     : cfg_(cfg), dram_(dram), options_(std::move(options)) {
-  const CycleModelEntry& entry = requireCycleModel(cfg);
+  const CycleModelFactory make = requireCycleModel(cfg);
   std::lock_guard<std::recursive_mutex> lock(systemcMutex());
-  harness_ = entry.make(cfg_, dram_, options_.dram.value_or(defaultDramTiming(cfg_)));
+  harness_ = make(cfg_, dram_, options_.dram.value_or(defaultDramTiming(cfg_)));
   harness_->reset();
 }
 

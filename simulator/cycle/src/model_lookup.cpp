@@ -1,6 +1,7 @@
 // Finding the Verilated model of a configuration, shared by every public
 // entry point of the cycle simulator so that they accept and refuse the same
 // configs with the same message.
+#include "model_cache.h"
 #include "model_registry.h"
 #include "vdla/hw/error.h"
 #include "vdla/sim/cycle_sim.h"
@@ -17,12 +18,9 @@ const CycleModelEntry* findCycleModel(const hw::HwConfig& cfg) {
   return nullptr;
 }
 
-const CycleModelEntry& requireCycleModel(const hw::HwConfig& cfg) {
-  if (const CycleModelEntry* e = findCycleModel(cfg)) return *e;
-  std::string names;
-  for (const auto& n : cycleSimConfigs()) names += (names.empty() ? "" : ", ") + n;
-  throw Error("the cycle-accurate simulator has no Verilated model for config '" + cfg.name + "' (hash " +
-              cfg.hashHex() + "); this build has models for: " + names);
+CycleModelFactory requireCycleModel(const hw::HwConfig& cfg) {
+  if (const CycleModelEntry* e = findCycleModel(cfg)) return e->make;
+  return loadOnDemandModel(cfg).make;
 }
 
 }  // namespace vdla::sim

@@ -5,8 +5,15 @@
 // drives the AXI-Lite control slave the way a driver does: program address and
 // count, start, poll for done.
 //
-// One Verilated model is built per shipped configuration (see
-// cycleSimConfigs()); a config whose hash matches none of them is refused.
+// The configs of VDLA_CYCLE_CONFIGS have a Verilated model built into this
+// library (see cycleSimConfigs()). Any other valid config -- a shipped one or
+// a user's own JSON -- gets a model built on demand the first time it is
+// simulated (generated, Verilated and compiled into a loadable module, a few
+// minutes) and cached in cycleModelCacheDir() by config hash and by the
+// fingerprint of the RTL and harness sources, so later uses load it at once
+// and a model of other sources is never loaded. VDLA_CYCLE_MODEL_BUILD=0
+// refuses to build (a config without a built-in or cached model is then an
+// error). See docs/hardware.md.
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -44,7 +51,8 @@ class CycleHarness;
 
 class CycleSimulator {
  public:
-  // Throws vdla::Error if no Verilated model matches `cfg`.
+  // Builds `cfg`'s model first if it has none (prepareCycleModel()). Throws
+  // vdla::Error if no model can be had (building switched off or failed).
   CycleSimulator(const hw::HwConfig& cfg, Dram& dram, CycleSimOptions options = {});
   ~CycleSimulator();
   CycleSimulator(const CycleSimulator&) = delete;
@@ -69,9 +77,31 @@ class CycleSimulator {
   std::unique_ptr<CycleHarness> harness_;
 };
 
-// Names of the configs with a Verilated model in this build.
+// Names of the configs with a Verilated model built into this library (the
+// fast path; matched by configuration hash). Every other config is simulated
+// on a model built on demand.
 std::vector<std::string> cycleSimConfigs();
-// True if `cfg` has a Verilated model (matched by configuration hash).
+// True if a model for `cfg` can be had without building (built in, or in the
+// cache) or by building it (VDLA_CYCLE_MODEL_BUILD is not 0). Builds nothing.
 bool cycleSimSupports(const hw::HwConfig& cfg);
+
+enum class CycleModelSource { BuiltIn, Cache, Built };
+struct CycleModelInfo {
+  CycleModelSource source;
+  std::string path;  // the loadable module of a model built on demand ("" if built in)
+};
+// Makes `cfg`'s model ready: the built-in one, else the cached one, else one
+// built now (progress on stderr) and cached. Throws vdla::Error, naming the
+// build log, if it cannot. CycleSimulator does this itself; this is for
+// callers that want the build to happen up front or to know where the model
+// came from.
+CycleModelInfo prepareCycleModel(const hw::HwConfig& cfg);
+
+// Where models built on demand are cached: $VDLA_CACHE_DIR/cycle-models, else
+// $XDG_CACHE_HOME/vdla/cycle-models, else ~/.cache/vdla/cycle-models (one
+// folder per config hash and source fingerprint; deleting any of them, or
+// the whole folder, is safe). Throws vdla::Error if none of those variables
+// is set.
+std::string cycleModelCacheDir();
 
 }  // namespace vdla::sim

@@ -1,0 +1,36 @@
+#pragma once
+// Cycle-accurate models built on demand for configs that have no model built
+// into vdla_cycle_sim: generated, Verilated, compiled into a loadable module
+// and cached by configuration hash and model-kit fingerprint (see
+// docs/hardware.md, "Models built on demand").
+#include <string>
+
+#include "model_registry.h"
+#include "vdla/sim/cycle_sim.h"
+
+namespace vdla::sim {
+
+// The folder `cfg`'s model has (or will have) in the cache.
+std::string cycleModelDir(const hw::HwConfig& cfg);
+
+// False when $VDLA_CYCLE_MODEL_BUILD is 0/off/no/false: a model that is not
+// in the cache is then refused instead of built.
+bool cycleModelBuildEnabled();
+
+// True if `cfg`'s model is in the cache (loadable without building).
+bool cycleModelCached(const hw::HwConfig& cfg);
+
+struct OnDemandModel {
+  CycleModelFactory make;
+  std::string path;  // the loadable module
+  bool built = false;  // true if this call built it (false: found in the cache)
+};
+
+// Loads `cfg`'s model from the cache, building it first if it is not there
+// (progress on stderr). Safe against other processes building the same model
+// at once: they take turns on a lock file, and a model appears in the cache
+// only once complete. Throws vdla::Error naming the log file if the build
+// fails, and when building is switched off or a tool is missing.
+OnDemandModel loadOnDemandModel(const hw::HwConfig& cfg);
+
+}  // namespace vdla::sim
