@@ -311,9 +311,28 @@ struct Loaded {
   std::string path;
 };
 
+// The generated package without its comments (which name the config and
+// where it came from): every parameter the RTL is built with.
+std::string packageParameters(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, out;
+  while (std::getline(in, line))
+    if (line.rfind("//", 0) != 0) out += line + "\n";
+  return out;
+}
+
 const CycleModelPlugin* loadModule(const hw::HwConfig& cfg, const fs::path& dir) {
   const fs::path path = dir / kModuleName;
   const std::string again = "; delete " + dir.string() + " to have it rebuilt";
+  // The cache is found by config hash; the package the model was built from
+  // must also hold exactly this config's parameters (a config whose hash was
+  // changed without its parameters, or the reverse, must not run on the
+  // model of another).
+  const fs::path pkg = dir / "vdla_pkg.sv";
+  if (!fs::exists(pkg)) throw Error("the cycle-accurate model in " + dir.string() + " has no vdla_pkg.sv" + again);
+  if (packageParameters(readFile(pkg)) != packageParameters(hw::generateSvPackage(cfg, "")))
+    throw Error("the cycle-accurate model in " + dir.string() + " was built from other parameters than " +
+                describe(cfg) + again);
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) throw Error("cannot load the cycle-accurate model " + path.string() + ": " + ::dlerror() + again);
   auto fn = reinterpret_cast<VdlaCycleModelPluginFn>(::dlsym(handle, "vdla_cycle_model_plugin"));

@@ -4,7 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <random>
 
 #include "vdla/hw/error.h"
@@ -58,14 +60,21 @@ TEST(CycleRegisterPort, RefusesBadOffsetsAndConfigsWithoutAModel) {
     EXPECT_THAT(e.what(), HasSubstr("register read at offset 0x1000: not a 32-bit register of the 4 KiB AXI-Lite window"));
   }
   EXPECT_THROW(port.write(regs::kInsnAddr + 2, 0), Error);
-  cfg.hash ^= 1;  // parameters no Verilated model was built for
+  cfg.hash ^= 1;  // parameters no built-in model was built for
+  // Building on demand switched off, with an empty cache: refused.
+  const std::string cache = ::testing::TempDir() + "vdla_register_port_no_models";
+  std::filesystem::remove_all(cache);
+  ::setenv("VDLA_CACHE_DIR", cache.c_str(), 1);
+  ::setenv("VDLA_CYCLE_MODEL_BUILD", "0", 1);
   try {
     CycleRegisterPort other(cfg, dram);
     ADD_FAILURE() << "a config without a model was accepted";
   } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("has no Verilated model for config 'tiny'"));
-    EXPECT_THAT(e.what(), HasSubstr("this build has models for: "));
+    EXPECT_THAT(e.what(), HasSubstr("has no model for config 'tiny'"));
+    EXPECT_THAT(e.what(), HasSubstr("this build has models for "));
   }
+  ::unsetenv("VDLA_CYCLE_MODEL_BUILD");
+  ::unsetenv("VDLA_CACHE_DIR");
 }
 
 // ACC entries loaded from DRAM, ADD 7 by the ALU, stored as OUT bytes; the

@@ -23,6 +23,7 @@
 #include "vdla/driver/device.h"
 #include "vdla/hw/config.h"
 #include "vdla/hw/error.h"
+#include "vdla/hw/param_gen.h"
 #include "vdla/sim/cycle_sim.h"
 #include "vdla/sim/dram.h"
 
@@ -175,21 +176,30 @@ TEST_F(OnDemandModel, CustomConfigIsBuiltOnceThenLoadedFromTheCache) {
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   EXPECT_EQ(fs::last_write_time(first.path), built_at) << "the model was rebuilt";
 
-  // The same module in the cache folder of another config is refused (the
-  // module carries the hash it was built for), not run as that config.
+  // This model in the cache folder of another config is refused, not run as
+  // that config: with its own package (the parameters differ from the
+  // config's), and with the other config's package (the module itself
+  // carries the hash it was built for).
   const hw::HwConfig other = customConfig("tiny_custom_other", 4);
   const fs::path other_dir = sim::cycleModelDir(other);
-  fs::remove_all(other_dir);
-  fs::create_directories(other_dir);
-  fs::copy_file(first.path, other_dir / fs::path(first.path).filename());
-  try {
-    sim::prepareCycleModel(other);
-    FAIL() << "a module of another config was loaded";
-  } catch (const Error& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("was built for config hash " + cfg.hashHex()), std::string::npos) << m;
-    EXPECT_NE(m.find("delete " + other_dir.string()), std::string::npos) << m;
-  }
+  auto expectRefused = [&](const std::string& package_from, const std::string& reason) {
+    fs::remove_all(other_dir);
+    fs::create_directories(other_dir);
+    fs::copy_file(first.path, other_dir / fs::path(first.path).filename());
+    fs::copy_file(package_from, other_dir / "vdla_pkg.sv");
+    try {
+      sim::prepareCycleModel(other);
+      ADD_FAILURE() << "a module of another config was loaded";
+    } catch (const Error& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find(reason), std::string::npos) << m;
+      EXPECT_NE(m.find("delete " + other_dir.string()), std::string::npos) << m;
+    }
+  };
+  expectRefused((dir / "vdla_pkg.sv").string(), "was built from other parameters than config 'tiny_custom_other'");
+  const fs::path other_pkg = fs::path(VDLA_TEST_MODEL_CACHE) / "other_pkg.sv";
+  std::ofstream(other_pkg) << hw::generateSvPackage(other, "on_demand_model_test");
+  expectRefused(other_pkg.string(), "was built for config hash " + cfg.hashHex());
   fs::remove_all(other_dir);
 }
 

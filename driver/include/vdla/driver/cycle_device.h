@@ -10,7 +10,8 @@ namespace vdla::driver {
 
 class CycleDevice : public SimulatedDramDevice {
  public:
-  // Throws vdla::Error if the build has no Verilated model for `cfg`.
+  // A config without a built-in model gets one built on demand (see
+  // vdla/sim/cycle_sim.h); throws vdla::Error if none can be had.
   CycleDevice(const hw::HwConfig& cfg, const DeviceOptions& options = {});
   ~CycleDevice() override;
 

@@ -25,8 +25,9 @@ class CycleHarness;
 class CycleRegisterPort {
  public:
   // The accelerator's AXI master is served from `dram` with `timing`
-  // (default: defaultDramTiming(cfg)). Throws vdla::Error, as CycleSimulator
-  // does, if no Verilated model matches `cfg`. Starts out of reset and idle.
+  // (default: defaultDramTiming(cfg)). Finds or builds `cfg`'s model, and
+  // throws vdla::Error if it cannot, as CycleSimulator does. Starts out of
+  // reset and idle.
   CycleRegisterPort(const hw::HwConfig& cfg, Dram& dram, std::optional<DramTiming> timing = std::nullopt);
   ~CycleRegisterPort();
   CycleRegisterPort(const CycleRegisterPort&) = delete;
