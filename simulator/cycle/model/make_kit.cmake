@@ -61,9 +61,34 @@ if(EXISTS ${kit}/fingerprint)
     message(FATAL_ERROR "model kit ${kit} holds fingerprint ${existing}, expected ${fingerprint}; remove ${KIT_ROOT}")
   endif()
   file(REMOVE_RECURSE ${staging})
+  file(TOUCH_NOCREATE ${kit}/fingerprint)  # the newest again (see pruning below)
 else()
   file(REMOVE_RECURSE ${kit})
   file(RENAME ${staging} ${kit})
+endif()
+
+# Older kits stay for programs built before them (until relinked, they build
+# their models from their own kit); only the ten most recently written are
+# kept, so that a long run of edits does not fill the build tree. A program
+# whose kit was removed still loads its cached models, and says to rebuild if
+# it needs a new one.
+file(GLOB kit_fingerprints ${KIT_ROOT}/*/fingerprint)
+set(dated "")
+foreach(f ${kit_fingerprints})
+  file(TIMESTAMP ${f} when "%Y%m%d%H%M%S" UTC)
+  get_filename_component(dir ${f} DIRECTORY)
+  list(APPEND dated "${when}|${dir}")
+endforeach()
+list(SORT dated ORDER DESCENDING)
+list(LENGTH dated count)
+if(count GREATER 10)
+  list(SUBLIST dated 10 -1 old_kits)
+  foreach(entry ${old_kits})
+    string(REGEX REPLACE "^[0-9]+\\|" "" dir "${entry}")
+    if(NOT dir STREQUAL kit)
+      file(REMOVE_RECURSE ${dir})
+    endif()
+  endforeach()
 endif()
 
 # The header is rewritten only when it changes, so that an unchanged kit
