@@ -174,7 +174,8 @@ void checkTools(const hw::HwConfig& cfg) {
   const fs::path kit(model_kit::kDir);
   if (!fs::exists(kit / "fingerprint") || readFile(kit / "fingerprint") != model_kit::kFingerprint)
     throw Error(why + "the model kit of this build (" + kit.string() +
-                ") is missing or belongs to another build; rebuild the project (cmake --build) to recreate it");
+                ") is missing or belongs to another build; remove " + kit.parent_path().string() +
+                " and rebuild the project (cmake --build) to recreate it");
 }
 
 unsigned buildJobs() {
