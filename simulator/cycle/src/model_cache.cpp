@@ -244,7 +244,7 @@ void buildModel(const hw::HwConfig& cfg, const fs::path& root, const std::string
   std::ofstream log(log_path);
   const auto start = std::chrono::steady_clock::now();
   std::fprintf(stderr,
-               "vdla: building the cycle-accurate model for %s, first use; this takes a few minutes and is cached in "
+               "vdla: building the cycle-accurate model for %s, first use; this takes about a minute and is cached in "
                "%s\n",
                describe(cfg).c_str(), final_dir.c_str());
 
@@ -408,7 +408,7 @@ OnDemandModel loadOnDemandModel(const hw::HwConfig& cfg) {
                   ": none is built in (this build has models for " + builtinNames() + ") and none is cached in " +
                   dir.string() +
                   ", and VDLA_CYCLE_MODEL_BUILD=" + env("VDLA_CYCLE_MODEL_BUILD") +
-                  " forbids building one; unset it to build the model on first use (a few minutes)");
+                  " forbids building one; unset it to build the model on first use (about a minute)");
     std::error_code ec;
     fs::create_directories(root, ec);
     if (ec) throw Error("cannot create the cycle model cache '" + root.string() + "': " + ec.message());

@@ -203,9 +203,7 @@ TEST_F(OnDemandModel, CustomConfigIsBuiltOnceThenLoadedFromTheCache) {
   fs::remove_all(other_dir);
 }
 
-// The shipped configs without a built-in model: a few short random programs
-// each (their models take minutes to build, and a cycle of zcu104's 32x32
-// GEMM is slow to simulate).
+// The shipped configs without a built-in model, on random programs.
 class ShippedOnDemand : public OnDemandModel, public ::testing::WithParamInterface<std::string> {};
 
 TEST_P(ShippedOnDemand, MatchesFsimOnRandomPrograms) {
@@ -214,9 +212,7 @@ TEST_P(ShippedOnDemand, MatchesFsimOnRandomPrograms) {
     if (n == GetParam()) GTEST_SKIP() << GetParam() << " has a built-in model in this build (VDLA_CYCLE_CONFIGS)";
   const sim::CycleModelInfo info = sim::prepareCycleModel(cfg);
   EXPECT_NE(info.source, CycleModelSource::BuiltIn);
-  ProgenOptions opts;
-  opts.length = 25;
-  compareWithFsim(cfg, 7200, 6, opts);
+  compareWithFsim(cfg, 7200, 40, ProgenOptions{});
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, ShippedOnDemand, ::testing::Values("ultra96", "zcu104"));

@@ -8,8 +8,8 @@
 // The configs of VDLA_CYCLE_CONFIGS have a Verilated model built into this
 // library (see cycleSimConfigs()). Any other valid config -- a shipped one or
 // a user's own JSON -- gets a model built on demand the first time it is
-// simulated (generated, Verilated and compiled into a loadable module, a few
-// minutes) and cached in cycleModelCacheDir() by config hash and by the
+// simulated (generated, Verilated and compiled into a loadable module, about
+// a minute) and cached in cycleModelCacheDir() by config hash and by the
 // fingerprint of the RTL and harness sources, so later uses load it at once
 // and a model of other sources is never loaded. VDLA_CYCLE_MODEL_BUILD=0
 // refuses to build (a config without a built-in or cached model is then an
