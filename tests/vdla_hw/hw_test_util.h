@@ -22,8 +22,8 @@ inline std::vector<HwConfig> shippedConfigs() {
   return out;
 }
 
-// tiny's buffers with the widest legal DRAM address (40 bits, so dram_base
-// straddles the 64-bit word boundary) and a 32-bit signed immediate.
+// Small odd-shaped buffers with the widest legal DRAM address, a 5-bit pad
+// field and a 32-bit signed immediate.
 inline const char* kWideConfigJson = R"({
   "name": "wide",
   "target": {"board": "b", "part": "p", "clock_mhz": 100},
@@ -32,7 +32,7 @@ inline const char* kWideConfigJson = R"({
   "buffers_kib": {"uop": 1, "input": 1, "weight": 2, "accumulator": 4, "output": 1},
   "axi": {"data_bits": 64},
   "queues": {"command_depth": 4, "token_depth": 4},
-  "isa": {"dram_addr_bits": 40, "xfer_size_bits": 16, "pad_bits": 5, "loop_iter_bits": 16, "alu_imm_bits": 32}
+  "isa": {"dram_addr_bits": 32, "xfer_size_bits": 16, "pad_bits": 5, "loop_iter_bits": 16, "alu_imm_bits": 32}
 })";
 
 // Shipped configs plus the wide one.

@@ -108,10 +108,10 @@ module vdla_compute (
   wire [31:0] sram_base = 32'(insn[vdla_pkg::LOAD_SRAM_BASE_LSB+:vdla_pkg::LOAD_SRAM_BASE_W]);
   wire [31:0] y_size = 32'(insn[vdla_pkg::LOAD_Y_SIZE_LSB+:vdla_pkg::LOAD_Y_SIZE_W]);
   wire [31:0] x_size = 32'(insn[vdla_pkg::LOAD_X_SIZE_LSB+:vdla_pkg::LOAD_X_SIZE_W]);
-  wire [3:0] pad_top = 4'(insn[vdla_pkg::LOAD_Y_PAD_TOP_LSB+:vdla_pkg::LOAD_Y_PAD_TOP_W]);
-  wire [3:0] pad_bottom = 4'(insn[vdla_pkg::LOAD_Y_PAD_BOTTOM_LSB+:vdla_pkg::LOAD_Y_PAD_BOTTOM_W]);
-  wire [3:0] pad_left = 4'(insn[vdla_pkg::LOAD_X_PAD_LEFT_LSB+:vdla_pkg::LOAD_X_PAD_LEFT_W]);
-  wire [3:0] pad_right = 4'(insn[vdla_pkg::LOAD_X_PAD_RIGHT_LSB+:vdla_pkg::LOAD_X_PAD_RIGHT_W]);
+  wire [vdla_pkg::LOAD_Y_PAD_TOP_W-1:0] pad_top = insn[vdla_pkg::LOAD_Y_PAD_TOP_LSB+:vdla_pkg::LOAD_Y_PAD_TOP_W];
+  wire [vdla_pkg::LOAD_Y_PAD_BOTTOM_W-1:0] pad_bottom = insn[vdla_pkg::LOAD_Y_PAD_BOTTOM_LSB+:vdla_pkg::LOAD_Y_PAD_BOTTOM_W];
+  wire [vdla_pkg::LOAD_X_PAD_LEFT_W-1:0] pad_left = insn[vdla_pkg::LOAD_X_PAD_LEFT_LSB+:vdla_pkg::LOAD_X_PAD_LEFT_W];
+  wire [vdla_pkg::LOAD_X_PAD_RIGHT_W-1:0] pad_right = insn[vdla_pkg::LOAD_X_PAD_RIGHT_LSB+:vdla_pkg::LOAD_X_PAD_RIGHT_W];
   wire [63:0] block_end = 64'(sram_base) + 64'(32'(pad_top) + y_size + 32'(pad_bottom)) *
       64'(32'(pad_left) + x_size + 32'(pad_right));
   wire [63:0] load_depth = ld_uop ? 64'(vdla_pkg::UOP_DEPTH) : 64'(vdla_pkg::ACC_DEPTH);

@@ -24,10 +24,10 @@ module vdla_xfer_read (
     input  logic [31:0] y_size,
     input  logic [31:0] x_size,
     input  logic [31:0] x_stride,
-    input  logic [3:0]  pad_top,
-    input  logic [3:0]  pad_bottom,
-    input  logic [3:0]  pad_left,
-    input  logic [3:0]  pad_right,
+    input  logic [vdla_pkg::LOAD_Y_PAD_TOP_W-1:0] pad_top,
+    input  logic [vdla_pkg::LOAD_Y_PAD_TOP_W-1:0] pad_bottom,
+    input  logic [vdla_pkg::LOAD_Y_PAD_TOP_W-1:0] pad_left,
+    input  logic [vdla_pkg::LOAD_Y_PAD_TOP_W-1:0] pad_right,
     input  logic [3:0]  entry_log2,  // log2(bytes of one DRAM entry)
     // AXI read
     output logic        ar_valid,
@@ -59,7 +59,7 @@ module vdla_xfer_read (
 
   // Latched instruction
   logic [31:0] ys, xs, stride;
-  logic [3:0] pt, pl;
+  logic [vdla_pkg::LOAD_Y_PAD_TOP_W-1:0] pt, pl;  // the four pad fields share the config's pad_bits
   logic [31:0] rows, cols;
   logic [3:0] elog2, beat_log2, bpe_log2;
 

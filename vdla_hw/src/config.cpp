@@ -63,13 +63,15 @@ class FieldReader {
     if (!v.is_string()) fail(fieldPath(key), "must be a string");
     return v.get<std::string>();
   }
-  uint64_t unsignedInt(const std::string& key, uint64_t lo, uint64_t hi) {
+  // `hi_reason`, when given, says why values above `hi` are refused.
+  uint64_t unsignedInt(const std::string& key, uint64_t lo, uint64_t hi, const char* hi_reason = nullptr) {
     const json& v = get(key);
     if (!v.is_number_integer() || (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() < 0))
       fail(fieldPath(key), "must be a non-negative integer, got " + v.dump());
     uint64_t x = v.get<uint64_t>();
     if (x < lo || x > hi)
-      fail(fieldPath(key), "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + std::to_string(x));
+      fail(fieldPath(key), "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                               std::to_string(x) + (x > hi && hi_reason ? std::string(": ") + hi_reason : ""));
     return x;
   }
   uint64_t powerOfTwo(const std::string& key, uint64_t lo, uint64_t hi) {
@@ -242,11 +244,15 @@ HwConfig parseConfig(const std::string& json_text, const std::string& origin) {
 
   FieldReader queues = top.object("queues");
   c.command_queue_depth = uint32_t(queues.unsignedInt("command_depth", 1, 4096));
-  c.token_queue_depth = uint32_t(queues.unsignedInt("token_depth", 1, 4096));
+  c.token_queue_depth = uint32_t(queues.unsignedInt(
+      "token_depth", 1, kMaxTokenQueueDepth,
+      "the RTL reports each token queue's fill level in 8 bits (register TOKENS, the error info of leftover tokens)"));
   queues.rejectUnknown();
 
   FieldReader isa = top.object("isa");
-  c.dram_addr_bits = uint32_t(isa.unsignedInt("dram_addr_bits", 16, 40));
+  c.dram_addr_bits = uint32_t(isa.unsignedInt(
+      "dram_addr_bits", 16, kMaxDramAddrBits,
+      "the RTL's AXI master drives 32-bit byte addresses (the Zynq HP ports' width); wider addresses would be cut"));
   c.xfer_size_bits = uint32_t(isa.unsignedInt("xfer_size_bits", 4, 16));
   c.pad_bits = uint32_t(isa.unsignedInt("pad_bits", 1, 8));
   c.loop_iter_bits = uint32_t(isa.unsignedInt("loop_iter_bits", 1, 16));

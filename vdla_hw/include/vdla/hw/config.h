@@ -15,6 +15,11 @@ enum class Memory : uint8_t { Uop = 0, Weight = 1, Input = 2, Acc = 3, Output = 
 constexpr int kNumMemoryIds = 6;
 const char* memoryName(Memory m);  // "UOP", "WGT", "INP", "ACC", "OUT", "ACC8"
 
+// Limits of the RTL that the ISA encoding alone would not impose; the
+// validator refuses configs beyond them rather than let the RTL cut a value.
+constexpr uint32_t kMaxDramAddrBits = 32;      // AXI byte addresses are 32 bits
+constexpr uint32_t kMaxTokenQueueDepth = 255;  // token counts are reported in 8 bits
+
 struct HwConfig {
   std::string name;
   std::string description;
