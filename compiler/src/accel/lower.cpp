@@ -5,44 +5,13 @@
 
 #include "vdla/compiler/accel/conv_codegen.h"
 #include "vdla/compiler/accel/conv_layer.h"
+#include "vdla/compiler/accel/layer_form.h"
 #include "vdla/compiler/accel/token_check.h"
 #include "vdla/runtime/accel/device_program.h"
 #include "vdla/runtime/accel/device_session.h"
 #include "vdla/runtime/kernels/reference_kernels.h"
 
 namespace vdla::accel {
-
-namespace {
-
-// Chooses between the direct layer and its im2col form by the cost model.
-ConvLayer chooseForm(const ConvLayer& direct, const hw::HwConfig& cfg, const AccelOptions& o, TilePlan& plan,
-                     CostEstimate& estimate, bool& im2col) {
-  im2col = false;
-  std::string direct_error;
-  try {
-    plan = chooseTiling(direct, cfg, o.latency_hiding, &estimate);
-  } catch (const std::exception& e) {
-    direct_error = e.what();
-  }
-  if (o.allow_im2col && direct.c < int64_t(cfg.block_in) && direct.kh * direct.kw > 1) {
-    const ConvLayer folded = toIm2colLayer(direct);
-    try {
-      CostEstimate e2;
-      const TilePlan p2 = chooseTiling(folded, cfg, o.latency_hiding, &e2);
-      if (!direct_error.empty() || e2.cycles < estimate.cycles) {
-        plan = p2;
-        estimate = e2;
-        im2col = true;
-        return folded;
-      }
-    } catch (const std::exception&) {
-    }
-  }
-  if (!direct_error.empty()) throw std::runtime_error(direct_error);
-  return direct;
-}
-
-}  // namespace
 
 rt::Artifact lowerForAccelerator(const ir::Graph& graph, const hw::HwConfig& cfg, const AccelOptions& options,
                                  std::vector<LayerDecision>* decisions) {
@@ -88,7 +57,11 @@ rt::Artifact lowerForAccelerator(const ir::Graph& graph, const hw::HwConfig& cfg
         try {
           const ConvLayer direct = convLayerFromNode(*node);
           d.macs = direct.macs();
-          const ConvLayer layer = chooseForm(direct, cfg, options, d.plan, d.estimate, d.im2col);
+          const LayerForm form = chooseLayerForm(direct, cfg, options.latency_hiding, options.allow_im2col);
+          const ConvLayer& layer = form.layer;
+          d.plan = form.plan;
+          d.estimate = form.estimate;
+          d.im2col = form.im2col;
           ConvProgram prog = generateConvProgram(layer, d.plan, cfg, constants.size());
           checkTokens(prog.program.insns, cfg, prog.program.name);
           constants.insert(constants.end(), prog.constants.begin(), prog.constants.end());
