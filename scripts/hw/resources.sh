@@ -77,20 +77,16 @@ shipped=0
 [[ $config_file == "$ROOT/vdla_hw/config/$config_name.json" ]] && shipped=1
 
 # Device capacities (CLB LUTs, CLB flip-flops, DSP slices, 36Kb block RAMs) from
-# the vendor product tables: Zynq-7000 SoC product selection guide (XMP100) and
-# Zynq UltraScale+ MPSoC product selection guide / data sheet (XMP104, DS891).
+# vdla_hw/parts/fpga_parts.json, the table the design-space explorer reads too.
 read -r board part device family dsp_cell bram36_cell bram18_cell cap_lut cap_ff cap_dsp cap_bram < <(
-  python3 - "$config_file" <<'EOF'
+  python3 - "$config_file" "$ROOT/vdla_hw/parts/fpga_parts.json" <<'EOF'
 import json, re, sys
 cfg = json.load(open(sys.argv[1]))
 target = cfg.get("target", {})
 board, part = target.get("board", "?"), target.get("part", "")
-parts = {
-    # device: (family, dsp cell, RAMB36 cell, RAMB18 cell, LUT, FF, DSP, BRAM36)
-    "xc7z020": ("xc7", "DSP48E1", "RAMB36E1", "RAMB18E1", 53200, 106400, 220, 140),
-    "xczu3eg": ("xcup", "DSP48E2", "RAMB36E2", "RAMB18E2", 70560, 141120, 360, 216),
-    "xczu7ev": ("xcup", "DSP48E2", "RAMB36E2", "RAMB18E2", 230400, 460800, 1728, 312),
-}
+table = json.load(open(sys.argv[2]))["devices"]
+parts = {name: (d["family"], d["dsp_cell"], d["bram36_cell"], d["bram18_cell"], d["lut"], d["ff"], d["dsp"], d["bram36"])
+         for name, d in table.items()}
 m = re.match(r"(xc7z\d{3}s?|xczu\d+(?:cg|eg|ev|dr))", part.lower())
 if not m or m.group(1) not in parts:
     sys.exit(f"resources: error: part '{part}' of {sys.argv[1]} is not in the capacity table "

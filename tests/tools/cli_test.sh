@@ -485,6 +485,60 @@ assert d["seed"] == 7 and d["passed"] == 2 and d["failed"] == 0, d
   match "$OUT" "^selftest: 3 passed, 0 failed"
 }
 
+# explore: a small sweep writes its three reports and cache, the JSON and CSV
+# agree, the front is non-dominated, and a second run comes from the cache.
+case_explore_outputs() {
+  local dir=$TMP/ex
+  must 0 explore --network resnet18 --image-size 64 --base ultra96 --block-in 8,16 --block-out 16,32 \
+    --weight-kib 128,256 --axi-bits 64 --latency-hiding on,off --clock-mhz 200,287,300 --out "$dir" --threads 2
+  match "$OUT" "^[0-9]+ points \([0-9]+ evaluated, 0 from cache\)"
+  match "$OUT" "^Pareto front"
+  match "$OUT" "refused \(clock cap 287 MHz"
+  match "$OUT" "^shipped configs:"
+  match "$OUT" "^  ultra96 "
+  for f in results.json results.csv pareto.svg cache.jsonl; do [ -s "$dir/$f" ] || fail "no $f"; done
+  match "$dir/pareto.svg" "^<svg "
+  match "$dir/pareto.svg" "Pareto front"
+  json '
+import csv
+pts = d["points"]
+refused = d["refused"]
+# 2 x 2 x 2 shapes/buffers x 3 clocks; each valid one twice (latency hiding on/off).
+assert len(pts) == 2 * (24 - len(refused)), (len(pts), len(refused))
+capped = [r for r in refused if "above the cap of 287 MHz" in r["reason"]]
+assert capped and all(r["name"].endswith("-300mhz") for r in capped), refused
+assert all(r in capped or "instructions are 128 bits" in r["reason"] for r in refused), refused
+rows = list(csv.DictReader(open(argv[0])))
+assert [r["name"] for r in rows] == [p["name"] for p in pts]
+front = [p for p in pts if p["on_front"]]
+assert front, "empty front"
+ok = [p for p in pts if p["fits"] and p["complete"]]
+for f in front:
+    for q in ok:
+        assert not (q["resources"]["dsp"] <= f["resources"]["dsp"] and q["latency_ms"] < f["latency_ms"]), (f["name"], q["name"])
+for p in pts:
+    n = p["networks"][0]
+    assert n["network"] == "resnet18" and n["layers_total"] == 21
+    assert abs(n["latency_ms"] - n["cycles"] / (p["clock_mhz"] * 1e3)) < 1e-9 * n["latency_ms"] + 1e-12
+    assert 0 < n["mac_utilisation"] <= 1
+    assert p["clock_mhz"] in (200, 287)
+assert d["marked"][0]["name"] == "ultra96"
+' "$dir/results.json" "$dir/results.csv"
+  must 0 explore --network resnet18 --image-size 64 --base ultra96 --block-in 8,16 --block-out 16,32 \
+    --weight-kib 128,256 --axi-bits 64 --latency-hiding on,off --clock-mhz 200,287,300 --out "$dir" --threads 2
+  match "$OUT" "^([0-9]+) points \(0 evaluated, \1 from cache\)"
+}
+
+# explore --calibration: one row per yosys run and the mean errors.
+case_explore_calibration() {
+  must 0 explore --calibration
+  match "$OUT" "^resource model on [0-9]+ yosys runs"
+  match "$OUT" "^  pynq "
+  match "$OUT" "mean \|error\|: lut"
+  must 0 explore --calibration --json
+  json 'assert any(p["config"] == "pynq" and p["dsp"]["measured"] == 215 for p in d), d' "$OUT"
+}
+
 # ---------------------------------------------------------------- dispatch
 
 fn="case_${CASE//-/_}"

@@ -51,5 +51,6 @@ int compileCommand(const std::vector<std::string>& args);
 int runCommand(const std::vector<std::string>& args);
 int inspectCommand(const std::vector<std::string>& args);
 int profileCommand(const std::vector<std::string>& args);
+int exploreCommand(const std::vector<std::string>& args);
 
 }  // namespace vdla::cli

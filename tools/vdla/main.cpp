@@ -23,6 +23,7 @@ const std::map<std::string, Entry>& commands() {
       {"run", {vdla::cli::runCommand, "run an artifact or model on images or a synthetic input"}},
       {"inspect", {vdla::cli::inspectCommand, "summarise a model or artifact (inputs, operators, parameters, IR)"}},
       {"profile", {vdla::cli::profileCommand, "per-layer accelerator cycles and utilisation, latency hiding on vs off"}},
+      {"explore", {vdla::cli::exploreCommand, "sweep accelerator configs for networks on an FPGA part (cost and resource models)"}},
       {"selftest", {vdla::cli::selftestCommand, "run the built-in programs on a device against C++ references"}},
   };
   return table;

@@ -1,0 +1,52 @@
+// One design point: a hardware configuration (with latency hiding on or
+// off) judged for a set of networks on one FPGA part. evaluateDesignPoint is
+// the unit of work of a sweep; it uses only the cost model and the resource
+// model, and is a plain function so that any executor (local threads, a Ray
+// task) can run it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "vdla/explore/fpga_part.h"
+#include "vdla/explore/network_workload.h"
+#include "vdla/explore/resource_model.h"
+#include "vdla/hw/config.h"
+
+namespace vdla::explore {
+
+struct DesignPoint {
+  hw::HwConfig config;
+  bool latency_hiding = true;
+};
+
+struct NetworkResult {
+  std::string network;
+  double cycles = 0;        // accelerator cycles of the offloaded layers (cost model)
+  double latency_ms = 0;    // at the config's clock
+  double ideal_cycles = 0;  // MACs / MACs per cycle
+  double mac_utilisation = 0;  // ideal / cycles
+  int layers_offloaded = 0, layers_total = 0;
+  std::string why_incomplete;  // the first layer that does not fit, if any
+};
+
+struct PointResult {
+  DesignPoint point;
+  ResourceEstimate resources;
+  std::string why_not_fits;  // "" when it fits the part
+  std::vector<NetworkResult> networks;
+  bool complete = false;     // every layer of every network fits the buffers
+  double latency_ms = 0;     // sum over the networks
+  bool on_front = false;     // set by the Pareto analysis
+  bool fits() const { return why_not_fits.empty(); }
+};
+
+PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<NetworkWorkload>& networks,
+                                const ResourceModel& model, const FpgaPart& part);
+
+// A stable identity of a point's inputs (config hash, latency hiding, the
+// networks' names and sizes, the resource model's coefficients), for caches.
+std::string designPointKey(const DesignPoint& point, const std::vector<NetworkWorkload>& networks,
+                           const ResourceModel& model);
+
+}  // namespace vdla::explore

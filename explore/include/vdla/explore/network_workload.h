@@ -1,0 +1,26 @@
+// A network as the explorer sees it: its quantised convolutions, each
+// described independently of any hardware configuration, so that one
+// quantisation serves every design point.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "vdla/compiler/accel/conv_layer.h"
+#include "vdla/compiler/compile.h"
+#include "vdla/compiler/ir/graph.h"
+
+namespace vdla::explore {
+
+struct NetworkWorkload {
+  std::string name;
+  std::vector<accel::ConvLayer> layers;  // every vdla.QConv the accelerator can describe
+  std::vector<std::string> cpu_convs;    // vdla.QConv nodes it cannot (with the reason)
+  int64_t macs = 0;                      // of `layers`
+};
+
+// Optimises and quantises `graph` in place for target vdla with `options`
+// (its calibration samples, quantisation options) and collects the layers.
+NetworkWorkload prepareWorkload(const std::string& name, ir::Graph& graph, CompileOptions options);
+
+}  // namespace vdla::explore

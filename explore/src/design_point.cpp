@@ -1,0 +1,52 @@
+#include "vdla/explore/design_point.h"
+
+#include <stdexcept>
+
+#include "vdla/compiler/accel/layer_form.h"
+
+namespace vdla::explore {
+
+PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<NetworkWorkload>& networks,
+                                const ResourceModel& model, const FpgaPart& part) {
+  PointResult r;
+  r.point = point;
+  r.resources = model.estimate(point.config, part.family);
+  r.why_not_fits = whyNotFits(r.resources, part);
+  r.complete = true;
+  const hw::HwConfig& cfg = point.config;
+  for (const NetworkWorkload& w : networks) {
+    NetworkResult n;
+    n.network = w.name;
+    n.layers_total = static_cast<int>(w.layers.size());
+    int64_t macs = 0;
+    for (const accel::ConvLayer& layer : w.layers) {
+      try {
+        const accel::LayerForm form = accel::chooseLayerForm(layer, cfg, point.latency_hiding, /*allow_im2col=*/true);
+        n.cycles += form.estimate.cycles;
+        macs += layer.macs();
+        ++n.layers_offloaded;
+      } catch (const std::runtime_error& e) {
+        // chooseTiling's "no tiling fits the buffers": the layer would run on
+        // the CPU, so this point cannot be compared on accelerator latency.
+        if (n.why_incomplete.empty()) n.why_incomplete = e.what();
+      }
+    }
+    n.ideal_cycles = double(macs) / double(cfg.macsPerCycle());
+    n.latency_ms = n.cycles / (cfg.clock_mhz * 1e3);
+    n.mac_utilisation = n.cycles > 0 ? n.ideal_cycles / n.cycles : 0;
+    r.complete = r.complete && n.why_incomplete.empty();
+    r.latency_ms += n.latency_ms;
+    r.networks.push_back(n);
+  }
+  return r;
+}
+
+std::string designPointKey(const DesignPoint& point, const std::vector<NetworkWorkload>& networks,
+                           const ResourceModel& model) {
+  std::string key = point.config.hashHex() + (point.latency_hiding ? "/lh" : "/nolh");
+  for (const NetworkWorkload& w : networks)
+    key += "/" + w.name + ":" + std::to_string(w.layers.size()) + ":" + std::to_string(w.macs);
+  return key + "/" + model.fingerprint();
+}
+
+}  // namespace vdla::explore

@@ -1,0 +1,25 @@
+#include "vdla/explore/network_workload.h"
+
+namespace vdla::explore {
+
+NetworkWorkload prepareWorkload(const std::string& name, ir::Graph& graph, CompileOptions options) {
+  options.target = "vdla";
+  // The accelerator layers are all the explorer needs; code for CPU steps is not.
+  options.llvm_cpu_fallback = false;
+  compileGraph(graph, options);  // quantises the graph in place
+  NetworkWorkload w;
+  w.name = name;
+  for (const ir::Node* node : graph.nodes()) {
+    if (node->qualifiedOp() != "vdla.QConv") continue;
+    const std::string why = accel::whyNotOffloadable(*node);
+    if (!why.empty()) {
+      w.cpu_convs.push_back(node->name() + ": " + why);
+      continue;
+    }
+    w.layers.push_back(accel::convLayerFromNode(*node));
+    w.macs += w.layers.back().macs();
+  }
+  return w;
+}
+
+}  // namespace vdla::explore

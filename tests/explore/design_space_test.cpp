@@ -1,0 +1,100 @@
+#include "vdla/explore/design_space.h"
+
+#include <gtest/gtest.h>
+
+#include "vdla/hw/error.h"
+
+namespace vdla::explore {
+namespace {
+
+std::string errorOf(const std::string& text) {
+  try {
+    parseDesignSpace(text, "space.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(DesignSpaceTest, ParsesEveryField) {
+  const DesignSpace s = parseDesignSpace(R"({"base": "zcu104", "gemm": {"batch": [1], "block_in": [16, 32],
+      "block_out": [32]}, "buffers_kib": {"input": [32], "weight": [256, 512], "accumulator": [128], "uop": [16]},
+      "axi_bits": [64, 128], "clock_mhz": [250, 287.5], "latency_hiding": [true, false]})",
+                                         "space.json");
+  EXPECT_EQ(s.base, "zcu104");
+  EXPECT_EQ(s.block_in, (std::vector<uint32_t>{16, 32}));
+  EXPECT_EQ(s.weight_kib, (std::vector<uint64_t>{256, 512}));
+  EXPECT_EQ(s.clock_mhz, (std::vector<double>{250, 287.5}));
+  EXPECT_EQ(s.latency_hiding, (std::vector<bool>{true, false}));
+  // The JSON form reads back to the same space.
+  const DesignSpace again = parseDesignSpace(designSpaceToJson(s), "again");
+  EXPECT_EQ(designSpaceToJson(again), designSpaceToJson(s));
+}
+
+TEST(DesignSpaceTest, ErrorsNameTheFileAndTheField) {
+  EXPECT_NE(errorOf(R"({"gemm": {"blok_in": [16]}})").find("space.json: field 'gemm.blok_in' is not a known field"),
+            std::string::npos);
+  EXPECT_NE(errorOf(R"({"axi_bits": []})").find("field 'axi_bits': must be a non-empty list"), std::string::npos);
+  EXPECT_NE(errorOf(R"({"axi_bits": ["wide"]})").find("field 'axi_bits': element \"wide\" has the wrong type"),
+            std::string::npos);
+  EXPECT_NE(errorOf(R"({"latency_hiding": [1]})").find("field 'latency_hiding'"), std::string::npos);
+  EXPECT_NE(errorOf("{").find("space.json: invalid JSON"), std::string::npos);
+  EXPECT_NE(errorOf(R"({"clocks": [1]})").find("field 'clocks' is not a known field"), std::string::npos);
+}
+
+TEST(DesignSpaceTest, EnumeratesTheProductOnTheBase) {
+  DesignSpace s;
+  s.base = "pynq";
+  s.block_out = {16, 32};
+  s.weight_kib = {128, 256};
+  s.latency_hiding = {true, false};
+  std::vector<RefusedPoint> refused;
+  const std::vector<DesignPoint> points = enumerateDesignSpace(s, &refused);
+  ASSERT_EQ(points.size() + refused.size() * 2, 8u);
+  const hw::HwConfig pynq = hw::loadConfig("pynq");
+  for (const DesignPoint& p : points) {
+    EXPECT_EQ(p.config.part, pynq.part);
+    EXPECT_EQ(p.config.block_in, 16u);
+    EXPECT_EQ(p.config.acc_bytes, pynq.acc_bytes);
+    // OUT follows ACC: one int8 entry per int32 entry.
+    EXPECT_EQ(p.config.depth(hw::Memory::Output), p.config.depth(hw::Memory::Acc));
+  }
+  // The base's own values, as a point, hash like the shipped config apart from the name.
+  bool found = false;
+  for (const DesignPoint& p : points)
+    if (p.config.block_out == 16 && p.config.weight_bytes == 256 * 1024 && p.latency_hiding) {
+      EXPECT_EQ(p.config.hash, pynq.hash);
+      EXPECT_EQ(p.config.name, "b1-16x16-i32-w256-a128-u32-axi64-100mhz");
+      found = true;
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST(DesignSpaceTest, RefusedCombinationsCarryTheValidatorsReason) {
+  DesignSpace s;
+  s.base = "pynq";
+  s.acc_kib = {128, 1024};  // 16384 ACC entries: the instruction fields do not fit 128 bits
+  std::vector<RefusedPoint> refused;
+  const std::vector<DesignPoint> points = enumerateDesignSpace(s, &refused);
+  ASSERT_EQ(points.size(), 1u);
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0].name, "b1-16x16-i32-w256-a1024-u32-axi64-100mhz");
+  EXPECT_NE(refused[0].reason.find("bits but instructions are 128 bits"), std::string::npos) << refused[0].reason;
+}
+
+TEST(DesignSpaceTest, ClockCapMovesFasterPointsToRefused) {
+  DesignSpace s;
+  s.base = "pynq";
+  s.clock_mhz = {100, 150, 200};
+  s.latency_hiding = {true, false};
+  std::vector<RefusedPoint> refused;
+  std::vector<DesignPoint> points = enumerateDesignSpace(s, &refused);
+  ASSERT_EQ(points.size(), 6u);
+  applyClockCap(points, 150, "the DPU's clock", &refused);
+  ASSERT_EQ(points.size(), 4u);
+  ASSERT_EQ(refused.size(), 1u);  // one entry per config, not per latency-hiding mode
+  EXPECT_NE(refused[0].reason.find("clock 200 MHz is above the cap of 150 MHz (the DPU's clock)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vdla::explore

@@ -1,0 +1,88 @@
+#include "vdla/explore/resource_model.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "vdla/hw/error.h"
+
+namespace vdla::explore {
+namespace {
+
+hw::HwConfig shipped(const std::string& name) { return hw::loadConfig(name); }
+
+TEST(FpgaPartTest, FindsDevicesByFullPartName) {
+  EXPECT_EQ(fpgaPart("xc7z020clg400-1").device, "xc7z020");
+  EXPECT_EQ(fpgaPart("xczu7ev-ffvc1156-2-e").device, "xczu7ev");
+  EXPECT_EQ(fpgaPart("XCZU3EG-sbva484-1-i").family, "xcup");
+  EXPECT_EQ(fpgaPart("xc7z020").dsp, 220);
+  EXPECT_EQ(fpgaPart("xczu3eg").dpu_clock_mhz, 287);
+}
+
+TEST(FpgaPartTest, UnknownPartNamesTheKnownOnes) {
+  try {
+    fpgaPart("xcvu9p-flga2104");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'xcvu9p-flga2104'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("xc7z020, xczu3eg, xczu7ev"), std::string::npos) << e.what();
+  }
+}
+
+// The structural parts reproduce what yosys inferred for pynq (docs/hardware.md):
+// 128 DSPs for the 256 products, 127 BRAM36 (WGT 64, ACC 32, INP 8, UOP 8, OUT 7.5, queues 7.5).
+TEST(ResourceModelTest, StructureOfPynqMatchesItsSynthesis) {
+  const ResourceFeatures f = resourceFeatures(shipped("pynq"));
+  EXPECT_EQ(f.dsp_pairs, 128);
+  EXPECT_EQ(f.alu_lanes, 16);
+  EXPECT_EQ(f.bram36, 127);
+  EXPECT_EQ(f.lutram_luts, 0);
+}
+
+// tiny's 64-entry memories stay in LUT RAM; only UOP (256 x 32, one RAMB18)
+// and INP (128 x 64, two RAMB18) take block RAM: 1.5, as yosys found.
+TEST(ResourceModelTest, ShallowMemoriesGoToLutRam) {
+  const ResourceFeatures f = resourceFeatures(shipped("tiny"));
+  EXPECT_EQ(f.bram36, 1.5);
+  EXPECT_GT(f.lutram_luts, 0);
+}
+
+TEST(ResourceModelTest, FittedModelReproducesItsCalibrationData) {
+  const auto& points = builtinCalibrationPoints();
+  ASSERT_FALSE(points.empty());
+  for (const CalibrationResidual& r : calibrationResiduals(points)) {
+    SCOPED_TRACE(r.config);
+    EXPECT_NEAR(r.in_sample.dsp, r.measured.dsp, std::max(2.0, 0.03 * r.measured.dsp));
+    EXPECT_NEAR(r.in_sample.bram36, r.measured.bram36, std::max(1.0, 0.05 * r.measured.bram36));
+    EXPECT_NEAR(r.in_sample.lut, r.measured.lut, 0.15 * r.measured.lut);
+    EXPECT_NEAR(r.in_sample.ff, r.measured.ff, 0.25 * r.measured.ff);
+  }
+}
+
+TEST(ResourceModelTest, GrowsWithTheArrayAndTheBuffers) {
+  const ResourceModel& m = ResourceModel::builtin();
+  hw::HwConfig small = shipped("pynq");
+  hw::HwConfig wide = small;
+  wide.block_out = 32;
+  hw::HwConfig deep = small;
+  deep.weight_bytes *= 2;
+  const ResourceEstimate a = m.estimate(small, "xc7"), b = m.estimate(wide, "xc7"), c = m.estimate(deep, "xc7");
+  EXPECT_GT(b.dsp, a.dsp + 100);  // 128 more products (64 DSPs) and 16 more ALU lanes
+  EXPECT_GT(b.lut, a.lut);
+  EXPECT_EQ(c.dsp, a.dsp);
+  EXPECT_EQ(c.bram36, a.bram36 + 64);  // WGT doubles
+}
+
+TEST(ResourceModelTest, FitsNamesTheResourceOver) {
+  const FpgaPart& part = fpgaPart("xc7z020");
+  EXPECT_EQ(whyNotFits({1000, 1000, 220, 140}, part), "");
+  const std::string why = whyNotFits({50000, 1000, 221, 141}, part);
+  EXPECT_NE(why.find("DSP 221 > 220"), std::string::npos) << why;
+  EXPECT_NE(why.find("BRAM36 141 > 140"), std::string::npos) << why;
+  EXPECT_NE(why.find("LUT 50000 > 45220 (85% of the part)"), std::string::npos) << why;
+}
+
+TEST(ResourceModelTest, FitNeedsData) { EXPECT_THROW(ResourceModel::fit({}), Error); }
+
+}  // namespace
+}  // namespace vdla::explore
