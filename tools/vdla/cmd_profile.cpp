@@ -144,6 +144,7 @@ int profileCommand(const std::vector<std::string>& args) {
         report.layers.push_back(lp);
       }
       LayerMeasurement m;
+      if (d) m.estimated_cycles = d->estimate.cycles;
       if (p.device_stats.has_cycle_counters) {
         m.cycles = double(p.device_stats.cycles);
         m.gemm_cycles = double(p.device_stats.cycle_counters.gemm_uop_cycles);

@@ -18,7 +18,7 @@ std::string fmt(const char* f, double v) {
 double utilisation(const LayerMeasurement& m) { return m.cycles > 0 ? m.gemm_cycles / m.cycles : 0; }
 
 struct Totals {
-  double cycles = 0, gemm = 0, ideal = 0, mac_weighted_util = 0;
+  double cycles = 0, gemm = 0, ideal = 0, mac_weighted_util = 0, estimated = 0;
   int64_t macs = 0;
 };
 
@@ -28,6 +28,7 @@ Totals totals(const ProfileReport& r, const std::string& mode) {
     auto it = l.by_mode.find(mode);
     if (it == l.by_mode.end()) continue;
     t.cycles += it->second.cycles;
+    t.estimated += it->second.estimated_cycles;
     t.gemm += it->second.gemm_cycles;
     t.ideal += l.ideal_cycles;
     t.macs += l.macs;
@@ -86,6 +87,9 @@ std::string profileTable(const ProfileReport& r) {
       << fmt("%.0f", t.ideal) << "; GEMM utilisation " << fmt("%.1f", 100 * t.gemm / std::max(t.cycles, 1.0))
       << "% of cycles, " << fmt("%.1f", 100 * t.mac_weighted_util) << "% MAC-weighted over layers; MACs / ideal "
       << fmt("%.1f", 100 * t.ideal / std::max(t.cycles, 1.0)) << "%\n";
+    if (measured && t.cycles > 0)
+      o << "  cost model: " << fmt("%.0f", t.estimated) << " cycles, " << fmt("%+.1f", 100 * (t.estimated / t.cycles - 1))
+        << "% against the measurement\n";
   }
   if (r.modes.size() == 2) {
     const Totals on = totals(r, "on"), off = totals(r, "off");
@@ -108,7 +112,8 @@ nlohmann::json profileJson(const ProfileReport& r) {
       e["latency_hiding_" + mode] = {{"cycles", m.cycles},
                                      {"gemm_cycles", m.gemm_cycles},
                                      {"gemm_utilisation", utilisation(m)},
-                                     {"measured", m.measured}};
+                                     {"measured", m.measured},
+                                     {"estimated_cycles", m.estimated_cycles}};
     layers.push_back(e);
   }
   j["layers"] = layers;
@@ -119,7 +124,9 @@ nlohmann::json profileJson(const ProfileReport& r) {
                                       {"ideal_cycles", t.ideal},
                                       {"macs", t.macs},
                                       {"gemm_utilisation", t.gemm / std::max(t.cycles, 1.0)},
-                                      {"gemm_utilisation_mac_weighted", t.mac_weighted_util}};
+                                      {"gemm_utilisation_mac_weighted", t.mac_weighted_util},
+                                      {"estimated_cycles", t.estimated},
+                                      {"cost_model_error", t.cycles > 0 ? t.estimated / t.cycles - 1 : 0.0}};
   }
   if (r.modes.size() == 2) {
     const Totals on = totals(r, "on"), off = totals(r, "off");

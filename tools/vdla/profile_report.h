@@ -14,6 +14,7 @@ struct LayerMeasurement {
   double cycles = 0;       // measured (cycle device) or estimated (cost model)
   double gemm_cycles = 0;  // cycles the GEMM core consumed a micro-op
   bool measured = false;
+  double estimated_cycles = 0;  // the compiler's cost model, beside a measurement
 };
 
 struct LayerProfile {
