@@ -89,8 +89,10 @@ class Generator {
     prog_.seed = seed;
     prog_.config_name = cfg.name;
     const double s = opts.size_scale;
-    max_x_ = uint32_t(std::max(1.0, std::round(6 * s)));
-    max_y_ = uint32_t(std::max(1.0, std::round(3 * s)));
+    // Transfer sizes stay within the config's y_size/x_size fields.
+    xfer_max_ = uint32_t((uint64_t(1) << cfg.xfer_size_bits) - 1);
+    max_x_ = std::min(uint32_t(std::max(1.0, std::round(6 * s))), xfer_max_);
+    max_y_ = std::min(uint32_t(std::max(1.0, std::round(3 * s))), xfer_max_);
     max_iter_ = uint32_t(std::min<double>(std::max(1.0, std::round(4 * s)), double((1u << cfg.loop_iter_bits) - 1)));
     max_uops_ = uint32_t(std::max(1.0, std::round(4 * s)));
     token_depth_ = cfg.token_queue_depth;
@@ -503,7 +505,12 @@ class Generator {
     if (compute) {
       const uint32_t n = std::min<uint32_t>(uop_win_.size, uint32_t(table_.size()));
       const uint64_t from = rng_.below(table_.size() - n + 1);
-      emitTransfer(hw::makeLoad(Memory::Uop, uop_win_.base, from, 1, n, n), kUopBuf);
+      // One row, split where it is longer than x_size can say.
+      for (uint32_t done = 0; done < n;) {
+        const uint32_t x = std::min(n - done, xfer_max_);
+        emitTransfer(hw::makeLoad(Memory::Uop, uop_win_.base + done, from + done, 1, x, x), kUopBuf);
+        done += x;
+      }
     }
     for (const auto& [insn, buf] : chunks) emitTransfer(insn, buf);
   }
@@ -782,6 +789,7 @@ class Generator {
   hw::IsaLayout layout_;
   RandomProgram prog_;
   std::vector<hw::Uop> table_;
+  uint32_t xfer_max_ = 0;  // the largest y_size/x_size/x_stride the config encodes
 
   uint32_t max_x_, max_y_, max_iter_, max_uops_, token_depth_;
   Window uop_win_, inp_win_, wgt_win_, acc_win_;

@@ -26,8 +26,8 @@ struct FsimRig {
 
 // Runs `count` seeds on one fsim (so on-chip state carries over between
 // programs, which the programs must not depend on).
-void expectValid(const std::string& config, uint64_t first_seed, int count, const ProgenOptions& opts) {
-  FsimRig rig(hw::loadConfig(config));
+void expectValid(const hw::HwConfig& config, uint64_t first_seed, int count, const ProgenOptions& opts) {
+  FsimRig rig(config);
   for (int k = 0; k < count; ++k) {
     const uint64_t seed = first_seed + uint64_t(k);
     RandomProgram p = generateProgram(rig.cfg, seed, opts);
@@ -42,6 +42,10 @@ void expectValid(const std::string& config, uint64_t first_seed, int count, cons
       FAIL() << "seed " << seed << ": " << e.what() << "\n" << describeProgram(p);
     }
   }
+}
+
+void expectValid(const std::string& config, uint64_t first_seed, int count, const ProgenOptions& opts) {
+  expectValid(hw::loadConfig(config), first_seed, count, opts);
 }
 
 TEST(ProgenValid, FiveHundredTinyPrograms) { expectValid("tiny", 1, 500, {}); }
@@ -78,6 +82,25 @@ TEST(ProgenValid, OptionVariants) {
 // other command/token queue depths (the encoding does not depend on them)
 // leaves the same bytes. Token queues are only made deeper: the generator
 // keeps within the configured depth in program order.
+// The narrowest transfer fields (xfer_size_bits 4: sizes and strides up to
+// 15) with sizes that would exceed them: transfers are cut to fit, and the
+// micro-op table (72 entries at size_scale 3) is loaded in several LOADs.
+TEST(ProgenValid, NarrowTransferFields) {
+  const hw::HwConfig narrow = hw::parseConfig(R"({
+    "name": "tiny_xfer4",
+    "target": {"board": "pynq-z1", "part": "xc7z020clg400-1", "clock_mhz": 100},
+    "gemm": {"batch": 2, "block_in": 4, "block_out": 8},
+    "data_bits": {"input": 8, "weight": 8, "accumulator": 32, "output": 8},
+    "buffers_kib": {"uop": 1, "input": 1, "weight": 2, "accumulator": 4, "output": 1},
+    "axi": {"data_bits": 64},
+    "queues": {"command_depth": 4, "token_depth": 4},
+    "isa": {"dram_addr_bits": 32, "xfer_size_bits": 4, "pad_bits": 4, "loop_iter_bits": 14, "alu_imm_bits": 16}
+  })", "generator_test");
+  ProgenOptions large;
+  large.size_scale = 3;
+  expectValid(narrow, 3000, 40, large);
+}
+
 TEST(ProgenValid, ResultDoesNotDependOnQueueDepths) {
   const hw::HwConfig tiny = hw::loadConfig("tiny");
   for (uint64_t seed = 1; seed <= 40; ++seed) {
