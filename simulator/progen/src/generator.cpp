@@ -240,6 +240,14 @@ class Generator {
     return index;
   }
 
+  // `v` cut to what the config's iter_out/iter_in and imm fields can hold
+  // (NOPs use small fixed values, which the narrowest fields cannot).
+  uint32_t iterField(uint32_t v) const { return std::min(v, uint32_t((1u << cfg_.loop_iter_bits) - 1)); }
+  int32_t clampImm(int64_t v) const {
+    const int64_t hi = (int64_t(1) << (cfg_.alu_imm_bits - 1)) - 1;
+    return int32_t(std::clamp(v, -hi - 1, hi));
+  }
+
   // A token-only instruction of module m: a zero-size transfer or loop.
   Instruction nopFor(int m) {
     Instruction i;
@@ -260,15 +268,15 @@ class Generator {
           break;
         }
         case 1:  // empty micro-op range
-          i = hw::makeGemm({uop_win_.base, uop_win_.base, 2, 2}, rng_.chance(0.5));
+          i = hw::makeGemm({uop_win_.base, uop_win_.base, iterField(2), iterField(2)}, rng_.chance(0.5));
           break;
         case 2:  // zero iterations
-          i = hw::makeGemm({uop_win_.base, uop_win_.base + 1, rng_.chance(0.5) ? 0u : 3u, 0}, false);
+          i = hw::makeGemm({uop_win_.base, uop_win_.base + 1, rng_.chance(0.5) ? 0u : iterField(3), 0}, false);
           if (i.iter_in == 0 && i.iter_out == 0) i.iter_in = 1;
           break;
         default:
-          i = hw::makeAluImm(AluOp(rng_.below(hw::kNumAluOps)), {uop_win_.base, uop_win_.base + 1, 0, 2},
-                             int32_t(rng_.range(-5, 5)));
+          i = hw::makeAluImm(AluOp(rng_.below(hw::kNumAluOps)), {uop_win_.base, uop_win_.base + 1, 0, iterField(2)},
+                             clampImm(rng_.range(-5, 5)));
           break;
       }
     }
@@ -620,7 +628,6 @@ class Generator {
 
   int32_t pickImm(AluOp op) {
     const int64_t hi = (int64_t(1) << (cfg_.alu_imm_bits - 1)) - 1, lo = -hi - 1;
-    auto clampImm = [&](int64_t v) { return int32_t(std::clamp(v, lo, hi)); };
     const int64_t full = rng_.range(lo, hi);
     switch (op) {
       case AluOp::Shr:
