@@ -240,6 +240,14 @@ HwConfig parseConfig(const std::string& json_text, const std::string& origin) {
 
   FieldReader axi = top.object("axi");
   c.axi_data_bits = axi.oneOf("data_bits", {32, 64, 128, 256, 512});
+  // The RTL's fetch (vdla_fetch.sv) assembles each 128-bit instruction from
+  // one or more whole beats; a wider beat would carry several instructions,
+  // which it cannot split (its model stops at elaboration).
+  if (c.axi_data_bits > kMaxAxiDataBits)
+    axi.fail("axi.data_bits", "must be at most " + std::to_string(kMaxAxiDataBits) + ", got " +
+                                  std::to_string(c.axi_data_bits) +
+                                  ": the RTL's instruction fetch takes one 128-bit instruction from one or more "
+                                  "whole AXI beats and cannot split a wider beat into several instructions");
   axi.rejectUnknown();
 
   FieldReader queues = top.object("queues");

@@ -19,6 +19,7 @@ const char* memoryName(Memory m);  // "UOP", "WGT", "INP", "ACC", "OUT", "ACC8"
 // validator refuses configs beyond them rather than let the RTL cut a value.
 constexpr uint32_t kMaxDramAddrBits = 32;      // AXI byte addresses are 32 bits
 constexpr uint32_t kMaxTokenQueueDepth = 255;  // token counts are reported in 8 bits
+constexpr uint32_t kMaxAxiDataBits = 128;      // the RTL's fetch takes whole instructions from one or more beats
 
 struct HwConfig {
   std::string name;
