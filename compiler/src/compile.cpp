@@ -170,7 +170,7 @@ rt::Artifact lowerToArtifact(const ir::Graph& graph, const std::string& target, 
 
 rt::Artifact compileGraph(ir::Graph& graph, const CompileOptions& options, CompileReport* report) {
   checkTarget(options.target);
-  hw::HwConfig cfg = hw::loadConfig(options.hw_config);
+  hw::HwConfig cfg = options.hw_config_value ? *options.hw_config_value : hw::loadConfig(options.hw_config);
   CompileReport local;
   CompileReport& r = report ? *report : local;
 

@@ -46,7 +46,7 @@ std::string designPointKey(const DesignPoint& point, const std::vector<NetworkWo
   std::string key = point.config.hashHex() + (point.latency_hiding ? "/lh" : "/nolh");
   for (const NetworkWorkload& w : networks)
     key += "/" + w.name + ":" + std::to_string(w.layers.size()) + ":" + std::to_string(w.macs);
-  return key + "/" + model.fingerprint();
+  return key + "/" + model.fingerprint() + "/" + VDLA_EVALUATION_FINGERPRINT;
 }
 
 }  // namespace vdla::explore

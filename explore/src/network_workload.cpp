@@ -2,14 +2,15 @@
 
 namespace vdla::explore {
 
-NetworkWorkload prepareWorkload(const std::string& name, ir::Graph& graph, CompileOptions options) {
+NetworkWorkload prepareWorkload(const std::string& name, std::shared_ptr<ir::Graph> graph, CompileOptions options) {
   options.target = "vdla";
   // The accelerator layers are all the explorer needs; code for CPU steps is not.
   options.llvm_cpu_fallback = false;
-  compileGraph(graph, options);  // quantises the graph in place
+  compileGraph(*graph, options);  // quantises the graph in place
   NetworkWorkload w;
   w.name = name;
-  for (const ir::Node* node : graph.nodes()) {
+  w.graph = graph;
+  for (const ir::Node* node : graph->nodes()) {
     if (node->qualifiedOp() != "vdla.QConv") continue;
     const std::string why = accel::whyNotOffloadable(*node);
     if (!why.empty()) {

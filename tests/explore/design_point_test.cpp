@@ -14,7 +14,7 @@ NetworkWorkload resnet18Small() {
   z.image_size = 64;  // same layers as at 224, smaller planes: quick
   auto graph = zoo::buildModel("resnet18", z);
   CompileOptions o;
-  return prepareWorkload("resnet18", *graph, o);
+  return prepareWorkload("resnet18", std::move(graph), o);
 }
 
 // The explorer's latency is what the compiler's own lowering decides: the

@@ -19,7 +19,7 @@ class SweepTest : public ::testing::Test {
     zoo::ZooOptions z;
     z.image_size = 32;
     auto graph = zoo::buildModel("resnet18", z);
-    networks_.push_back(prepareWorkload("resnet18", *graph, CompileOptions()));
+    networks_.push_back(prepareWorkload("resnet18", std::move(graph), CompileOptions()));
     DesignSpace s;
     s.base = "pynq";
     s.block_in = {8, 16};

@@ -5,17 +5,20 @@
 // results.csv and pareto.svg (latency against DSP, the front and the shipped
 // configs of the part marked), and resumes from cache.jsonl in the output
 // directory.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "accel_options.h"
 #include "cli.h"
 #include "model_loading.h"
 #include "vdla/explore/design_space.h"
+#include "vdla/explore/device_confirmation.h"
 #include "vdla/explore/explore_report.h"
 #include "vdla/explore/pareto.h"
 #include "vdla/explore/resource_model.h"
@@ -116,6 +119,9 @@ int exploreCommand(const std::vector<std::string>& args) {
       "threads", po::value<unsigned>()->default_value(0), "worker threads (0: every core)")(
       "fresh", "ignore and replace the output directory's cache")(
       "mark", po::value<std::vector<std::string>>(), "configs to mark on the chart (default: shipped configs of the part)")(
+      "confirm", po::value<int>()->default_value(0),
+      "run the N fastest points of the Pareto front on the cycle-accurate simulator (models built on first use) and "
+      "compare with the cost model")(
       "calibration", "print the resource model's error on its yosys calibration data, and exit")(
       "json", "print the summary as JSON")("quiet", "no progress on stderr");
   addModelOptions(options);
@@ -182,7 +188,7 @@ int exploreCommand(const std::vector<std::string>& args) {
     applyAccelOptions(vm, *graph, copts, quiet);
     if (!quiet) std::cerr << "preparing " << spec << " (optimise and quantise)...\n";
     const std::string name = std::filesystem::path(spec).stem().string();
-    networks.push_back(explore::prepareWorkload(name, *graph, copts));
+    networks.push_back(explore::prepareWorkload(name, std::move(graph), copts));
   }
 
   const std::filesystem::path out_dir = vm.count("out") ? vm["out"].as<std::string>() : "explore-" + base.name;
@@ -201,6 +207,21 @@ int exploreCommand(const std::vector<std::string>& args) {
   explore::SweepStats stats;
   std::vector<explore::PointResult> results = explore::runSweep(points, networks, model, part, sopts, &stats);
   const std::vector<size_t> front = explore::markParetoFront(results);
+
+  // The front confirmed on the cycle simulator, fastest points first.
+  const int confirm = vm["confirm"].as<int>();
+  if (confirm < 0) throw UsageError("--confirm takes a number of points, got " + std::to_string(confirm));
+  std::map<size_t, explore::Confirmation> confirmed;
+  std::vector<size_t> by_speed = front;
+  std::sort(by_speed.begin(), by_speed.end(),
+            [&](size_t a, size_t b) { return results[a].latency_ms < results[b].latency_ms; });
+  for (size_t k = 0; k < by_speed.size() && int(k) < confirm; ++k) {
+    const size_t i = by_speed[k];
+    if (!quiet)
+      std::cerr << "confirming " << results[i].point.config.name << " on the cycle-accurate simulator (" << k + 1
+                << "/" << std::min<size_t>(size_t(confirm), by_speed.size()) << ")...\n";
+    confirmed[i] = explore::confirmOnDevice(results[i].point, networks, "cycle");
+  }
 
   // Reference configs: the shipped ones on the same device, as shipped.
   std::vector<std::string> marks;
@@ -227,7 +248,21 @@ int exploreCommand(const std::vector<std::string>& args) {
   for (const auto& n : networks)
     doc["networks"].push_back({{"name", n.name}, {"conv_layers", n.layers.size()}, {"macs", n.macs}, {"cpu_convs", n.cpu_convs}});
   doc["points"] = nlohmann::json::array();
-  for (const auto& r : results) doc["points"].push_back(explore::pointResultToJson(r));
+  auto confirmationJson = [](const explore::Confirmation& c) {
+    nlohmann::json j = {{"device", "cycle"}, {"seconds", c.seconds}, {"networks", nlohmann::json::array()}};
+    for (const auto& n : c.networks)
+      j["networks"].push_back({{"network", n.network},
+                               {"measured_cycles", n.measured_cycles},
+                               {"estimated_cycles", n.estimated_cycles},
+                               {"measured_ms", n.measured_ms},
+                               {"cost_model_error", n.error}});
+    return j;
+  };
+  for (size_t i = 0; i < results.size(); ++i) {
+    nlohmann::json p = explore::pointResultToJson(results[i]);
+    if (confirmed.count(i)) p["confirmed"] = confirmationJson(confirmed.at(i));
+    doc["points"].push_back(p);
+  }
   doc["refused"] = nlohmann::json::array();
   for (const auto& r : refused) doc["refused"].push_back({{"name", r.name}, {"reason", r.reason}});
   doc["marked"] = nlohmann::json::array();
@@ -265,6 +300,14 @@ int exploreCommand(const std::vector<std::string>& args) {
   for (const auto& n : networks) std::cout << std::setw(10) << (n.name.substr(0, 9)) << std::setw(6) << "util";
   std::cout << "   (ms, MACs/ideal)\n";
   for (size_t i : front) row(results[i], results[i].point.config.name);
+  if (!confirmed.empty()) std::cout << "confirmed on the cycle-accurate simulator (measured ms, cost model error):\n";
+  for (const auto& [i, c] : confirmed) {
+    std::cout << "  " << std::left << std::setw(44) << results[i].point.config.name << std::right;
+    for (const auto& n : c.networks)
+      std::cout << "  " << n.network.substr(0, 12) << " " << fixed(n.measured_ms, 2) << " ms ("
+                << (n.error >= 0 ? "+" : "") << fixed(100 * n.error, 1) << "%)";
+    std::cout << "  [" << fixed(c.seconds, 0) << " s]\n";
+  }
   if (!markers.empty()) std::cout << "shipped configs:\n";
   for (const auto& m : markers) row(m.result, m.label + " (" + m.result.point.config.hashHex().substr(0, 8) + ")");
   std::cout << "wrote " << (out_dir / "results.json").string() << ", results.csv, pareto.svg\n";

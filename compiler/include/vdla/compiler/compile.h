@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct CompileOptions {
   // A built-in hardware config name or a JSON file; its name and hash are
   // stamped into the artifact (and, for target vdla, bound the code generator).
   std::string hw_config = "pynq";
+  // A config given as a value (a design point that exists only in memory);
+  // when set it is used instead of hw_config.
+  std::optional<hw::HwConfig> hw_config_value;
   PipelineOptions pipeline;
   // Run the standard pipeline (off: lower the graph as it is; it must be typed).
   bool optimize = true;

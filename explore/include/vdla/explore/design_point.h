@@ -45,7 +45,8 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
                                 const ResourceModel& model, const FpgaPart& part);
 
 // A stable identity of a point's inputs (config hash, latency hiding, the
-// networks' names and sizes, the resource model's coefficients), for caches.
+// networks' names and sizes, the resource model's coefficients) and of the
+// code that evaluates it (a fingerprint of the cost model's sources), for caches.
 std::string designPointKey(const DesignPoint& point, const std::vector<NetworkWorkload>& networks,
                            const ResourceModel& model);
 

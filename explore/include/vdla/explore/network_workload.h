@@ -3,6 +3,7 @@
 // quantisation serves every design point.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,13 +15,16 @@ namespace vdla::explore {
 
 struct NetworkWorkload {
   std::string name;
+  // The optimised, quantised graph (for compiling a design point in full,
+  // as the device confirmation does); shared, never changed after prepareWorkload.
+  std::shared_ptr<ir::Graph> graph;
   std::vector<accel::ConvLayer> layers;  // every vdla.QConv the accelerator can describe
   std::vector<std::string> cpu_convs;    // vdla.QConv nodes it cannot (with the reason)
   int64_t macs = 0;                      // of `layers`
 };
 
-// Optimises and quantises `graph` in place for target vdla with `options`
-// (its calibration samples, quantisation options) and collects the layers.
-NetworkWorkload prepareWorkload(const std::string& name, ir::Graph& graph, CompileOptions options);
+// Optimises and quantises `graph` for target vdla with `options` (its
+// calibration samples, quantisation options) and collects the layers.
+NetworkWorkload prepareWorkload(const std::string& name, std::shared_ptr<ir::Graph> graph, CompileOptions options);
 
 }  // namespace vdla::explore

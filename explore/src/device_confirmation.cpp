@@ -1,0 +1,71 @@
+#include "vdla/explore/device_confirmation.h"
+
+#include <chrono>
+
+#include "vdla/compiler/compile.h"
+#include "vdla/driver/device.h"
+#include "vdla/hw/error.h"
+#include "vdla/runtime/executor.h"
+
+namespace vdla::explore {
+
+namespace {
+
+// Seeded uniform [-1, 1): the same input for every point.
+rt::Tensor syntheticInput(const rt::TensorType& type) {
+  rt::Tensor t(type.dtype, type.shape);
+  uint64_t s = 0x9e3779b97f4a7c15ull;
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    s ^= s >> 12;
+    s ^= s << 25;
+    s ^= s >> 27;
+    t.data<float>()[i] = static_cast<float>((s * 0x2545f4914f6cdd1dull) >> 40) / float(1 << 23) - 1.0f;
+  }
+  return t;
+}
+
+}  // namespace
+
+Confirmation confirmOnDevice(const DesignPoint& point, const std::vector<NetworkWorkload>& networks,
+                             const std::string& device_name) {
+  const auto start = std::chrono::steady_clock::now();
+  const hw::HwConfig& cfg = point.config;
+  Confirmation c;
+  for (const NetworkWorkload& w : networks) {
+    if (!w.graph) throw Error("network '" + w.name + "' was prepared without its graph; cannot confirm it on a device");
+    if (w.graph->inputs().size() != 1 || w.graph->inputs()[0]->type().dtype != rt::DType::F32)
+      throw Error("network '" + w.name + "': device confirmation needs one f32 input");
+    // The graph is quantised already: lower it as it is, for this config.
+    CompileOptions o;
+    o.target = "vdla";
+    o.optimize = false;
+    o.llvm_cpu_fallback = false;
+    o.accel.latency_hiding = point.latency_hiding;
+    o.hw_config_value = cfg;
+    CompileReport report;
+    const rt::Artifact artifact = compileGraph(*w.graph, o, &report);
+    std::unique_ptr<driver::Device> device = driver::createDevice(device_name, cfg);
+    rt::ExecutorOptions eopts;
+    eopts.device = device.get();
+    eopts.profile = true;
+    rt::Executor executor(artifact, eopts);
+    executor.run({syntheticInput(w.graph->inputs()[0]->type())});
+    ConfirmedNetwork n;
+    n.network = w.name;
+    for (const rt::StepProfile& p : executor.profile()) {
+      if (!p.on_device) continue;
+      if (!p.device_stats.has_cycle_counters)
+        throw Error("device '" + device_name + "' counts no cycles; confirm on the cycle-accurate simulator");
+      n.measured_cycles += double(p.device_stats.cycles);
+    }
+    for (const accel::LayerDecision& d : report.layers)
+      if (d.offloaded) n.estimated_cycles += d.estimate.cycles;
+    n.measured_ms = n.measured_cycles / (cfg.clock_mhz * 1e3);
+    n.error = n.measured_cycles > 0 ? n.estimated_cycles / n.measured_cycles - 1 : 0;
+    c.networks.push_back(n);
+  }
+  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return c;
+}
+
+}  // namespace vdla::explore
