@@ -76,7 +76,7 @@ expect 0 "vdla_zcu104.bit" -- env PATH=$PATH_TOOLS bash "$BUILD" --config zcu104
   --build-dir "$TMP/build" --out "$TMP/out2"
 grep -q "rtl_package.tcl -tclargs zcu104 xczu7ev-ffvc1156-2-e $TMP/build/generated/vdla_hw/zcu104/vdla_pkg.sv $ROOT/vdla_hw/rtl" "$TMP/calls.log" ||
   fail "rtl flow does not package the RTL with zcu104's package: $(cat "$TMP/calls.log")"
-grep -q "vivado_bd.tcl -tclargs zcu104 xczu7ev-ffvc1156-2-e zcu104 250 $TMP/out2/ip/vdla_rtl_zcu104 vdla_top s_axil m_axi $TMP/out2 acp$" "$TMP/calls.log" ||
+grep -q "vivado_bd.tcl -tclargs zcu104 xczu7ev-ffvc1156-2-e zcu104 300 $TMP/out2/ip/vdla_rtl_zcu104 vdla_top s_axil m_axi $TMP/out2 acp$" "$TMP/calls.log" ||
   fail "rtl flow block design call is wrong: $(cat "$TMP/calls.log")"
 grep -q vitis_hls "$TMP/calls.log" && fail "the rtl flow must not run vitis_hls"
 

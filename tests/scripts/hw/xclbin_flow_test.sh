@@ -152,7 +152,7 @@ for flow in hls rtl; do
     grep -q "^export VDLA_XRT_IP=$kernel$" "$out/vdla_$c.xrt.env" || fail "env file of $c $flow: wrong IP"
   done
 done
-grep -qF "+ vitis_hls -f $ROOT/scripts/hw/xrt_hls.tcl -tclargs ultra96 xczu3eg-sbva484-1-i 200 " <<<"$(
+grep -qF "+ vitis_hls -f $ROOT/scripts/hw/xrt_hls.tcl -tclargs ultra96 xczu3eg-sbva484-1-i 287 " <<<"$(
   env PATH=$PATH_TOOLS bash "$XCLBIN" --config ultra96 --flow hls --platform "$PLATFORM" "${B[@]}" --out "$TMP/d2" \
     --dry-run 2>&1)" || fail "hls dry run does not synthesise with xrt_hls.tcl for ultra96's part and clock"
 [[ $driver_ip == vdla_top ]] || fail "the xrt device's default IP is '$driver_ip', not the HLS kernel vdla_top"
