@@ -14,6 +14,8 @@
 #include <map>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "accel_options.h"
 #include "cli.h"
 #include "model_loading.h"
@@ -198,11 +200,20 @@ int exploreCommand(const std::vector<std::string>& args) {
   explore::SweepOptions sopts;
   sopts.threads = vm["threads"].as<unsigned>();
   sopts.cache_path = cache.string();
-  if (!quiet)
-    sopts.progress = [](size_t done, size_t total, size_t cached) {
-      std::cerr << "\rexploring: " << done << "/" << total << " points" << (cached ? " (" + std::to_string(cached) + " from cache)" : "")
-                << (done == total ? "\n" : "") << std::flush;
+  if (!quiet) {
+    // On a terminal one line that updates; in a log a line per tenth.
+    const bool tty = isatty(STDERR_FILENO) != 0;
+    sopts.progress = [tty, last_tenth = size_t(0)](size_t done, size_t total, size_t cached) mutable {
+      const std::string what = "exploring: " + std::to_string(done) + "/" + std::to_string(total) + " points" +
+                               (cached ? " (" + std::to_string(cached) + " from cache)" : "");
+      if (tty) {
+        std::cerr << "\r" << what << (done == total ? "\n" : "") << std::flush;
+      } else if (done * 10 / total > last_tenth || done == total) {
+        last_tenth = done * 10 / total;
+        std::cerr << what << "\n";
+      }
     };
+  }
   const explore::ResourceModel& model = explore::ResourceModel::builtin();
   explore::SweepStats stats;
   std::vector<explore::PointResult> results = explore::runSweep(points, networks, model, part, sopts, &stats);
