@@ -103,7 +103,13 @@ std::string paretoSvg(const std::vector<PointResult>& results, const std::vector
         s << "<text x=\"" << left - 6 << "\" y=\"" << Y(v) + 4 << "\" text-anchor=\"end\">" << num(v) << "</text>\n";
     }
   }
-  const double step = std::pow(10.0, std::floor(std::log10(xmax / 2)));
+  // At most about eight DSP ticks, at 1, 2 or 5 times a power of ten.
+  double step = std::pow(10.0, std::floor(std::log10(xmax / 8)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (xmax / (step * m) <= 8) {
+      step *= m;
+      break;
+    }
   for (double d = 0; d <= xmax; d += step)
     s << "<text x=\"" << X(d) << "\" y=\"" << top + ph + 16 << "\" text-anchor=\"middle\">" << num(d) << "</text>\n";
   s << "<line x1=\"" << X(part.dsp) << "\" x2=\"" << X(part.dsp) << "\" y1=\"" << top << "\" y2=\"" << top + ph
