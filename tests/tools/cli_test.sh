@@ -529,6 +529,28 @@ assert d["marked"][0]["name"] == "ultra96"
   match "$OUT" "^([0-9]+) points \(0 evaluated, \1 from cache\)"
 }
 
+# explore --yosys: the fastest front point goes through scripts/hw/resources.sh
+# (yosys replaced by a stand-in with fixed cell counts), and what it counted
+# lands in the results beside the model's estimate.
+case_explore_yosys() {
+  local dir=$TMP/ex
+  YOSYS=$DATA/explore/stand_in_yosys.sh must 0 explore --network resnet18 --image-size 32 --base ultra96 \
+    --block-out 8,16 --out "$dir" --yosys 1 --quiet
+  match "$OUT" "^synthesised with yosys"
+  match "$OUT" "LUT 31234/[0-9]+  FF 4321/[0-9]+  DSP 215/[0-9]+  BRAM36 102.5/"
+  json '
+done = [p for p in d["points"] if "yosys" in p]
+assert len(done) == 1, len(done)
+y = done[0]["yosys"]
+assert (y["lut"], y["ff"], y["dsp"], y["bram36"]) == (31234, 4321, 215, 102.5), y
+assert done[0]["on_front"], done[0]
+assert y["yosys"].startswith("Yosys 0.23"), y
+' "$dir/results.json"
+  local cfg
+  cfg=$("$PY" -c 'import json,sys; print([p for p in json.load(open(sys.argv[1]))["points"] if "yosys" in p][0]["yosys"]["config_file"])' "$dir/results.json")
+  must 0 config check "$cfg"
+}
+
 # explore --calibration: one row per yosys run and the mean errors.
 case_explore_calibration() {
   must 0 explore --calibration

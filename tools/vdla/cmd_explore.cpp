@@ -6,6 +6,7 @@
 // configs of the part marked), and resumes from cache.jsonl in the output
 // directory.
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include <map>
 #include <sstream>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "accel_options.h"
@@ -99,6 +101,43 @@ int printCalibration(bool json) {
   return 0;
 }
 
+// Runs scripts/hw/resources.sh on a design point's config (written next to
+// the results) and returns what yosys counted. Both of the script's verdicts
+// (fits, does not fit) are measurements; anything else is an error.
+nlohmann::json synthesiseWithYosys(const hw::HwConfig& cfg, const std::filesystem::path& dir, bool quiet) {
+  const char* env_root = std::getenv("VDLA_SOURCE_DIR");
+  const std::filesystem::path root = env_root ? env_root : VDLA_SOURCE_DIR;
+  const std::filesystem::path script = root / "scripts/hw/resources.sh";
+  if (!std::filesystem::exists(script))
+    throw Error(script.string() + ": not found (set VDLA_SOURCE_DIR to the VDLA source tree to synthesise points)");
+  std::filesystem::create_directories(dir / cfg.name);
+  const std::filesystem::path config_file = dir / (cfg.name + ".json");
+  nlohmann::json j = nlohmann::json::parse(hw::configToJson(cfg));
+  j.erase("derived");
+  writeFile(config_file, j.dump(2) + "\n");
+  const std::filesystem::path report = dir / cfg.name / "result.json";
+  const std::string command = "bash '" + script.string() + "' '" + config_file.string() + "' --json --out '" +
+                              (dir / cfg.name).string() + "'" + (quiet ? " --quiet" : "") + " > '" +
+                              report.string() + "'";
+  const int status = std::system(command.c_str());
+  const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (rc != 0 && rc != 1)
+    throw Error("yosys synthesis of " + cfg.name + " failed (scripts/hw/resources.sh exit " + std::to_string(rc) +
+                "); its log is in " + (dir / cfg.name).string());
+  std::ifstream in(report);
+  nlohmann::json r;
+  try {
+    r = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(report.string() + ": unreadable report of scripts/hw/resources.sh (" + e.what() + ")");
+  }
+  const auto& res = r.at("resources");
+  return {{"lut", res.at("LUT").at("used")},       {"ff", res.at("FF").at("used")},
+          {"dsp", res.at("DSP").at("used")},       {"bram36", res.at("BRAM36").at("used")},
+          {"fits", r.at("fits")},                  {"seconds", r.value("seconds", 0)},
+          {"yosys", r.value("yosys", std::string())}, {"config_file", config_file.string()}};
+}
+
 }  // namespace
 
 int exploreCommand(const std::vector<std::string>& args) {
@@ -124,6 +163,9 @@ int exploreCommand(const std::vector<std::string>& args) {
       "confirm", po::value<int>()->default_value(0),
       "run the N fastest points of the Pareto front on the cycle-accurate simulator (models built on first use) and "
       "compare with the cost model")(
+      "yosys", po::value<int>()->default_value(0),
+      "synthesise the N fastest points of the Pareto front with yosys (scripts/hw/resources.sh; minutes each) and "
+      "compare with the resource model")(
       "calibration", "print the resource model's error on its yosys calibration data, and exit")(
       "json", "print the summary as JSON")("quiet", "no progress on stderr");
   addModelOptions(options);
@@ -234,6 +276,18 @@ int exploreCommand(const std::vector<std::string>& args) {
     confirmed[i] = explore::confirmOnDevice(results[i].point, networks, "cycle");
   }
 
+  // The front synthesised with yosys, fastest points first.
+  const int synthesise = vm["yosys"].as<int>();
+  if (synthesise < 0) throw UsageError("--yosys takes a number of points, got " + std::to_string(synthesise));
+  std::map<size_t, nlohmann::json> synthesised;
+  for (size_t k = 0; k < by_speed.size() && int(k) < synthesise; ++k) {
+    const size_t i = by_speed[k];
+    if (!quiet)
+      std::cerr << "synthesising " << results[i].point.config.name << " with yosys (" << k + 1 << "/"
+                << std::min<size_t>(size_t(synthesise), by_speed.size()) << ")...\n";
+    synthesised[i] = synthesiseWithYosys(results[i].point.config, out_dir / "yosys", quiet);
+  }
+
   // Reference configs: the shipped ones on the same device, as shipped.
   std::vector<std::string> marks;
   if (vm.count("mark")) {
@@ -272,6 +326,7 @@ int exploreCommand(const std::vector<std::string>& args) {
   for (size_t i = 0; i < results.size(); ++i) {
     nlohmann::json p = explore::pointResultToJson(results[i]);
     if (confirmed.count(i)) p["confirmed"] = confirmationJson(confirmed.at(i));
+    if (synthesised.count(i)) p["yosys"] = synthesised.at(i);
     doc["points"].push_back(p);
   }
   doc["refused"] = nlohmann::json::array();
@@ -318,6 +373,15 @@ int exploreCommand(const std::vector<std::string>& args) {
       std::cout << "  " << n.network.substr(0, 12) << " " << fixed(n.measured_ms, 2) << " ms ("
                 << (n.error >= 0 ? "+" : "") << fixed(100 * n.error, 1) << "%)";
     std::cout << "  [" << fixed(c.seconds, 0) << " s]\n";
+  }
+  if (!synthesised.empty()) std::cout << "synthesised with yosys (yosys / resource model):\n";
+  for (const auto& [i, y] : synthesised) {
+    const explore::ResourceEstimate& m = results[i].resources;
+    std::cout << "  " << std::left << std::setw(44) << results[i].point.config.name << std::right << "  LUT "
+              << fixed(y["lut"].get<double>(), 0) << "/" << fixed(m.lut, 0) << "  FF " << fixed(y["ff"].get<double>(), 0)
+              << "/" << fixed(m.ff, 0) << "  DSP " << fixed(y["dsp"].get<double>(), 0) << "/" << fixed(m.dsp, 0)
+              << "  BRAM36 " << fixed(y["bram36"].get<double>(), 1) << "/" << fixed(m.bram36, 1)
+              << (y["fits"].get<bool>() ? "" : "  (does not fit the part)") << "\n";
   }
   if (!markers.empty()) std::cout << "shipped configs:\n";
   for (const auto& m : markers) row(m.result, m.label + " (" + m.result.point.config.hashHex().substr(0, 8) + ")");
