@@ -3,28 +3,12 @@
 #include <chrono>
 
 #include "vdla/compiler/compile.h"
+#include "vdla/compiler/synthetic_input.h"
 #include "vdla/driver/device.h"
 #include "vdla/hw/error.h"
 #include "vdla/runtime/executor.h"
 
 namespace vdla::explore {
-
-namespace {
-
-// Seeded uniform [-1, 1): the same input for every point.
-rt::Tensor syntheticInput(const rt::TensorType& type) {
-  rt::Tensor t(type.dtype, type.shape);
-  uint64_t s = 0x9e3779b97f4a7c15ull;
-  for (int64_t i = 0; i < t.numElements(); ++i) {
-    s ^= s >> 12;
-    s ^= s << 25;
-    s ^= s >> 27;
-    t.data<float>()[i] = static_cast<float>((s * 0x2545f4914f6cdd1dull) >> 40) / float(1 << 23) - 1.0f;
-  }
-  return t;
-}
-
-}  // namespace
 
 Confirmation confirmOnDevice(const DesignPoint& point, const std::vector<NetworkWorkload>& networks,
                              const std::string& device_name) {
@@ -49,7 +33,7 @@ Confirmation confirmOnDevice(const DesignPoint& point, const std::vector<Network
     eopts.device = device.get();
     eopts.profile = true;
     rt::Executor executor(artifact, eopts);
-    executor.run({syntheticInput(w.graph->inputs()[0]->type())});
+    executor.run({seededUniformInput(w.graph->inputs()[0]->type())});
     ConfirmedNetwork n;
     n.network = w.name;
     for (const rt::StepProfile& p : executor.profile()) {

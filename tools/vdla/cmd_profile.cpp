@@ -15,6 +15,7 @@
 #include "model_loading.h"
 #include "profile_report.h"
 #include "vdla/compiler/compile.h"
+#include "vdla/compiler/synthetic_input.h"
 #include "vdla/hw/error.h"
 #include "vdla/runtime/executor.h"
 #include "vdla/runtime/image.h"
@@ -37,18 +38,6 @@ std::vector<std::string> splitModes(const std::string& list) {
   return modes;
 }
 
-// Seeded uniform [-1, 1) input (the same every run).
-rt::Tensor syntheticImage(const rt::TensorType& type) {
-  rt::Tensor t(type.dtype, type.shape);
-  uint64_t s = 0x2545f4914f6cdd1dull;
-  for (int64_t i = 0; i < t.numElements(); ++i) {
-    s ^= s >> 12;
-    s ^= s << 25;
-    s ^= s >> 27;
-    t.data<float>()[i] = static_cast<float>((s * 0x2545f4914f6cdd1dull) >> 40) / float(1 << 23) - 1.0f;
-  }
-  return t;
-}
 
 }  // namespace
 
@@ -94,7 +83,7 @@ int profileCommand(const std::vector<std::string>& args) {
     input = rt::preprocessImageNet(rt::loadImage(vm["image"].as<std::string>()), pre);
     if (input.shape() != in_type.shape) throw Error("--image needs a model with a [1,3,S,S] input");
   } else {
-    input = syntheticImage(in_type);
+    input = seededUniformInput(in_type);
   }
 
   ProfileReport report;

@@ -45,6 +45,9 @@ LayerBlocks layerBlocks(const ConvLayer& L, const hw::HwConfig& cfg) {
   b.param_kinds = static_cast<int64_t>(seq.params.size());
   b.param_vectors = b.param_kinds * b.out_blocks;
   b.alu_passes = static_cast<int>(seq.init.size() + seq.after.size());
+  b.alu_cycles_per_vector = 0;
+  for (const auto* passes : {&seq.init, &seq.after})
+    for (const AluPass& pass : *passes) b.alu_cycles_per_vector += pass.src == AluPass::Src::Residual ? 2 : 1;
   b.residual_region = L.residual && !seq.residual_in_acc;
   return b;
 }
@@ -134,7 +137,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
         });
         const double out_bytes = vectors * out_entry;
         const double transfers = cols == L.ow ? 1 : double(oc * rows);
-        double alu = double(b.alu_passes) * (double(oc * rows * p.cols) + kPipelineOverhead);
+        double alu = double(b.alu_cycles_per_vector) * double(oc * rows * p.cols) + double(b.alu_passes) * kPipelineOverhead;
         if (L.residual) alu += transfers * kDmaOverhead + out_bytes / bus;
         const double store = transfers * kDmaOverhead + out_bytes / bus;
         e.alu_cycles += tiles * alu;

@@ -44,6 +44,11 @@ struct LayerBlocks {
   int64_t param_kinds;                          // per-channel parameter vectors of the ALU sequence
   int64_t param_vectors;                        // their ACC entries (kinds x OCB)
   int alu_passes;                               // ALU passes per output element (init included)
+  // Cycles those passes take per output vector: a pass whose tensor operand
+  // changes with every vector (the residual region) reads ACC twice through
+  // its one read port, two cycles; parameter vectors stay in the operand
+  // register, one (docs/hardware.md, "ALU with a tensor operand").
+  int alu_cycles_per_vector;
   bool residual_region;                         // R needs its own ACC region beside the tile's
 };
 LayerBlocks layerBlocks(const ConvLayer& layer, const hw::HwConfig& cfg);
