@@ -25,9 +25,10 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
         n.cycles += form.estimate.cycles;
         macs += layer.macs();
         ++n.layers_offloaded;
-      } catch (const std::runtime_error& e) {
-        // chooseTiling's "no tiling fits the buffers": the layer would run on
-        // the CPU, so this point cannot be compared on accelerator latency.
+      } catch (const accel::DoesNotFit& e) {
+        // No tiling fits the buffers: the layer would run on the CPU, so this
+        // point cannot be compared on accelerator latency. (Anything else is
+        // an internal error and stops the sweep.)
         if (n.why_incomplete.empty()) n.why_incomplete = e.what();
       }
     }

@@ -122,8 +122,16 @@ int compileCommand(const std::vector<std::string>& args) {
     if (artifact.target == "vdla") {
       nlohmann::json cpu = nlohmann::json::array();
       for (const auto& l : report.layers)
-        if (!l.offloaded) cpu.push_back({{"name", l.name}, {"op", l.op}, {"code", l.cpu_code}, {"why_not_llvm", l.cpu_reason}});
+        if (!l.offloaded)
+          cpu.push_back({{"name", l.name},
+                         {"op", l.op},
+                         {"why_on_cpu", l.reason},
+                         {"code", l.cpu_code},
+                         {"why_not_llvm", l.cpu_reason}});
       j["cpu_steps"] = cpu;
+      size_t offloaded = 0;
+      for (const auto& l : report.layers) offloaded += l.offloaded;
+      j["accelerator_steps"] = offloaded;
     }
     std::cout << j.dump(2) << "\n";
   } else {
@@ -139,7 +147,16 @@ int compileCommand(const std::vector<std::string>& args) {
       size_t generated = 0, reference = 0;
       for (const auto& l : report.layers)
         if (!l.offloaded) ++(l.cpu_code == "llvm" ? generated : reference);
+      std::cout << "  accelerator steps: " << report.layers.size() - generated - reference << "\n";
       std::cout << "  cpu steps: " << generated << " generated (llvm), " << reference << " reference kernels\n";
+      // Convolutions are what the accelerator runs: one that stayed on the
+      // CPU says why (other operators run there by design).
+      for (const auto& l : report.layers)
+        if (!l.offloaded && l.op == "vdla.QConv") {
+          const std::string prefix = "layer '" + l.name + "': ";
+          const bool named = l.reason.compare(0, prefix.size(), prefix) == 0;
+          std::cout << "    " << l.name << " on the CPU: " << (named ? l.reason.substr(prefix.size()) : l.reason) << "\n";
+        }
       for (const auto& l : report.layers)
         if (!l.offloaded && !l.cpu_reason.empty()) std::cout << "    " << l.name << ": " << l.cpu_reason << "\n";
     }

@@ -250,7 +250,7 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
           const int64_t valid_cols = col_end - right - (col0 + left);
           const int64_t pitch = col_end - col0;  // SRAM entries per input row of this tile
           if (valid_rows <= 0 || valid_cols <= 0)
-            throw std::runtime_error("layer '" + L.name + "': a tile's input lies entirely in the padding");
+            throw DoesNotFit("layer '" + L.name + "': a tile's input lies entirely in the padding");
 
           const BlockRange in_range = inputBlocksOf(L, ocb0, cfg.block_in, cfg.block_out);
           const int64_t ic_tiles = chunksOf(ocb0);
@@ -327,8 +327,8 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
   em.emit(hw::makeFinish());
 
   if (uops.uops.size() > cfg.depth(Memory::Uop))
-    throw std::runtime_error("layer '" + L.name + "': " + std::to_string(uops.uops.size()) +
-                             " micro-ops exceed the UOP buffer");
+    throw DoesNotFit("layer '" + L.name + "': " + std::to_string(uops.uops.size()) +
+                     " micro-ops exceed the UOP buffer");
   Instruction& ul = em.at(uop_load);
   ul.x_size = ul.x_stride = static_cast<uint32_t>(uops.uops.size());
   hw::IsaLayout layout(cfg);

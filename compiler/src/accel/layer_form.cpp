@@ -10,7 +10,7 @@ LayerForm chooseLayerForm(const ConvLayer& direct, const hw::HwConfig& cfg, bool
   std::string direct_error;
   try {
     form.plan = chooseTiling(direct, cfg, latency_hiding, &form.estimate);
-  } catch (const std::runtime_error& e) {
+  } catch (const DoesNotFit& e) {
     direct_error = e.what();
   }
   if (allow_im2col && direct.c < int64_t(cfg.block_in) && direct.kh * direct.kw > 1) {
@@ -25,13 +25,13 @@ LayerForm chooseLayerForm(const ConvLayer& direct, const hw::HwConfig& cfg, bool
         form.im2col = true;
         return form;
       }
-    } catch (const std::runtime_error& e) {
+    } catch (const DoesNotFit& e) {
       // No tiling of the im2col form fits: the direct form stands, or the
       // direct form's reason is reported below.
       if (!direct_error.empty()) direct_error += "; its im2col form: " + std::string(e.what());
     }
   }
-  if (!direct_error.empty()) throw std::runtime_error(direct_error);
+  if (!direct_error.empty()) throw DoesNotFit(direct_error);
   form.layer = direct;
   return form;
 }

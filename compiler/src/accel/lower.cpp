@@ -87,8 +87,14 @@ rt::Artifact lowerForAccelerator(const ir::Graph& graph, const hw::HwConfig& cfg
           }
           step.attrs.set("macs", d.macs);
           d.offloaded = true;
-        } catch (const std::exception& e) {
+        } catch (const DoesNotFit& e) {
+          // A placement decision: the layer runs on the CPU, and says why.
           d.reason = e.what();
+        } catch (const std::exception& e) {
+          // Anything else (a token-check violation, an inconsistent plan) is
+          // a bug that must not turn into a silent slowdown.
+          throw std::runtime_error(node->describe() + ": internal error lowering it for the accelerator: " +
+                                   e.what());
         }
       }
     } else {

@@ -76,7 +76,10 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   else if (wgt_tile > int64_t(cfg.depth(hw::Memory::Weight)) / T)
     e.why_not = "weight tile of " + std::to_string(wgt_tile) + " entries exceeds the WGT buffer";
   else if (acc_tile > acc_avail / T)
-    e.why_not = "output tile of " + std::to_string(acc_tile) + " entries exceeds the ACC buffer";
+    e.why_not = "output tile of " + std::to_string(acc_tile) + " entries exceeds the ACC buffer (" +
+                std::to_string(std::max<int64_t>(acc_avail, 0)) + " of its " + std::to_string(cfg.depth(hw::Memory::Acc)) +
+                " entries left beside " + std::to_string(b.param_vectors) + " parameter vectors" +
+                (T > 1 ? ", halved for latency hiding)" : ")");
   else if (p.rows * p.cols > iter_limit || L.w > xfer_limit || L.h > xfer_limit || L.oh * L.ow > xfer_limit)
     e.why_not = "tile exceeds the loop or transfer size fields";
   else if (std::max({L.pad_top, L.pad_bottom, L.pad_left, L.pad_right}) > pad_limit)
@@ -201,7 +204,7 @@ TilePlan chooseTiling(const ConvLayer& L, const hw::HwConfig& cfg, bool latency_
           }
         }
   if (!best_cost.fits)
-    throw std::runtime_error("layer '" + L.name + "': no tiling fits the on-chip buffers of config '" + cfg.name +
+    throw DoesNotFit("layer '" + L.name + "': no tiling fits the on-chip buffers of config '" + cfg.name +
                              "' (smallest tile: " + last_reason + ")");
   if (estimate) *estimate = best_cost;
   return best;

@@ -11,12 +11,21 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "vdla/compiler/accel/conv_layer.h"
 #include "vdla/hw/config.h"
 
 namespace vdla::accel {
+
+// A layer that cannot run on a config (no tiling fits its buffers, ...): a
+// placement decision, which the lowering turns into a CPU step with this
+// message as the reason. Every other exception while lowering a layer is an
+// internal error and fails the compile.
+struct DoesNotFit : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 struct TilePlan {
   int64_t rows = 1, cols = 1, oc_blocks = 1, ic_blocks = 1;
@@ -60,8 +69,8 @@ CostEstimate estimatePlan(const ConvLayer& layer, const TilePlan& plan, const hw
 CostEstimate estimatePlan(const ConvLayer& layer, const TilePlan& plan, const hw::HwConfig& cfg,
                           const LayerBlocks& blocks);
 
-// The cheapest plan that fits. Throws std::runtime_error naming the layer when
-// no tiling fits (e.g. one output row does not fit the accumulator).
+// The cheapest plan that fits. Throws DoesNotFit naming the layer when no
+// tiling fits (e.g. one output row does not fit the accumulator).
 TilePlan chooseTiling(const ConvLayer& layer, const hw::HwConfig& cfg, bool latency_hiding,
                       CostEstimate* estimate = nullptr);
 
