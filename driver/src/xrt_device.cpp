@@ -49,6 +49,7 @@
 
 #include "register_run.h"
 #include "register_status.h"
+#include "setting_number.h"
 #include "vdla/driver/register_window.h"
 #include "vdla/hw/error.h"
 #include "vdla/hw/isa.h"
@@ -64,15 +65,6 @@ std::string env(const char* name) {
   return v ? v : "";
 }
 
-uint64_t parseNumber(const std::string& text, const std::string& what) {
-  try {
-    size_t used = 0;
-    const uint64_t v = std::stoull(text, &used, 0);
-    if (used == text.size()) return v;
-  } catch (const std::exception&) {
-  }
-  throw Error(what + ": '" + text + "' is not a number");
-}
 
 std::string hex(uint64_t v) {
   char text[24];
@@ -139,7 +131,7 @@ XrtOptions XrtOptions::fromEnvironment() {
   o.xclbin = env("VDLA_XRT_XCLBIN");
   if (!env("VDLA_XRT_IP").empty()) o.ip = env("VDLA_XRT_IP");
   if (!env("VDLA_XRT_MEM_GROUP").empty()) {
-    const uint64_t group = parseNumber(env("VDLA_XRT_MEM_GROUP"), "VDLA_XRT_MEM_GROUP");
+    const uint64_t group = parseSettingNumber(env("VDLA_XRT_MEM_GROUP"), "VDLA_XRT_MEM_GROUP");
     if (group > 0xffffffffu) throw Error("VDLA_XRT_MEM_GROUP: " + std::to_string(group) + " is not a memory group");
     o.memory_group = uint32_t(group);
   }

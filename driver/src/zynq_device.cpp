@@ -7,6 +7,7 @@
 
 #include "register_run.h"
 #include "register_status.h"
+#include "setting_number.h"
 #include "vdla/hw/error.h"
 #include "vdla/hw/isa.h"
 #include "vdla/hw/registers.h"
@@ -17,15 +18,6 @@ namespace {
 namespace regs = hw::regs;
 constexpr uint64_t kAlign = 4096;
 
-uint64_t parseNumber(const std::string& text, const std::string& what) {
-  try {
-    size_t used = 0;
-    const uint64_t v = std::stoull(text, &used, 0);
-    if (used == text.size()) return v;
-  } catch (const std::exception&) {
-  }
-  throw Error(what + ": '" + text + "' is not a number");
-}
 
 std::string env(const char* name) {
   const char* v = std::getenv(name);
@@ -51,10 +43,10 @@ ZynqOptions ZynqOptions::fromEnvironment() {
   ZynqOptions o;
   if (!env("VDLA_ZYNQ_REGS").empty()) o.registers = env("VDLA_ZYNQ_REGS");
   if (!env("VDLA_ZYNQ_REGS_OFFSET").empty())
-    o.registers_offset = parseNumber(env("VDLA_ZYNQ_REGS_OFFSET"), "VDLA_ZYNQ_REGS_OFFSET");
+    o.registers_offset = parseSettingNumber(env("VDLA_ZYNQ_REGS_OFFSET"), "VDLA_ZYNQ_REGS_OFFSET");
   if (!env("VDLA_ZYNQ_DMA").empty()) o.dma = env("VDLA_ZYNQ_DMA");
-  if (!env("VDLA_ZYNQ_DMA_PHYS").empty()) o.dma_phys = parseNumber(env("VDLA_ZYNQ_DMA_PHYS"), "VDLA_ZYNQ_DMA_PHYS");
-  if (!env("VDLA_ZYNQ_DMA_SIZE").empty()) o.dma_size = parseNumber(env("VDLA_ZYNQ_DMA_SIZE"), "VDLA_ZYNQ_DMA_SIZE");
+  if (!env("VDLA_ZYNQ_DMA_PHYS").empty()) o.dma_phys = parseSettingNumber(env("VDLA_ZYNQ_DMA_PHYS"), "VDLA_ZYNQ_DMA_PHYS");
+  if (!env("VDLA_ZYNQ_DMA_SIZE").empty()) o.dma_size = parseSettingNumber(env("VDLA_ZYNQ_DMA_SIZE"), "VDLA_ZYNQ_DMA_SIZE");
   o.dma_cached = env("VDLA_ZYNQ_DMA_CACHED") == "1";
   return o;
 }
@@ -84,8 +76,8 @@ ZynqDevice::ZynqDevice(const hw::HwConfig& cfg, const ZynqOptions& options)
     if (dma_sysfs_.empty())
       throw Error("device not found: " + options.dma + " is not a u-dma-buf device (no " + sysfs +
                   "); load the u-dma-buf module, or give VDLA_ZYNQ_DMA_PHYS and VDLA_ZYNQ_DMA_SIZE");
-    if (phys == 0) phys = parseNumber(readLine(dma_sysfs_ + "/phys_addr"), dma_sysfs_ + "/phys_addr");
-    if (size == 0) size = parseNumber(readLine(dma_sysfs_ + "/size"), dma_sysfs_ + "/size");
+    if (phys == 0) phys = parseSettingNumber(readLine(dma_sysfs_ + "/phys_addr"), dma_sysfs_ + "/phys_addr");
+    if (size == 0) size = parseSettingNumber(readLine(dma_sysfs_ + "/size"), dma_sysfs_ + "/size");
   }
   if (phys % kAlign != 0) throw Error(options.dma + ": physical address is not 4 KiB aligned");
   if (phys + size > (uint64_t(1) << 32))

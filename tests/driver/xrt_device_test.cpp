@@ -310,6 +310,8 @@ TEST(XrtDevice, OptionsFromTheEnvironment) {
   EXPECT_EQ(o.memory_group, 2u);
   setenv("VDLA_XRT_MEM_GROUP", "bank0", 1);
   EXPECT_THAT(errorOf([] { XrtOptions::fromEnvironment(); }), HasSubstr("VDLA_XRT_MEM_GROUP: 'bank0' is not a number"));
+  setenv("VDLA_XRT_MEM_GROUP", "-1", 1);  // not 2^64-1
+  EXPECT_THAT(errorOf([] { XrtOptions::fromEnvironment(); }), HasSubstr("VDLA_XRT_MEM_GROUP: '-1' is not a number"));
   for (const char* v : {"VDLA_XRT_DEVICE", "VDLA_XRT_XCLBIN", "VDLA_XRT_IP", "VDLA_XRT_MEM_GROUP"}) unsetenv(v);
   o = XrtOptions::fromEnvironment();
   EXPECT_EQ(o.device, "0");

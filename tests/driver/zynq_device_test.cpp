@@ -155,3 +155,29 @@ TEST(ZynqDevice, ClearErrorsForMissingDevicesAndMemory) {
 }
 
 }  // namespace
+
+// Numeric settings are unsigned numbers and nothing else: std::stoull alone
+// would read "-1" as 2^64-1 and " 7" as 7.
+TEST(ZynqDevice, NumericSettingsRefuseSignsSpacesAndOverflow) {
+  auto errorFor = [](const char* value) -> std::string {
+    setenv("VDLA_ZYNQ_DMA_SIZE", value, 1);
+    try {
+      ZynqOptions::fromEnvironment();
+    } catch (const vdla::Error& e) {
+      unsetenv("VDLA_ZYNQ_DMA_SIZE");
+      return e.what();
+    }
+    unsetenv("VDLA_ZYNQ_DMA_SIZE");
+    return "";
+  };
+  EXPECT_THAT(errorFor("-1"), HasSubstr("VDLA_ZYNQ_DMA_SIZE: '-1' is not a number"));
+  EXPECT_THAT(errorFor("+4096"), HasSubstr("'+4096' is not a number"));
+  EXPECT_THAT(errorFor(" 4096"), HasSubstr("' 4096' is not a number"));
+  EXPECT_THAT(errorFor("4096 "), HasSubstr("'4096 ' is not a number"));
+  EXPECT_THAT(errorFor("0x1g"), HasSubstr("'0x1g' is not a number"));
+  EXPECT_THAT(errorFor("18446744073709551616"), HasSubstr("is out of range (at most 2^64-1)"));
+  EXPECT_EQ(errorFor("0x10000"), "");
+  setenv("VDLA_ZYNQ_DMA_SIZE", "0x10000", 1);
+  EXPECT_EQ(ZynqOptions::fromEnvironment().dma_size, 0x10000u);
+  unsetenv("VDLA_ZYNQ_DMA_SIZE");
+}
