@@ -8,6 +8,7 @@ sim::CycleSimOptions simOptions(const DeviceOptions& o) {
   if (o.max_cycles) s.max_cycles = o.max_cycles;
   s.trace_path = o.trace_path;
   s.waves_path = o.waves_path;
+  s.record_activity = o.record_activity;
   return s;
 }
 

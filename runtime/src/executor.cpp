@@ -249,8 +249,12 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
       profile_.push_back(std::move(sp));
 #ifdef VDLA_RUNTIME_ACCEL
       if (session_ && !session_->runs().empty()) {
+        const accel::LayerRun& run = session_->runs().back();
         profile_.back().on_device = true;
-        profile_.back().device_stats = session_->runs().back().result.stats;
+        profile_.back().device_stats = run.result.stats;
+        profile_.back().host_before_seconds = run.host_before_seconds;
+        profile_.back().device_seconds = run.run_seconds;
+        profile_.back().host_after_seconds = run.host_after_seconds;
       }
 #endif
     }

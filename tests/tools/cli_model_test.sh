@@ -308,4 +308,41 @@ assert g["outputs"] == d["outputs"], (g["outputs"], d["outputs"])
 ' "$OUT" "$TMP/generated.json"
 }
 
+# vdla run --trace on the cycle device: one timeline of the whole network,
+# every CPU step and every accelerator program with its modules' activity, on
+# one axis (accelerator time = cycles at the config's clock).
+case_model_run_timeline() {
+  must 0 run resnet18 --image-size 64 --target vdla --device cycle --trace "$TMP/t.json"
+  match "$ERR" "timeline of the run: .*t\.json \([0-9]+ events; open in ui\.perfetto\.dev\)"
+  json '
+ev = d["traceEvents"]
+spans = [e for e in ev if e["ph"] == "X"]
+names = {(e["pid"], e.get("tid")): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+assert names[(2, 2)] == "load" and names[(2, 3)] == "compute" and names[(2, 4)] == "store", names
+programs = [e for e in spans if (e["pid"], e["tid"]) == (2, 1)]
+assert len(programs) == 21, len(programs)              # ResNet-18: 20 convolutions and the classifier
+for p in programs:
+    assert abs(p["dur"] - p["args"]["cycles"] / 100.0) < 1e-6, p  # pynq: 100 MHz
+    acts = [e for e in spans if e["pid"] == 2 and e["tid"] > 1 and e["args"]["step"] == p["name"]]
+    assert acts, p["name"]
+    # Within the program, give or take the cycle between the start command
+    # and the cycle counter starting (0.01 us a cycle at 100 MHz).
+    assert all(p["ts"] - 0.02 <= a["ts"] and a["ts"] + a["dur"] <= p["ts"] + p["dur"] + 0.02 for a in acts), p["name"]
+    assert any(a["name"] == "GEMM" for a in acts), p["name"]
+host = [e for e in spans if e["pid"] == 1]
+assert any(e["name"] == "maxpool.i8" for e in host), [e["name"] for e in host]
+assert sum(1 for e in host if e["name"].endswith(": pack and upload")) == 21
+# One axis: host and accelerator spans follow one another without overlapping.
+seq = sorted(host + programs, key=lambda e: e["ts"])
+for a, b in zip(seq, seq[1:]):
+    assert a["ts"] + a["dur"] <= b["ts"] + 1e-6, (a["name"], b["name"])
+' "$TMP/t.json"
+  # fsim has no timing: the same timeline with host time for its runs.
+  must 0 run resnet18 --image-size 64 --target vdla --device fsim --trace "$TMP/f.json"
+  json '
+assert any(e["ph"] == "M" and "no timing" in e["args"]["name"] for e in d["traceEvents"])
+assert not any(e["ph"] == "X" and e["pid"] == 2 and e["tid"] > 1 for e in d["traceEvents"])
+' "$TMP/f.json"
+}
+
 source "$(dirname "${BASH_SOURCE[0]}")/cli_test.sh" "$@"

@@ -39,7 +39,9 @@ void addDeviceOption(po::options_description& options) {
   for (const auto& n : driver::deviceBackends()) names += (names.empty() ? "" : ", ") + n;
   options.add_options()("device", po::value<std::string>()->default_value("fsim"),
                         ("device backend (" + names + ")").c_str())(
-      "trace", po::value<std::string>(), "cycle device: write a Chrome/Perfetto timeline of module activity")(
+      "trace", po::value<std::string>(),
+      "write a Chrome/Perfetto timeline (exec, selftest: the cycle device's module activity; run, profile: the "
+      "whole network, host steps and accelerator programs)")(
       "waves", po::value<std::string>(), "cycle device: write a VCD waveform of the RTL")(
       "max-cycles", po::value<uint64_t>(), "cycle device: stop a run with an error after this many cycles");
 }
@@ -50,6 +52,15 @@ std::unique_ptr<driver::Device> deviceFrom(const po::variables_map& vm, const hw
   if (vm.count("waves")) o.waves_path = vm["waves"].as<std::string>();
   if (vm.count("max-cycles")) o.max_cycles = vm["max-cycles"].as<uint64_t>();
   return driver::createDevice(vm["device"].as<std::string>(), cfg, o);
+}
+
+std::unique_ptr<driver::Device> deviceForNetwork(const po::variables_map& vm, const hw::HwConfig& cfg) {
+  driver::DeviceOptions o;
+  const std::string backend = vm["device"].as<std::string>();
+  if (vm.count("trace") && backend == "cycle") o.record_activity = true;
+  if (vm.count("waves")) o.waves_path = vm["waves"].as<std::string>();
+  if (vm.count("max-cycles")) o.max_cycles = vm["max-cycles"].as<uint64_t>();
+  return driver::createDevice(backend, cfg, o);
 }
 
 std::vector<uint8_t> readFile(const std::string& path) {

@@ -35,6 +35,10 @@ hw::HwConfig configFrom(const po::variables_map& vm);
 void addDeviceOption(po::options_description& options);
 // Creates the device those options select.
 std::unique_ptr<driver::Device> deviceFrom(const po::variables_map& vm, const hw::HwConfig& cfg);
+// The same for commands that run whole networks (run, profile): --trace is
+// theirs (one timeline of the whole run, run_timeline.h), so the device is
+// asked only to record its module activity in each run's statistics.
+std::unique_ptr<driver::Device> deviceForNetwork(const po::variables_map& vm, const hw::HwConfig& cfg);
 
 std::vector<uint8_t> readFile(const std::string& path);
 std::string readTextFile(const std::string& path);

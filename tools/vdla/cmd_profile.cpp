@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "model_loading.h"
 #include "profile_report.h"
+#include "run_timeline.h"
 #include "vdla/compiler/compile.h"
 #include "vdla/compiler/synthetic_input.h"
 #include "vdla/hw/error.h"
@@ -99,7 +100,7 @@ int profileCommand(const std::vector<std::string>& args) {
     if (k > 0) copts.optimize = false;  // the graph is optimised and quantised already
     CompileReport creport;
     const rt::Artifact artifact = compileGraph(*graph, copts, &creport);
-    std::unique_ptr<driver::Device> device = deviceFrom(vm, cfg);
+    std::unique_ptr<driver::Device> device = deviceForNetwork(vm, cfg);
     rt::ExecutorOptions eopts;
     eopts.device = device.get();
     eopts.profile = true;
@@ -109,6 +110,20 @@ int profileCommand(const std::vector<std::string>& args) {
     rt::Executor& executor = *executor_ptr;
     if (!json) std::cerr << "running " << spec << " with latency hiding " << modes[k] << " on " << report.device << "...\n";
     const std::vector<rt::Tensor> outputs = executor.run({input});
+    if (vm.count("trace")) {
+      // One timeline per mode: t.json becomes t.lh-on.json and t.lh-off.json.
+      std::string path = vm["trace"].as<std::string>();
+      if (modes.size() > 1) {
+        const size_t dot = path.rfind('.');
+        const std::string tag = ".lh-" + modes[k];
+        path = dot == std::string::npos || path.find('/', dot) != std::string::npos ? path + tag
+                                                                                    : path.substr(0, dot) + tag + path.substr(dot);
+      }
+      const double clock = report.device == "cycle" ? cfg.clock_mhz : 0.0;
+      const size_t n = writeRunTimeline(path, executor.profile(),
+                                        spec + ", latency hiding " + modes[k] + ", on " + report.device, clock);
+      if (!json) std::cerr << "timeline: " << path << " (" << n << " events; open in ui.perfetto.dev)\n";
+    }
     if (k == 0) {
       first_outputs = outputs;
     } else {

@@ -16,6 +16,7 @@
 #include "accel_options.h"
 #include "cuda_options.h"
 #include "model_loading.h"
+#include "run_timeline.h"
 #include "vdla/compiler/compile.h"
 #include "vdla/hw/error.h"
 #include "vdla/runtime/executor.h"
@@ -137,7 +138,8 @@ int runCommand(const std::vector<std::string>& args) {
 
   // Accelerator targets check the device's configuration; host targets run on the CPU.
   rt::ExecutorOptions eopts;
-  eopts.profile = vm.count("profile") != 0;
+  const bool show_profile = vm.count("profile") != 0;
+  eopts.profile = show_profile || vm.count("trace") != 0;  // the timeline is made of step profiles
   hw::HwConfig device_cfg;
   std::unique_ptr<driver::Device> accelerator;
   std::string device = artifact.target == "llvm" ? "host CPU (generated code)" : "host CPU (reference kernels)";
@@ -145,7 +147,7 @@ int runCommand(const std::vector<std::string>& args) {
     const std::string cfg_name = vm["config"].defaulted() ? artifact.hw_config_name : vm["config"].as<std::string>();
     device_cfg = hw::loadConfig(cfg_name);
     eopts.device_config = &device_cfg;
-    accelerator = deviceFrom(vm, device_cfg);
+    accelerator = deviceForNetwork(vm, device_cfg);
     eopts.device = accelerator.get();
     device = vm["device"].as<std::string>() + " (config " + device_cfg.name + ") + host CPU";
   } else if (artifact.target == "cuda") {
@@ -200,15 +202,26 @@ int runCommand(const std::vector<std::string>& args) {
   std::vector<std::vector<rt::Tensor>> results;
   std::vector<rt::StepProfile> profile;
   t = Clock::now();
+  std::vector<rt::StepProfile> first_run;  // the timeline shows the first run
   for (const auto& inputs : batches) {
     results.push_back(executor.run(inputs));
-    if (eopts.profile) {
+    if (first_run.empty()) first_run = executor.profile();
+    if (show_profile) {
       if (profile.empty()) profile = executor.profile();
       else
         for (size_t i = 0; i < profile.size(); ++i) profile[i].seconds += executor.profile()[i].seconds;
     }
   }
   const double run_s = since(t);
+  if (vm.count("trace")) {
+    const std::string path = vm["trace"].as<std::string>();
+    const double clock = rt::targetNeedsDevice(artifact.target) && vm["device"].as<std::string>() == "cycle"
+                             ? device_cfg.clock_mhz
+                             : 0.0;
+    const size_t n = writeRunTimeline(path, first_run, spec + " on " + device, clock);
+    if (!json) std::cerr << "timeline of the " << (batches.size() > 1 ? "first " : "") << "run: " << path << " (" << n
+                         << " events; open in ui.perfetto.dev)\n";
+  }
 
   // Classification results: the first output as [N, classes] scores.
   const rt::TensorType& out0 = executor.output(0).type;
@@ -282,7 +295,7 @@ int runCommand(const std::vector<std::string>& args) {
     }
     j["results"] = per_image;
   }
-  if (eopts.profile) {
+  if (show_profile) {
     nlohmann::json steps = nlohmann::json::array();
     std::map<std::string, std::pair<double, int>> by_kernel;
     double total = 0;

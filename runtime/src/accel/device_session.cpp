@@ -1,5 +1,6 @@
 #include "vdla/runtime/accel/device_session.h"
 
+#include <chrono>
 #include <stdexcept>
 
 #include "vdla/runtime/accel/packed_layout.h"
@@ -83,6 +84,8 @@ void DeviceSession::registerKernels(KernelRegistry& registry) {
 }
 
 void DeviceSession::runConv(const KernelArgs& args) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point t0 = Clock::now();
   const AttributeMap& attrs = args.attributes();
   const hw::HwConfig& cfg = device_.config();
   const int64_t program = attrs.getInt("program");
@@ -105,9 +108,11 @@ void DeviceSession::runConv(const KernelArgs& args) {
   if (attrs.getInt("has_residual", 0)) upload(args.input(1), cfg.block_out, attrs.getInt("r_offset"));
 
   const DeviceProgram& p = module_.programs[static_cast<size_t>(program)];
+  const Clock::time_point t1 = Clock::now();
   driver::RunResult r = device_.run(program_addr_[static_cast<size_t>(program)],
                                     static_cast<uint32_t>(p.insns.size()), timeout_);
   if (!r.ok()) throw KernelError("device run of program '" + p.name + "' failed: " + r.message);
+  const Clock::time_point t2 = Clock::now();
 
   Tensor& y = args.output(0);
   const PackedGeometry g = packedGeometry(y.shape(), cfg.batch, cfg.block_out);
@@ -117,7 +122,8 @@ void DeviceSession::runConv(const KernelArgs& args) {
   staging_.resize(static_cast<size_t>(g.bytes()));
   device_.read(io_, static_cast<uint64_t>(y_offset), staging_.data(), staging_.size());
   unpackActivation(staging_.data(), g, y);
-  runs_.push_back({p.name, std::move(r)});
+  auto seconds = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+  runs_.push_back({p.name, std::move(r), seconds(t0, t1), seconds(t1, t2), seconds(t2, Clock::now())});
 }
 
 }  // namespace vdla::rt::accel

@@ -112,7 +112,7 @@ ExecutionStats CycleSimulator::run(uint64_t insn_addr, uint32_t count, const std
   CycleHarness& h = *harness_;
   h.activate();
   TimelineTrace timeline;
-  if (!options_.trace_path.empty()) h.setTimeline(&timeline);
+  if (!options_.trace_path.empty() || options_.record_activity) h.setTimeline(&timeline);
   if (!options_.waves_path.empty()) h.openWaves(options_.waves_path);
   struct Cleanup {  // whatever happens, leave the harness without trace outputs
     CycleHarness& h;
@@ -163,11 +163,10 @@ ExecutionStats CycleSimulator::run(uint64_t insn_addr, uint32_t count, const std
       previous.reset();
     }
   }
-  if (!options_.trace_path.empty()) {
-    timeline.finish(h.cycle());
+  if (!options_.trace_path.empty() || options_.record_activity) timeline.finish(h.cycle());
+  if (!options_.trace_path.empty())
     timeline.write(options_.trace_path, 1000.0 / cfg_.clock_mhz,
                    [&](uint32_t index) { return program.name(index); });
-  }
   if (failure.empty() && (ctrl & 4)) {
     failure = describeError(h.axilRead(rtl::kErrorCode), h.axilRead(rtl::kErrorIndex), h.axilRead(rtl::kErrorInfo),
                             program, cfg_, h.axi().firstError());
@@ -190,6 +189,8 @@ ExecutionStats CycleSimulator::run(uint64_t insn_addr, uint32_t count, const std
   c.store = moduleCycles(h, rtl::kCntStoreBusy, rtl::kCntStoreWaitToken, rtl::kCntStoreWaitRoom, rtl::kCntStoreWaitDram);
   c.gemm_uop_cycles = h.readCounter(rtl::kCntGemmUops);
   c.alu_cycles = h.readCounter(rtl::kCntAluVectors);
+  if (options_.record_activity)
+    stats.activity = timeline.activity(start_cycle, [&](uint32_t index) { return program.name(index); });
   return stats;
 }
 

@@ -28,6 +28,23 @@ void TimelineTrace::clear() {
   for (int m = 0; m < 3; ++m) last_[m] = 0, since_[m] = 0;
 }
 
+std::vector<ExecutionStats::ActivityInterval> TimelineTrace::activity(
+    uint64_t origin, const std::function<std::string(uint32_t)>& describe) const {
+  std::vector<ExecutionStats::ActivityInterval> out;
+  out.reserve(intervals_.size());
+  for (const Interval& iv : intervals_) {
+    ExecutionStats::ActivityInterval a;
+    a.module = static_cast<uint8_t>(iv.module);
+    a.busy = iv.state == rtl::kBusy;
+    a.what = a.busy ? describe(iv.index) : std::string("wait: ") + rtl::stateName(iv.state);
+    a.instruction = iv.index;
+    a.begin = iv.begin >= origin ? iv.begin - origin : 0;
+    a.end = iv.end >= origin ? iv.end - origin : 0;
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
 void TimelineTrace::write(const std::string& path, double ns_per_cycle,
                           const std::function<std::string(uint32_t)>& describe) const {
   static const char* const kModules[] = {"load", "compute", "store"};

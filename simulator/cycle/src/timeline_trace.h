@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "vdla/sim/execution_stats.h"
+
 namespace vdla::sim {
 
 class TimelineTrace {
@@ -25,6 +27,9 @@ class TimelineTrace {
   void write(const std::string& path, double ns_per_cycle,
              const std::function<std::string(uint32_t index)>& describe) const;
   size_t events() const { return intervals_.size(); }
+  // The intervals as run statistics, in cycles from `origin`.
+  std::vector<ExecutionStats::ActivityInterval> activity(
+      uint64_t origin, const std::function<std::string(uint32_t index)>& describe) const;
 
  private:
   struct Interval {

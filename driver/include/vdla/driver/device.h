@@ -65,7 +65,10 @@ struct DeviceOptions {
   std::string trace_path;   // timeline trace (Chrome/Perfetto JSON)
   std::string waves_path;   // waveform (VCD)
   uint64_t max_cycles = 0;  // cycle limit of a run; 0 = the backend's default
-  bool empty() const { return trace_path.empty() && waves_path.empty() && max_cycles == 0; }
+  // Module activity in every run's statistics (timing backends), for one
+  // timeline of many runs.
+  bool record_activity = false;
+  bool empty() const { return trace_path.empty() && waves_path.empty() && max_cycles == 0 && !record_activity; }
 };
 
 // Creates a device by backend name; throws vdla::Error naming the available

@@ -52,6 +52,9 @@ struct StepProfile {
   // Offloaded steps: what the device counted (cycles on timing models).
   bool on_device = false;
   sim::ExecutionStats device_stats;
+  // Of `seconds`, the host's work before and after the device run (packing,
+  // transfers) and the run itself (a simulator's time on simulated devices).
+  double host_before_seconds = 0, device_seconds = 0, host_after_seconds = 0;
 };
 
 // True for targets whose artifacts run on a VDLA accelerator and therefore

@@ -2,6 +2,7 @@
 // What a run of a program did, as counted by any ISA implementation.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "vdla/hw/isa.h"
 
@@ -33,6 +34,17 @@ struct ExecutionStats {
   };
   bool has_cycle_counters = false;
   CycleCounters cycle_counters;
+  // Module activity of the run, when the timing model was asked to record it
+  // (an interval per stretch of one state on one instruction, idle omitted),
+  // in cycles from the start of the run.
+  struct ActivityInterval {
+    uint8_t module = 0;  // 0 load, 1 compute, 2 store
+    bool busy = false;   // executing, else waiting
+    std::string what;    // "GEMM", "LOAD INP", or the wait: "wait: token", ...
+    uint32_t instruction = 0;
+    uint64_t begin = 0, end = 0;
+  };
+  std::vector<ActivityInterval> activity;
   // gemm_uop_cycles / cycles (0 without cycle counters).
   double gemmUtilisation() const;
 

@@ -24,6 +24,10 @@ constexpr const char* kConvKernel = "vdla.conv";
 struct LayerRun {
   std::string name;
   driver::RunResult result;  // stats of the device run (cycles on timing models)
+  // Host time around it: input transform, packing and upload before the run;
+  // the run itself (a simulator's own time on simulated devices); download
+  // and unpacking after it.
+  double host_before_seconds = 0, run_seconds = 0, host_after_seconds = 0;
 };
 
 class DeviceSession {

@@ -44,6 +44,9 @@ struct CycleSimOptions {
   uint64_t max_cycles = 2'000'000'000;  // a run that reaches this stops with an error
   std::string trace_path;                // Chrome/Perfetto trace JSON of module activity
   std::string waves_path;                // VCD waveform of the whole design
+  // Module activity in each run's statistics (ExecutionStats::activity), for
+  // timelines of many runs (vdla run --trace).
+  bool record_activity = false;
   std::optional<DramTiming> dram;        // default: defaultDramTiming(cfg)
 };
 
