@@ -31,7 +31,7 @@ module vdla_cmd_queue #(
   assign empty = count == '0;
 
   function automatic logic [AW-1:0] next_ptr(input logic [AW-1:0] p);
-    if (p == DEPTH - 1) next_ptr = '0;
+    if (32'(p) == DEPTH - 1) next_ptr = '0;
     else next_ptr = p + 1'b1;
   endfunction
 
@@ -51,4 +51,17 @@ module vdla_cmd_queue #(
       count <= count + (AW + 1)'(push) - (AW + 1)'(pop);
     end
   end
+  // Run-time checks (simulation only: synthesis defines SYNTHESIS, and the fast
+  // cycle model defines VDLA_NO_ASSERTIONS). See docs/hardware.md, "Assertions".
+`ifndef SYNTHESIS
+`ifndef VDLA_NO_ASSERTIONS
+  always @(posedge clk) begin
+    if (!rst) begin
+      assert (!(push && full)) else $error("vdla_cmd_queue: push when full (depth %0d)", DEPTH);
+      assert (!(pop && empty)) else $error("vdla_cmd_queue: pop when empty");
+      assert (count <= (AW + 1)'(DEPTH)) else $error("vdla_cmd_queue: count %0d above depth %0d", count, DEPTH);
+    end
+  end
+`endif
+`endif
 endmodule

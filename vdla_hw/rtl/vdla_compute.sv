@@ -112,8 +112,8 @@ module vdla_compute (
   wire [vdla_pkg::LOAD_Y_PAD_BOTTOM_W-1:0] pad_bottom = insn[vdla_pkg::LOAD_Y_PAD_BOTTOM_LSB+:vdla_pkg::LOAD_Y_PAD_BOTTOM_W];
   wire [vdla_pkg::LOAD_X_PAD_LEFT_W-1:0] pad_left = insn[vdla_pkg::LOAD_X_PAD_LEFT_LSB+:vdla_pkg::LOAD_X_PAD_LEFT_W];
   wire [vdla_pkg::LOAD_X_PAD_RIGHT_W-1:0] pad_right = insn[vdla_pkg::LOAD_X_PAD_RIGHT_LSB+:vdla_pkg::LOAD_X_PAD_RIGHT_W];
-  wire [63:0] block_end = 64'(sram_base) + 64'(32'(pad_top) + y_size + 32'(pad_bottom)) *
-      64'(32'(pad_left) + x_size + 32'(pad_right));
+  wire [63:0] block_end = 64'(sram_base) + (64'(pad_top) + 64'(y_size) + 64'(pad_bottom)) *
+      (64'(pad_left) + 64'(x_size) + 64'(pad_right));
   wire [63:0] load_depth = ld_uop ? 64'(vdla_pkg::UOP_DEPTH) : 64'(vdla_pkg::ACC_DEPTH);
   wire [3:0] load_entry_log2 = ld_uop ? 4'($clog2(vdla_pkg::UOP_ENTRY_BITS / 8)) :
       (ld_acc8 ? 4'($clog2(vdla_pkg::ACC8_ENTRY_BITS / 8)) : 4'($clog2(vdla_pkg::ACC_ENTRY_BITS / 8)));
@@ -484,10 +484,10 @@ module vdla_compute (
       load_data = '0;
     end else if (ld_acc8) begin
       // ACC8: each int8 of the beat becomes a sign-extended int32 lane.
-      load_lanes = LANES'(((LANES + 1)'(1) << (ACC8_BEAT / 8)) - 1) << (32'(wr_beat) * (ACC8_BEAT / 8));
+      load_lanes = LANES'(((LANES + 1)'(1) << (ACC8_BEAT / 8)) - (LANES + 1)'(1)) << (32'(wr_beat) * (ACC8_BEAT / 8));
       for (int j = 0; j < LANES; j++) load_data[j*32+:32] = 32'($signed(wr_data[(j%(ACC8_BEAT/8))*8+:8]));
     end else begin
-      load_lanes = LANES'(((LANES + 1)'(1) << (ACC_BEAT / 32)) - 1) << (32'(wr_beat) * (ACC_BEAT / 32));
+      load_lanes = LANES'(((LANES + 1)'(1) << (ACC_BEAT / 32)) - (LANES + 1)'(1)) << (32'(wr_beat) * (ACC_BEAT / 32));
       for (int j = 0; j < LANES; j++) load_data[j*32+:32] = wr_data[(j%(ACC_BEAT/32))*32+:32];
     end
   end

@@ -80,7 +80,7 @@ module vdla_ctrl_regs #(
 
   function automatic logic [31:0] read_value(input logic [11:0] addr);
     read_value = 32'hdead_beef;
-    if (addr >= 12'h100 && addr < 12'h100 + 8 * NUM_COUNTERS) read_value = counters[(addr-12'h100)*8+:32];
+    if (addr >= 12'h100 && 32'(addr) < 32'h100 + 8 * NUM_COUNTERS) read_value = counters[(addr-12'h100)*8+:32];
     else case (addr)
       12'h000: read_value = {29'd0, error, done, running};
       12'h004: read_value = insn_addr;

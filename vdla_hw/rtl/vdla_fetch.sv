@@ -169,4 +169,18 @@ module vdla_fetch (
     else if (target_full) state = vdla_status_pkg::S_FETCH_WAIT_QUEUE;
     else state = vdla_status_pkg::S_BUSY;
   end
+  // Run-time checks (simulation only: synthesis defines SYNTHESIS, and the fast
+  // cycle model defines VDLA_NO_ASSERTIONS). See docs/hardware.md, "Assertions".
+`ifndef SYNTHESIS
+`ifndef VDLA_NO_ASSERTIONS
+  always @(posedge clk) begin
+    if (!rst && ar_valid) begin
+      assert (32'(ar_len) < MAX_BURST_INSNS * BEATS_PER_INSN)
+      else $error("vdla_fetch: burst of %0d beats above %0d", 32'(ar_len) + 1, MAX_BURST_INSNS * BEATS_PER_INSN);
+      assert (32'(ar_addr[11:0]) + (32'(ar_len) + 1) * AXI_BYTES <= 4096)
+      else $error("vdla_fetch: burst at 0x%08x of %0d beats crosses 4 KiB", ar_addr, 32'(ar_len) + 1);
+    end
+  end
+`endif
+`endif
 endmodule

@@ -62,8 +62,8 @@ module vdla_load #(
   wire [vdla_pkg::LOAD_Y_PAD_BOTTOM_W-1:0] pad_bottom = insn[vdla_pkg::LOAD_Y_PAD_BOTTOM_LSB+:vdla_pkg::LOAD_Y_PAD_BOTTOM_W];
   wire [vdla_pkg::LOAD_X_PAD_LEFT_W-1:0] pad_left = insn[vdla_pkg::LOAD_X_PAD_LEFT_LSB+:vdla_pkg::LOAD_X_PAD_LEFT_W];
   wire [vdla_pkg::LOAD_X_PAD_RIGHT_W-1:0] pad_right = insn[vdla_pkg::LOAD_X_PAD_RIGHT_LSB+:vdla_pkg::LOAD_X_PAD_RIGHT_W];
-  wire [63:0] block_end = 64'(sram_base) + 64'(32'(pad_top) + y_size + 32'(pad_bottom)) *
-      64'(32'(pad_left) + x_size + 32'(pad_right));
+  wire [63:0] block_end = 64'(sram_base) + (64'(pad_top) + 64'(y_size) + 64'(pad_bottom)) *
+      (64'(pad_left) + 64'(x_size) + 64'(pad_right));
   wire [63:0] depth = is_wgt ? 64'(vdla_pkg::WGT_DEPTH) : 64'(vdla_pkg::INP_DEPTH);
 
   logic checking, engine_start;

@@ -32,4 +32,15 @@ module vdla_ram #(
     for (int l = 0; l < LANES; l++)
       if (we[l]) mem[waddr][l*LANE+:LANE] = wdata[l*LANE+:LANE];
   end
+  // Run-time checks (simulation only: synthesis defines SYNTHESIS, and the fast
+  // cycle model defines VDLA_NO_ASSERTIONS). See docs/hardware.md, "Assertions".
+`ifndef SYNTHESIS
+`ifndef VDLA_NO_ASSERTIONS
+  // No reset port: the checks hold in every cycle (an enable is 0 when idle).
+  always @(posedge clk) begin
+    assert (we == '0 || 32'(waddr) < DEPTH) else $error("vdla_ram: write address %0d not below depth %0d", waddr, DEPTH);
+    assert (!re || 32'(raddr) < DEPTH) else $error("vdla_ram: read address %0d not below depth %0d", raddr, DEPTH);
+  end
+`endif
+`endif
 endmodule

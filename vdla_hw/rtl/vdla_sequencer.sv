@@ -72,4 +72,16 @@ module vdla_sequencer (
       default: state = vdla_status_pkg::S_BUSY;
     endcase
   end
+  // Run-time checks (simulation only: synthesis defines SYNTHESIS, and the fast
+  // cycle model defines VDLA_NO_ASSERTIONS). See docs/hardware.md, "Assertions".
+`ifndef SYNTHESIS
+`ifndef VDLA_NO_ASSERTIONS
+  always @(posedge clk) begin
+    if (!rst) begin
+      assert (phase == IDLE || phase == CHECK || phase == EXEC) else $error("vdla_sequencer: illegal phase %0d", phase);
+      assert (!(q_pop && q_empty)) else $error("vdla_sequencer: completes an instruction with its queue empty");
+    end
+  end
+`endif
+`endif
 endmodule

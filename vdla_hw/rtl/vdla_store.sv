@@ -87,7 +87,7 @@ module vdla_store (
   logic [7:0] len_fifo[MAX_OUTSTANDING];
   logic [2:0] len_wr, len_rd;
   logic [2:0] len_count;
-  wire can_issue = aw_active && aw_beats_left != 0 && !aw_valid && outstanding < MAX_OUTSTANDING &&
+  wire can_issue = aw_active && aw_beats_left != 0 && !aw_valid && 32'(outstanding) < MAX_OUTSTANDING &&
       aw_next[47:32] == '0;
 
   // ---- data side ----
@@ -206,4 +206,23 @@ module vdla_store (
       end
     end
   end
+  // Run-time checks (simulation only: synthesis defines SYNTHESIS, and the fast
+  // cycle model defines VDLA_NO_ASSERTIONS). See docs/hardware.md, "Assertions".
+`ifndef SYNTHESIS
+`ifndef VDLA_NO_ASSERTIONS
+  always @(posedge clk) begin
+    if (!rst) begin
+      if (aw_valid) begin
+        assert (32'(aw_len) < MAX_BURST) else $error("vdla_store: burst of %0d beats above MAX_BURST %0d", 32'(aw_len) + 1, MAX_BURST);
+        assert (32'(aw_addr[11:0]) + ((32'(aw_len) + 1) << AXI_LOG2) <= 4096)
+        else $error("vdla_store: burst at 0x%08x of %0d beats crosses 4 KiB", aw_addr, 32'(aw_len) + 1);
+      end
+      assert (32'(outstanding) <= MAX_OUTSTANDING) else $error("vdla_store: %0d bursts outstanding, above %0d", outstanding, MAX_OUTSTANDING);
+      assert (32'(len_count) <= MAX_OUTSTANDING) else $error("vdla_store: %0d burst lengths queued, above %0d", len_count, MAX_OUTSTANDING);
+      assert (ebuf_count <= 2'd2) else $error("vdla_store: entry buffer holds %0d entries, above 2", ebuf_count);
+      assert (!(b_valid && outstanding == 0)) else $error("vdla_store: write response with no burst outstanding");
+    end
+  end
+`endif
+`endif
 endmodule

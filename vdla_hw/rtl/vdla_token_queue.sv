@@ -23,4 +23,17 @@ module vdla_token_queue (
     if (rst) n <= '0;
     else n <= n + CW'(push) - CW'(pop);
   end
+  // Run-time checks (simulation only: synthesis defines SYNTHESIS, and the fast
+  // cycle model defines VDLA_NO_ASSERTIONS). See docs/hardware.md, "Assertions".
+`ifndef SYNTHESIS
+`ifndef VDLA_NO_ASSERTIONS
+  always @(posedge clk) begin
+    if (!rst) begin
+      assert (!(push && !room)) else $error("vdla_token_queue: push when full (depth %0d)", DEPTH);
+      assert (!(pop && !avail)) else $error("vdla_token_queue: pop when empty");
+      assert (n <= CW'(DEPTH)) else $error("vdla_token_queue: count %0d above depth %0d", n, DEPTH);
+    end
+  end
+`endif
+`endif
 endmodule

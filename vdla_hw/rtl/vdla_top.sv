@@ -314,4 +314,87 @@ module vdla_top (
   assign trace_load = {l_state, l_index[27:0]};
   assign trace_compute = {c_state, c_index[27:0]};
   assign trace_store = {s_state, s_index[27:0]};
+`ifndef SYNTHESIS
+`ifndef VDLA_NO_ASSERTIONS
+  // Run-time checks (simulation only: synthesis defines SYNTHESIS, and the fast
+  // cycle model defines VDLA_NO_ASSERTIONS). See docs/hardware.md, "Assertions".
+  // AXI master rules at the ports, checked independently of the masters' own
+  // bookkeeping: a valid address is held, unchanged, until accepted; no burst
+  // is longer than the largest MAX_BURST of the masters (32 beats) or crosses
+  // 4 KiB; the write beats of each accepted burst number its awlen + 1 with
+  // wlast on the last (the lengths of accepted bursts wait in a FIFO).
+  localparam int CHK_MAX_BURST = 32;
+  logic chk_ar_wait, chk_aw_wait;
+  logic [31:0] chk_araddr, chk_awaddr;
+  logic [7:0] chk_arlen, chk_awlen;
+  logic [2:0] chk_arsize;
+  logic [1:0] chk_arid;
+  logic [7:0] chk_wlen[16];
+  logic [3:0] chk_wwr, chk_wrd;
+  logic [4:0] chk_wcount;  // accepted bursts whose last beat is not sent yet
+  logic [7:0] chk_wbeat;
+  wire chk_aw_fire = m_axi_awvalid && m_axi_awready;
+  wire chk_w_fire = m_axi_wvalid && m_axi_wready;
+  always @(posedge clk) begin
+    if (rst) begin
+      chk_ar_wait <= 1'b0;
+      chk_aw_wait <= 1'b0;
+      chk_wwr <= '0;
+      chk_wrd <= '0;
+      chk_wcount <= '0;
+      chk_wbeat <= '0;
+    end else begin
+      if (chk_ar_wait) begin
+        assert (m_axi_arvalid) else $error("vdla_top: arvalid dropped before arready");
+        assert (m_axi_araddr == chk_araddr && m_axi_arlen == chk_arlen && m_axi_arsize == chk_arsize &&
+                m_axi_arid == chk_arid)
+        else $error("vdla_top: araddr/arlen/arsize/arid changed while arvalid waited for arready");
+      end
+      if (chk_aw_wait) begin
+        assert (m_axi_awvalid) else $error("vdla_top: awvalid dropped before awready");
+        assert (m_axi_awaddr == chk_awaddr && m_axi_awlen == chk_awlen)
+        else $error("vdla_top: awaddr/awlen changed while awvalid waited for awready");
+      end
+      if (m_axi_arvalid) begin
+        assert (32'(m_axi_arlen) < CHK_MAX_BURST)
+        else $error("vdla_top: read burst of %0d beats above %0d", 32'(m_axi_arlen) + 1, CHK_MAX_BURST);
+        assert (32'(m_axi_araddr[11:0]) + ((32'(m_axi_arlen) + 1) << m_axi_arsize) <= 4096)
+        else $error("vdla_top: read burst at 0x%08x of %0d beats crosses 4 KiB", m_axi_araddr, 32'(m_axi_arlen) + 1);
+      end
+      if (m_axi_awvalid) begin
+        assert (32'(m_axi_awlen) < CHK_MAX_BURST)
+        else $error("vdla_top: write burst of %0d beats above %0d", 32'(m_axi_awlen) + 1, CHK_MAX_BURST);
+        assert (32'(m_axi_awaddr[11:0]) + ((32'(m_axi_awlen) + 1) << m_axi_awsize) <= 4096)
+        else $error("vdla_top: write burst at 0x%08x of %0d beats crosses 4 KiB", m_axi_awaddr, 32'(m_axi_awlen) + 1);
+      end
+      chk_ar_wait <= m_axi_arvalid && !m_axi_arready;
+      chk_araddr <= m_axi_araddr;
+      chk_arlen <= m_axi_arlen;
+      chk_arsize <= m_axi_arsize;
+      chk_arid <= m_axi_arid;
+      chk_aw_wait <= m_axi_awvalid && !m_axi_awready;
+      chk_awaddr <= m_axi_awaddr;
+      chk_awlen <= m_axi_awlen;
+
+      if (chk_aw_fire) begin
+        chk_wlen[chk_wwr] <= m_axi_awlen;
+        chk_wwr <= chk_wwr + 1'b1;
+      end
+      if (chk_w_fire) begin
+        assert (chk_wcount != 0) else $error("vdla_top: write beat before its burst's address was accepted");
+        if (chk_wcount != 0)
+          assert (m_axi_wlast == (chk_wbeat == chk_wlen[chk_wrd]))
+          else $error("vdla_top: wlast=%0d on beat %0d of a burst of %0d beats", m_axi_wlast, 32'(chk_wbeat) + 1,
+                      32'(chk_wlen[chk_wrd]) + 1);
+        if (m_axi_wlast) begin
+          chk_wbeat <= '0;
+          chk_wrd <= chk_wrd + 1'b1;
+        end else chk_wbeat <= chk_wbeat + 1'b1;
+      end
+      chk_wcount <= chk_wcount + 5'(chk_aw_fire) - 5'(chk_w_fire && m_axi_wlast);
+      assert (chk_wcount < 5'd16) else $error("vdla_top: %0d write bursts await their data, above 15", chk_wcount);
+    end
+  end
+`endif
+`endif
 endmodule

@@ -81,15 +81,15 @@ module vdla_xfer_read (
   end
   wire ar_fire = ar_valid && ar_ready;
   wire can_issue = ar_active && ar_beats_left != 0 && (!ar_valid || ar_fire) &&
-      outstanding + 4'(ar_valid) < MAX_OUTSTANDING && ar_next[47:32] == '0;
+      32'(outstanding) + 32'(ar_valid) < MAX_OUTSTANDING && ar_next[47:32] == '0;
 
   // ---------------- data side ----------------
   logic [31:0] d_row, d_col, d_sram, d_row_start;
   logic [31:0] d_entry;  // DRAM entry index of the entry being received (for the lane)
   logic [31:0] d_row_entry;  // DRAM entry index of the first entry of the row
   logic [7:0] d_beat;
-  wire [31:0] lane_mask = (32'd1 << (AXI_LOG2 - beat_log2)) - 1;  // entries per narrow beat - 1
-  wire [31:0] lane = (elog2 < AXI_LOG2) ? (d_entry & lane_mask) : 32'd0;
+  wire [31:0] lane_mask = (32'd1 << (AXI_LOG2 - 32'(beat_log2))) - 1;  // entries per narrow beat - 1
+  wire [31:0] lane = (32'(elog2) < AXI_LOG2) ? (d_entry & lane_mask) : 32'd0;
   wire entry_complete = d_beat == 8'((32'd1 << bpe_log2) - 1);
   wire data_done = d_row == ys || xs == 0;
 
@@ -129,8 +129,8 @@ module vdla_xfer_read (
       rows <= 32'(pad_top) + y_size + 32'(pad_bottom);
       cols <= 32'(pad_left) + x_size + 32'(pad_right);
       elog2 <= entry_log2;
-      beat_log2 <= (entry_log2 < AXI_LOG2) ? entry_log2 : 4'(AXI_LOG2);
-      bpe_log2 <= (entry_log2 > AXI_LOG2) ? entry_log2 - 4'(AXI_LOG2) : 4'd0;
+      beat_log2 <= (32'(entry_log2) < AXI_LOG2) ? entry_log2 : 4'(AXI_LOG2);
+      bpe_log2 <= (32'(entry_log2) > AXI_LOG2) ? entry_log2 - 4'(AXI_LOG2) : 4'd0;
       // request side: the first row
       ar_active <= y_size != 0 && x_size != 0;
       ar_row <= '0;
@@ -224,4 +224,21 @@ module vdla_xfer_read (
       end
     end
   end
+  // Run-time checks (simulation only: synthesis defines SYNTHESIS, and the fast
+  // cycle model defines VDLA_NO_ASSERTIONS). See docs/hardware.md, "Assertions".
+`ifndef SYNTHESIS
+`ifndef VDLA_NO_ASSERTIONS
+  always @(posedge clk) begin
+    if (!rst) begin
+      if (ar_valid) begin
+        assert (32'(ar_len) < MAX_BURST) else $error("vdla_xfer_read: burst of %0d beats above MAX_BURST %0d", 32'(ar_len) + 1, MAX_BURST);
+        assert (32'(ar_addr[11:0]) + ((32'(ar_len) + 1) << ar_size) <= 4096)
+        else $error("vdla_xfer_read: burst at 0x%08x of %0d beats of 2^%0d bytes crosses 4 KiB", ar_addr, 32'(ar_len) + 1, ar_size);
+      end
+      assert (32'(outstanding) <= MAX_OUTSTANDING) else $error("vdla_xfer_read: %0d bursts outstanding, above %0d", outstanding, MAX_OUTSTANDING);
+      assert (!(r_valid && !busy)) else $error("vdla_xfer_read: read data while idle");
+    end
+  end
+`endif
+`endif
 endmodule
