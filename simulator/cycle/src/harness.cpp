@@ -1,6 +1,7 @@
 #include "harness.h"
 
 #include <cstdlib>
+#include <sstream>
 
 #include "rtl_status.h"
 #include "vdla/hw/error.h"
@@ -55,6 +56,39 @@ void CycleHarness::runCycles(uint64_t cycles) {
   if (!cycles) return;
   run_until_ = cycle_ + cycles;
   sc_core::sc_start(period_ * double(cycles));
+  if (!assertion_.empty()) {
+    std::ostringstream msg;
+    msg << "RTL assertion failed in cycle " << assertion_cycle_ << " (";
+    static const char* const kModules[3] = {"load", "compute", "store"};
+    for (int m = 0; m < 3; ++m) {
+      const uint32_t t = assertion_trace_[m];
+      msg << (m ? ", " : "") << kModules[m] << " " << rtl::stateName(t >> 28);
+      if ((t >> 28) != rtl::kIdle) msg << " at instruction " << (t & 0x0fffffffu);
+    }
+    msg << "): " << assertion_;
+    assertion_.clear();
+    // A clean accelerator for the next run, as after any failed run.
+    reset();
+    throw Error(msg.str());
+  }
+}
+
+void CycleHarness::assertionFailed(const std::string& text) {
+  if (rst_ || !assertion_.empty()) return;
+  // The runtime prints "[time] %Error: file:line: Assertion failed in
+  // <instance>: <message>" and then "%Error: file:line: Verilog $stop"; keep
+  // the former, without the time (the cycle is reported instead).
+  std::istringstream in(text);
+  std::string line, kept;
+  while (std::getline(in, line)) {
+    if (line.find("Assertion failed") == std::string::npos) continue;
+    const size_t error = line.find("%Error: ");
+    if (error != std::string::npos) line = line.substr(error + 8);
+    kept += (kept.empty() ? "" : "; ") + line;
+  }
+  assertion_ = kept.empty() ? (text.empty() ? "an assertion failed (no message)" : text) : kept;
+  assertion_cycle_ = cycle_;
+  for (int m = 0; m < 3; ++m) assertion_trace_[m] = last_trace_[m];
 }
 
 void CycleHarness::reset() {
@@ -95,6 +129,7 @@ uint64_t CycleHarness::readCounter(uint32_t index) {
 
 bool CycleHarness::fallingEdge(const Outputs& out, Inputs& in) {
   if (waves_on_) dumpWaves(cycle_);
+  for (int m = 0; m < 3; ++m) last_trace_[m] = out.trace[m];
   if (timeline_)
     for (int m = 0; m < 3; ++m) timeline_->sample(m, out.trace[m], cycle_);
 

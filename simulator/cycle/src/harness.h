@@ -71,6 +71,13 @@ class CycleHarness {
   // Cycles left until the end of the current runCycles() (at least one).
   uint64_t cyclesLeft() const { return run_until_ > cycle_ ? run_until_ - cycle_ : 1; }
   virtual void dumpWaves(uint64_t time) = 0;
+  // A checked model's failed assertion (`text`: what the Verilator runtime
+  // printed) in the cycle just simulated. Ignored while reset is held (memories
+  // without reset see random enables until the modules driving them are
+  // reset); otherwise the first one stops the simulation, and runCycles()
+  // throws it as a vdla::Error naming the cycle and each module's instruction.
+  void assertionFailed(const std::string& text);
+  bool assertionPending() const { return !assertion_.empty(); }
 
   const hw::HwConfig cfg_;
   const uint32_t bus_bytes_;
@@ -91,6 +98,12 @@ class CycleHarness {
   enum class HostOp { None, Write, Read } host_op_ = HostOp::None;
   bool host_done_ = false;
   uint32_t host_addr_ = 0, host_data_ = 0;
+  // The pending assertion failure, its cycle and the trace ports of that
+  // cycle (state and instruction index of load, compute and store).
+  std::string assertion_;
+  uint64_t assertion_cycle_ = 0;
+  uint32_t last_trace_[3] = {0, 0, 0};
+  uint32_t assertion_trace_[3] = {0, 0, 0};
 };
 
 }  // namespace vdla::sim

@@ -47,12 +47,20 @@ std::string env(const char* name) {
   return v ? v : "";
 }
 
-std::string describe(const hw::HwConfig& cfg) { return "config '" + cfg.name + "' (hash " + cfg.hashHex() + ")"; }
+std::string describe(const hw::HwConfig& cfg, bool checked = false) {
+  return std::string(checked ? "checked " : "") + "config '" + cfg.name + "' (hash " + cfg.hashHex() + ")";
+}
 
-// <config hash>-<kit fingerprint>: the fingerprint part keeps models of other
-// RTL or harness sources (older or newer builds) apart.
-std::string modelKey(const hw::HwConfig& cfg) {
-  return cfg.hashHex() + "-" + std::string(model_kit::kFingerprint).substr(0, 16);
+// <config hash>-<kit fingerprint>[-checked]: the fingerprint part keeps
+// models of other RTL or harness sources (older or newer builds) apart, the
+// suffix the checked variant (VDLA_CYCLE_MODEL_CHECKS) from the fast one.
+std::string modelKey(const hw::HwConfig& cfg, bool checked) {
+  return cfg.hashHex() + "-" + std::string(model_kit::kFingerprint).substr(0, 16) + (checked ? "-checked" : "");
+}
+
+std::string lower(std::string v) {
+  for (auto& c : v) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return v;
 }
 
 std::string readFile(const fs::path& path) {
@@ -233,7 +241,8 @@ class Progress {
 // Builds `cfg`'s model into `final_dir` (which must not exist; the caller
 // holds the lock). The build happens in a temporary folder beside it that is
 // renamed into place only once the module is complete.
-void buildModel(const hw::HwConfig& cfg, const fs::path& root, const std::string& key, const fs::path& final_dir) {
+void buildModel(const hw::HwConfig& cfg, bool checked, const fs::path& root, const std::string& key,
+                const fs::path& final_dir) {
   checkTools(cfg);
   // Left over by a builder that was killed (only lock holders create these).
   for (const auto& e : fs::directory_iterator(root)) {
@@ -248,7 +257,7 @@ void buildModel(const hw::HwConfig& cfg, const fs::path& root, const std::string
   std::fprintf(stderr,
                "vdla: building the cycle-accurate model for %s, first use; this takes about a minute and is cached in "
                "%s\n",
-               describe(cfg).c_str(), final_dir.c_str());
+               describe(cfg, checked).c_str(), final_dir.c_str());
 
   writeFile(tmp / "vdla_pkg.sv", hw::generateSvPackage(cfg, "config '" + cfg.name + "' (cycle model built on demand)"));
   writeFile(tmp / "config.txt", "config " + cfg.name + "\nhash " + cfg.hashHex() + "\nkit " +
@@ -285,7 +294,8 @@ void buildModel(const hw::HwConfig& cfg, const fs::path& root, const std::string
       std::string("-DVDLA_MODEL_FINGERPRINT=") + model_kit::kFingerprint,
       std::string("-DVDLA_SYSTEMC_INCLUDE_DIR=") + model_kit::kSystemcInclude,
       std::string("-DVDLA_SYSTEMC_LIBRARY=") + model_kit::kSystemcLibrary,
-      std::string("-DVDLA_JSON_INCLUDE_DIR=") + model_kit::kJsonInclude};
+      std::string("-DVDLA_JSON_INCLUDE_DIR=") + model_kit::kJsonInclude,
+      std::string("-DVDLA_MODEL_CHECKS=") + (checked ? "ON" : "OFF")};
   int rc = runLogged(configure, log, [](const std::string&) {});
   if (rc != 0) fail("Verilating (cmake configure)", rc);
 
@@ -324,7 +334,7 @@ std::string packageParameters(const std::string& text) {
   return out;
 }
 
-const CycleModelPlugin* loadModule(const hw::HwConfig& cfg, const fs::path& dir) {
+const CycleModelPlugin* loadModule(const hw::HwConfig& cfg, bool checked, const fs::path& dir) {
   const fs::path path = dir / kModuleName;
   const std::string again = "; delete " + dir.string() + " to have it rebuilt";
   // The cache is found by config hash; the package the model was built from
@@ -350,6 +360,9 @@ const CycleModelPlugin* loadModule(const hw::HwConfig& cfg, const fs::path& dir)
     throw Error("the cycle-accurate model " + path.string() + " was built for config hash " + hash + " and kit " +
                 p->kit_fingerprint + ", not for " + describe(cfg) + " and kit " + model_kit::kFingerprint + again);
   }
+  if ((p->checked != 0) != checked)
+    throw Error("the cycle-accurate model " + path.string() + " is the " + (p->checked ? "checked" : "fast") +
+                " variant, expected the " + (checked ? "checked" : "fast") + " one" + again);
   return p;
 }
 
@@ -359,9 +372,11 @@ std::string builtinNames() {
   return names.empty() ? "no config" : names;
 }
 
+// The seed is read when each harness is made, so that one process can run
+// the checked model under several seeds.
 CycleModelFactory factoryOf(const CycleModelPlugin* p) {
   return [p](const hw::HwConfig& cfg, Dram& dram, const DramTiming& timing) {
-    return std::unique_ptr<CycleHarness>(p->create(cfg, dram, timing));
+    return std::unique_ptr<CycleHarness>(p->create(cfg, dram, timing, p->checked ? cycleModelXSeed() : 0));
   };
 }
 
@@ -377,11 +392,32 @@ std::string cycleModelCacheDir() {
   return (base / "cycle-models").string();
 }
 
-std::string cycleModelDir(const hw::HwConfig& cfg) { return (fs::path(cycleModelCacheDir()) / modelKey(cfg)).string(); }
+std::string cycleModelDir(const hw::HwConfig& cfg) {
+  return (fs::path(cycleModelCacheDir()) / modelKey(cfg, cycleModelChecks())).string();
+}
+
+bool cycleModelChecks() {
+  const std::string v = lower(env("VDLA_CYCLE_MODEL_CHECKS"));
+  if (v.empty() || v == "0" || v == "off" || v == "no" || v == "false") return false;
+  if (v == "1" || v == "on" || v == "yes" || v == "true") return true;
+  throw Error("VDLA_CYCLE_MODEL_CHECKS='" + env("VDLA_CYCLE_MODEL_CHECKS") + "': expected 1/on/yes/true or 0/off/no/false");
+}
+
+uint32_t cycleModelXSeed() {
+  const std::string v = env("VDLA_CYCLE_MODEL_SEED");
+  if (v.empty()) return 1;
+  // Digits only: no sign, space or trailing text; 0 is refused because
+  // Verilator would then take a seed from the clock, and a failure could not
+  // be reproduced.
+  bool ok = v.size() <= 10 && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const unsigned long long n = ok ? std::stoull(v) : 0;
+  if (!ok || n < 1 || n > 0x7fffffffull)
+    throw Error("VDLA_CYCLE_MODEL_SEED='" + v + "': expected a number from 1 to 2147483647");
+  return uint32_t(n);
+}
 
 bool cycleModelBuildEnabled() {
-  std::string v = env("VDLA_CYCLE_MODEL_BUILD");
-  for (auto& c : v) c = char(std::tolower(static_cast<unsigned char>(c)));
+  const std::string v = lower(env("VDLA_CYCLE_MODEL_BUILD"));
   return !(v == "0" || v == "off" || v == "no" || v == "false");
 }
 
@@ -399,14 +435,15 @@ OnDemandModel loadOnDemandModel(const hw::HwConfig& cfg) {
   std::lock_guard<std::mutex> guard(mutex);  // one build at a time within the process
 
   const fs::path root = cycleModelCacheDir();
-  const std::string key = modelKey(cfg);
+  const bool checked = cycleModelChecks();
+  const std::string key = modelKey(cfg, checked);
   const fs::path dir = root / key;
   if (auto it = loaded.find(key); it != loaded.end()) return {factoryOf(it->second.plugin), it->second.path, false};
 
   bool built = false;
   if (!fs::exists(dir / kModuleName)) {
     if (!cycleModelBuildEnabled())
-      throw Error("the cycle-accurate simulator has no model for " + describe(cfg) +
+      throw Error("the cycle-accurate simulator has no model for " + describe(cfg, checked) +
                   ": none is built in (this build has models for " + builtinNames() + ") and none is cached in " +
                   dir.string() +
                   ", and VDLA_CYCLE_MODEL_BUILD=" + env("VDLA_CYCLE_MODEL_BUILD") +
@@ -414,15 +451,15 @@ OnDemandModel loadOnDemandModel(const hw::HwConfig& cfg) {
     std::error_code ec;
     fs::create_directories(root, ec);
     if (ec) throw Error("cannot create the cycle model cache '" + root.string() + "': " + ec.message());
-    LockFile lock(root / (key + ".lock"), describe(cfg));
+    LockFile lock(root / (key + ".lock"), describe(cfg, checked));
     // Another process may have built it while this one waited for the lock.
     if (!fs::exists(dir / kModuleName)) {
       if (fs::exists(dir)) fs::remove_all(dir);  // not complete: never renamed into place by a builder
-      buildModel(cfg, root, key, dir);
+      buildModel(cfg, checked, root, key, dir);
       built = true;
     }
   }
-  const CycleModelPlugin* plugin = loadModule(cfg, dir);
+  const CycleModelPlugin* plugin = loadModule(cfg, checked, dir);
   const std::string path = (dir / kModuleName).string();
   loaded[key] = {plugin, path};
   return {factoryOf(plugin), path, built};

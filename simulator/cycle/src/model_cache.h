@@ -10,7 +10,17 @@
 
 namespace vdla::sim {
 
-// The folder `cfg`'s model has (or will have) in the cache.
+// True when $VDLA_CYCLE_MODEL_CHECKS asks for the checked model (1/on/yes/
+// true): the RTL with its assertions on and random X initialisation, built on
+// demand even for configs with a built-in model and cached apart from the fast
+// one. Throws vdla::Error for a value that is neither on nor off.
+bool cycleModelChecks();
+// The seed of the checked model's random initial values: $VDLA_CYCLE_MODEL_SEED
+// (1 to 2^31-1), default 1. Read whenever a harness is made.
+uint32_t cycleModelXSeed();
+
+// The folder `cfg`'s model (the checked one under VDLA_CYCLE_MODEL_CHECKS)
+// has, or will have, in the cache.
 std::string cycleModelDir(const hw::HwConfig& cfg);
 
 // False when $VDLA_CYCLE_MODEL_BUILD is 0/off/no/false: a model that is not

@@ -9,6 +9,9 @@
 namespace vdla::sim {
 
 const CycleModelEntry* findCycleModel(const hw::HwConfig& cfg) {
+  // The built-in models are fast ones; the checked variant is always built
+  // on demand.
+  if (cycleModelChecks()) return nullptr;
   // By hash rather than name: a config file edited after the build would
   // otherwise run on a model of different parameters.
   for (const CycleModelEntry& e : cycleModels()) {

@@ -13,6 +13,13 @@
 // falling and then the rising edge. One activation of the clock process runs
 // all the cycles of a runCycles() call (one activation per cycle made the
 // whole simulation about 15% slower).
+//
+// Checks = void is the fast model. A checked model (model/CMakeLists.txt,
+// VDLA_MODEL_CHECKS) passes a class whose static takeOutput() returns what
+// the Verilator runtime printed; its harness owns a VerilatedContext seeded
+// with x_seed (the random initial values of --x-initial unique) that does not
+// abort on a failed assertion, and reports the failure through
+// CycleHarness::assertionFailed() after the evaluation that raised it.
 #include <verilated.h>
 #include <verilated_vcd_c.h>
 
@@ -42,7 +49,7 @@ void bytesToPort(const uint8_t* bytes, Port& port) {
   }
 }
 
-template <class Model, int DataBits>
+template <class Model, int DataBits, class Checks = void>
 class ScHarness : public CycleHarness {
   struct Top : sc_core::sc_module {
     SC_HAS_PROCESS(Top);
@@ -67,8 +74,11 @@ class ScHarness : public CycleHarness {
   };
 
  public:
-  ScHarness(const hw::HwConfig& cfg, Dram& dram, const DramTiming& timing)
-      : CycleHarness(cfg, dram, timing), model_(new Model("vdla")), top_(new Top("top", this)) {
+  static constexpr bool kChecked = !std::is_void_v<Checks>;
+
+  ScHarness(const hw::HwConfig& cfg, Dram& dram, const DramTiming& timing, uint32_t x_seed = 0)
+      : CycleHarness(cfg, dram, timing), vl_context_(makeContext(x_seed)), model_(makeModel()),
+        top_(new Top("top", this)) {
     // Clock high, so that the first cycle starts with a falling edge (the
     // wrapper registers the inputs there).
     model_->rst = 1;
@@ -81,6 +91,7 @@ class ScHarness : public CycleHarness {
     top_.reset();
     model_->final();
     model_.reset();
+    vl_context_.reset();
   }
 
   void openWaves(const std::string& path) override {
@@ -106,9 +117,48 @@ class ScHarness : public CycleHarness {
     if (vcd_) vcd_->dump(time);
   }
 
+  // A checked model's own context: random initial values from `x_seed`
+  // (randReset 2; a seed of 0 would make Verilator pick one from the clock),
+  // and a failed assertion ($error, then Verilator's $stop) sets gotError
+  // instead of aborting the process (fatalOnError false).
+  static std::unique_ptr<VerilatedContext> makeContext(uint32_t x_seed) {
+    if constexpr (!kChecked) {
+      return nullptr;
+    } else {
+      if (x_seed == 0) throw Error("the checked cycle model needs an X seed of at least 1");
+      auto context = std::make_unique<VerilatedContext>();
+      context->randReset(2);
+      context->randSeed(int(x_seed & 0x7fffffffu));
+      context->fatalOnError(false);
+      Checks::takeOutput();  // nothing printed before this model belongs to it
+      return context;
+    }
+  }
+  Model* makeModel() {
+    if constexpr (!kChecked) {
+      return new Model("vdla");
+    } else {
+      // The random values are drawn from the thread's context while the model
+      // is constructed.
+      Verilated::threadContextp(vl_context_.get());
+      return new Model(vl_context_.get(), "vdla");
+    }
+  }
+  // After an evaluation: a failed assertion of a checked model becomes the
+  // harness's assertion failure (the first one of a run is kept).
+  void afterEval() {
+    if constexpr (kChecked) {
+      if (!vl_context_->gotError()) return;
+      vl_context_->gotError(false);
+      vl_context_->gotFinish(false);
+      assertionFailed(Checks::takeOutput());
+    }
+  }
+
   // One clock cycle; true when a host transaction completed in it.
   bool cycleStep() {
     Model& m = *model_;
+    if constexpr (kChecked) Verilated::threadContextp(vl_context_.get());
     uint8_t wdata[DataBits / 8];
     Outputs out;
     out.ar = m.axi_ar;
@@ -133,9 +183,18 @@ class ScHarness : public CycleHarness {
     m.clk = 1;
     m.eval();
     ++cycle_;
+    if constexpr (kChecked) {
+      afterEval();
+      // Stop at the failing cycle, as a completed host transaction does.
+      if (assertionPending()) {
+        sc_core::sc_pause();
+        return true;
+      }
+    }
     return host_done;
   }
 
+  std::unique_ptr<VerilatedContext> vl_context_;  // checked models only
   std::unique_ptr<Model> model_;
   std::unique_ptr<Top> top_;
   std::unique_ptr<VerilatedVcdC> vcd_;
