@@ -161,13 +161,17 @@ ResourceModel ResourceModel::fit(const std::vector<CalibrationPoint>& points) {
       dsp.push_back(p.measured.dsp - f.dsp_pairs);
     }
     const std::vector<double> k = leastSquares(drows, dsp);
-    m.dsp_.push_back({family, k[0], k[1]});
+    double bram_residual = 0;
+    for (const CalibrationPoint& p : points)
+      if (p.family == family) bram_residual += p.measured.bram36 - resourceFeatures(p.config).bram36;
+    m.families_.push_back({family, k[0], k[1], bram_residual / double(drows.size())});
   }
   char buf[64];
   std::string fp;
   for (double v : m.lut_) fp += (std::snprintf(buf, sizeof buf, "%.6g,", v), buf);
   for (double v : m.ff_) fp += (std::snprintf(buf, sizeof buf, "%.6g,", v), buf);
-  for (const DspFit& d : m.dsp_) fp += d.family + (std::snprintf(buf, sizeof buf, ":%.6g:%.6g,", d.per_lane, d.fixed), buf);
+  for (const FamilyFit& d : m.families_)
+    fp += d.family + (std::snprintf(buf, sizeof buf, ":%.6g:%.6g:%.6g,", d.per_lane, d.fixed, d.bram_offset), buf);
   m.fingerprint_ = fp;
   return m;
 }
@@ -179,18 +183,19 @@ const ResourceModel& ResourceModel::builtin() {
 
 ResourceEstimate ResourceModel::estimate(const hw::HwConfig& cfg, const std::string& family) const {
   const ResourceFeatures f = resourceFeatures(cfg);
-  const DspFit* dsp = nullptr;
-  for (const DspFit& d : dsp_)
-    if (d.family == family) dsp = &d;
-  // A family without its own data takes another's DSP fit: the DSP48E1 and
+  const FamilyFit* fit = nullptr;
+  for (const FamilyFit& d : families_)
+    if (d.family == family) fit = &d;
+  // A family without its own data takes another's fit: the DSP48E1 and
   // DSP48E2 multipliers cover the same 32x32 product in the same slices.
-  if (!dsp) dsp = &dsp_.at(0);
+  if (!fit) fit = &families_.at(0);
   ResourceEstimate r;
   const std::vector<double> x = linearFeatures(f);
   r.lut = std::max(0.0, dot(lut_, x)) + f.lutram_luts;
   r.ff = std::max(0.0, dot(ff_, x));
-  r.dsp = std::round(f.dsp_pairs + dsp->per_lane * f.alu_lanes + dsp->fixed);
-  r.bram36 = f.bram36;
+  r.dsp = std::round(f.dsp_pairs + fit->per_lane * f.alu_lanes + fit->fixed);
+  // Whole RAMB18 halves, never below none.
+  r.bram36 = std::max(0.0, std::round(2 * (f.bram36 + fit->bram_offset)) / 2);
   return r;
 }
 

@@ -5,7 +5,8 @@
 // "Memories"): two int8 products per DSP for the GEMM core, a multiplier per
 // ALU lane, a few for address arithmetic; every on-chip memory mapped onto the
 // block-RAM aspect ratio that needs the fewest blocks. The per-lane and fixed
-// DSP counts and all LUT/FF coefficients are fitted by least squares to yosys
+// DSP counts, a per-family BRAM offset and all LUT/FF coefficients are fitted
+// by least squares to yosys
 // runs of a spread of configurations (explore/data/resource_calibration.json,
 // made by scripts/hw/calibrate_resources.sh), so the model and its data never
 // disagree; calibrationResiduals() reports how far it is from them.
@@ -56,12 +57,14 @@ class ResourceModel {
   const std::string& fingerprint() const { return fingerprint_; }
 
  private:
-  // DSP = dsp_pairs + dsp_per_lane * lanes + dsp_fixed, per family.
-  struct DspFit {
+  // Per family: DSP = dsp_pairs + per_lane * lanes + fixed; BRAM36 = the
+  // structural count + bram_offset (the family's mean residual: UltraScale+
+  // maps a few small memories differently).
+  struct FamilyFit {
     std::string family;
-    double per_lane = 0, fixed = 0;
+    double per_lane = 0, fixed = 0, bram_offset = 0;
   };
-  std::vector<DspFit> dsp_;
+  std::vector<FamilyFit> families_;
   std::vector<double> lut_, ff_;  // over linearFeatures()
   std::string fingerprint_;
 };
