@@ -51,11 +51,53 @@ std::string describe(const hw::HwConfig& cfg, bool checked = false) {
   return std::string(checked ? "checked " : "") + "config '" + cfg.name + "' (hash " + cfg.hashHex() + ")";
 }
 
+// The model kit models are built from: this build's own, or the folder named
+// by $VDLA_CYCLE_MODEL_KIT (a copy of a kit with modified RTL, to simulate a
+// change without rebuilding the project; the tests' mutated RTL). A kit of
+// one's own is identified by a hash of its files, so its models never mix
+// with the build's.
+struct ActiveKit {
+  std::string dir, fingerprint;
+  bool own = true;
+};
+
+std::string hashKitFiles(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().filename() != "fingerprint") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a 64 over relative paths and contents
+  auto mix = [&h](const std::string& bytes) {
+    for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
+  };
+  for (const fs::path& p : files) {
+    mix(fs::relative(p, dir).string());
+    mix(std::string(1, '\0'));
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream content;
+    content << in.rdbuf();
+    mix(content.str());
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+  return text;
+}
+
+ActiveKit activeKit() {
+  const std::string dir = env("VDLA_CYCLE_MODEL_KIT");
+  if (dir.empty()) return {model_kit::kDir, model_kit::kFingerprint, true};
+  if (!fs::exists(fs::path(dir) / "model" / "CMakeLists.txt"))
+    throw Error("VDLA_CYCLE_MODEL_KIT='" + dir + "' is not a model kit (no model/CMakeLists.txt; copy " +
+                std::string(model_kit::kDir) + " to make one)");
+  return {fs::absolute(dir).string(), hashKitFiles(dir), false};
+}
+
 // <config hash>-<kit fingerprint>[-checked]: the fingerprint part keeps
-// models of other RTL or harness sources (older or newer builds) apart, the
-// suffix the checked variant (VDLA_CYCLE_MODEL_CHECKS) from the fast one.
+// models of other RTL or harness sources (older or newer builds, a kit of
+// one's own) apart, the suffix the checked variant (VDLA_CYCLE_MODEL_CHECKS)
+// from the fast one.
 std::string modelKey(const hw::HwConfig& cfg, bool checked) {
-  return cfg.hashHex() + "-" + std::string(model_kit::kFingerprint).substr(0, 16) + (checked ? "-checked" : "");
+  return cfg.hashHex() + "-" + activeKit().fingerprint.substr(0, 16) + (checked ? "-checked" : "");
 }
 
 std::string lower(std::string v) {
@@ -182,7 +224,7 @@ void checkTools(const hw::HwConfig& cfg) {
                   "rebuild the project if it moved");
   }
   const fs::path kit(model_kit::kDir);
-  if (!fs::exists(kit / "fingerprint") || readFile(kit / "fingerprint") != model_kit::kFingerprint)
+  if (activeKit().own && (!fs::exists(kit / "fingerprint") || readFile(kit / "fingerprint") != model_kit::kFingerprint))
     throw Error(why + "the model kit of this build (" + kit.string() +
                 ") is missing or belongs to another build; remove " + kit.parent_path().string() +
                 " and rebuild the project (cmake --build) to recreate it");
@@ -260,9 +302,10 @@ void buildModel(const hw::HwConfig& cfg, bool checked, const fs::path& root, con
                describe(cfg, checked).c_str(), final_dir.c_str());
 
   writeFile(tmp / "vdla_pkg.sv", hw::generateSvPackage(cfg, "config '" + cfg.name + "' (cycle model built on demand)"));
-  writeFile(tmp / "config.txt", "config " + cfg.name + "\nhash " + cfg.hashHex() + "\nkit " +
-                                    std::string(model_kit::kDir) + "\nkit_fingerprint " + model_kit::kFingerprint +
-                                    "\n");
+  const ActiveKit active = activeKit();
+  writeFile(tmp / "config.txt", "config " + cfg.name + "\nhash " + cfg.hashHex() + "\nkit " + active.dir +
+                                    (active.own ? "" : " (VDLA_CYCLE_MODEL_KIT)") + "\nkit_fingerprint " +
+                                    active.fingerprint + "\n");
 
   auto fail = [&](const std::string& step, int rc) {
     log.close();
@@ -276,7 +319,7 @@ void buildModel(const hw::HwConfig& cfg, bool checked, const fs::path& root, con
   };
 
   const fs::path build = tmp / "build";
-  const std::string kit = model_kit::kDir;
+  const std::string kit = active.dir;
   std::fprintf(stderr, "vdla:   verilating...\n");
   const std::vector<std::string> configure = {
       model_kit::kCmake,
@@ -291,7 +334,7 @@ void buildModel(const hw::HwConfig& cfg, bool checked, const fs::path& root, con
       "-DVDLA_PKG=" + (tmp / "vdla_pkg.sv").string(),
       "-DVDLA_MODEL_AXI_BITS=" + std::to_string(cfg.axi_data_bits),
       "-DVDLA_MODEL_CONFIG_HASH=" + cfg.hashHex(),
-      std::string("-DVDLA_MODEL_FINGERPRINT=") + model_kit::kFingerprint,
+      "-DVDLA_MODEL_FINGERPRINT=" + active.fingerprint,
       std::string("-DVDLA_SYSTEMC_INCLUDE_DIR=") + model_kit::kSystemcInclude,
       std::string("-DVDLA_SYSTEMC_LIBRARY=") + model_kit::kSystemcLibrary,
       std::string("-DVDLA_JSON_INCLUDE_DIR=") + model_kit::kJsonInclude,
@@ -354,11 +397,12 @@ const CycleModelPlugin* loadModule(const hw::HwConfig& cfg, bool checked, const 
   if (p->abi != kCycleModelPluginAbi)
     throw Error("the cycle-accurate model " + path.string() + " has interface version " + std::to_string(p->abi) +
                 ", this program " + std::to_string(kCycleModelPluginAbi) + again);
-  if (p->config_hash != cfg.hash || std::string(p->kit_fingerprint) != model_kit::kFingerprint) {
+  const std::string fingerprint = activeKit().fingerprint;
+  if (p->config_hash != cfg.hash || std::string(p->kit_fingerprint) != fingerprint) {
     char hash[24];
     std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(p->config_hash));
     throw Error("the cycle-accurate model " + path.string() + " was built for config hash " + hash + " and kit " +
-                p->kit_fingerprint + ", not for " + describe(cfg) + " and kit " + model_kit::kFingerprint + again);
+                p->kit_fingerprint + ", not for " + describe(cfg) + " and kit " + fingerprint + again);
   }
   if ((p->checked != 0) != checked)
     throw Error("the cycle-accurate model " + path.string() + " is the " + (p->checked ? "checked" : "fast") +
@@ -415,6 +459,8 @@ uint32_t cycleModelXSeed() {
     throw Error("VDLA_CYCLE_MODEL_SEED='" + v + "': expected a number from 1 to 2147483647");
   return uint32_t(n);
 }
+
+std::string cycleModelBuildKit() { return model_kit::kDir; }
 
 bool cycleModelBuildEnabled() {
   const std::string v = lower(env("VDLA_CYCLE_MODEL_BUILD"));

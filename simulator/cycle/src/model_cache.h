@@ -23,6 +23,10 @@ uint32_t cycleModelXSeed();
 // has, or will have, in the cache.
 std::string cycleModelDir(const hw::HwConfig& cfg);
 
+// The model kit of this build (what models are built from unless
+// $VDLA_CYCLE_MODEL_KIT names a copy of it, for instance with modified RTL).
+std::string cycleModelBuildKit();
+
 // False when $VDLA_CYCLE_MODEL_BUILD is 0/off/no/false: a model that is not
 // in the cache is then refused instead of built.
 bool cycleModelBuildEnabled();

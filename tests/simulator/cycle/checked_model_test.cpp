@@ -11,6 +11,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "differential.h"
 #include "model_cache.h"
@@ -61,6 +63,43 @@ class CheckedModel : public ::testing::Test {
 TEST_F(CheckedModel, TinyMatchesFsimUnderThreeSeeds) { compareWithFsim("tiny", 9100, 10); }
 
 TEST_F(CheckedModel, PynqMatchesFsimUnderThreeSeeds) { compareWithFsim("pynq", 9200, 6); }
+
+// The checks are live: in a copy of the model kit whose load path may issue
+// read bursts of 64 beats (vdla_xfer_read's MAX_BURST doubled, a bug the
+// module's own check cannot see), the AXI check of vdla_top fires, and the
+// run ends in an error that quotes it rather than in a wrong result or an
+// abort. The copy is a kit of its own (VDLA_CYCLE_MODEL_KIT), cached apart.
+TEST_F(CheckedModel, ABrokenInvariantStopsTheRunWithTheAssertion) {
+  const fs::path kit = fs::path(VDLA_TEST_MODEL_CACHE) / "broken_kit";
+  fs::remove_all(kit);
+  fs::copy(sim::cycleModelBuildKit(), kit, fs::copy_options::recursive);
+  const fs::path rtl = kit / "rtl" / "vdla_xfer_read.sv";
+  std::string text;
+  {
+    std::ifstream in(rtl);
+    std::ostringstream s;
+    s << in.rdbuf();
+    text = s.str();
+  }
+  const std::string from = "localparam int MAX_BURST = 32;";
+  ASSERT_NE(text.find(from), std::string::npos) << "vdla_xfer_read.sv no longer declares " << from;
+  text.replace(text.find(from), from.size(), "localparam int MAX_BURST = 64;");
+  std::ofstream(rtl) << text;
+  ::setenv("VDLA_CYCLE_MODEL_KIT", kit.c_str(), 1);
+  struct Unset {
+    ~Unset() { ::unsetenv("VDLA_CYCLE_MODEL_KIT"); }
+  } unset;
+
+  const hw::HwConfig cfg = hw::loadConfig("tiny");
+  ASSERT_NE(sim::cycleModelDir(cfg).find("-checked"), std::string::npos);
+  auto golden = driver::createDevice("fsim", cfg);
+  auto cycle = driver::createDevice("cycle", cfg);
+  std::string failure;
+  for (uint64_t seed = 9100; seed < 9130 && failure.empty(); ++seed)
+    failure = progentest::runDifferential(*golden, *cycle, generateProgram(cfg, seed), std::chrono::seconds(300));
+  EXPECT_NE(failure.find("RTL assertion failed"), std::string::npos) << failure;
+  EXPECT_NE(failure.find("vdla_top: read burst of"), std::string::npos) << failure;
+}
 
 TEST_F(CheckedModel, FastAndCheckedModelsAreCachedApart) {
   const hw::HwConfig cfg = hw::loadConfig("tiny");
