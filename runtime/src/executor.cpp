@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <new>
 #include <tuple>
 
 #include "vdla/runtime/kernels/reference_kernels.h"
@@ -158,7 +159,15 @@ void Executor::planBuffers() {
       if (is_graph_output_[id]) continue;  // fresh on every run: the caller keeps it
       std::vector<Tensor>& candidates = free_buffers[key(id)];
       if (candidates.empty()) {
-        intermediates_[id] = Tensor(type);
+        try {
+          intermediates_[id] = Tensor(type);
+        } catch (const std::bad_alloc&) {
+          // A shape too large for this machine (a huge input size, ...): say
+          // which tensor and how much, not just "bad_alloc".
+          throw std::runtime_error(describeStep(a.steps[s], s) + ": its output '" + a.tensors[id].name + "' (" +
+                                   type.toString() + ") needs " + std::to_string(type.byteSize() >> 20) +
+                                   " MiB, which cannot be allocated");
+        }
       } else {
         intermediates_[id] = candidates.back().reshaped(type.shape);
         candidates.pop_back();
