@@ -87,8 +87,11 @@ void expectBitExact(const Compiled& c, const std::string& backend, const std::st
 
 TEST(AcceleratorLowering, ResNet18BitExactOnFsim) {
   const Compiled c = compileZoo("resnet18", 64, "pynq");
-  for (const LayerDecision& d : c.report.layers)
-    if (d.op == "vdla.QConv") EXPECT_TRUE(d.offloaded) << d.name << ": " << d.reason;
+  for (const LayerDecision& d : c.report.layers) {
+    if (d.op == "vdla.QConv") {
+      EXPECT_TRUE(d.offloaded) << d.name << ": " << d.reason;
+    }
+  }
   expectBitExact(c, "fsim", "pynq");
 }
 
@@ -111,24 +114,29 @@ TEST(AcceleratorLowering, ResNet18WithoutLatencyHidingBitExactOnFsim) {
 // ResNet-50 (1x1 bottlenecks, 2048 channels) and MobileNetV2 (depthwise,
 // ReLU6, linear bottlenecks with residuals) at a reduced input size.
 TEST(AcceleratorLowering, ResNet50AndMobileNetV2BitExactOnFsim) {
-  for (const std::string& model : {"resnet50", "mobilenetv2"}) {
+  for (const char* model : {"resnet50", "mobilenetv2"}) {
     const Compiled c = compileZoo(model, 64, "pynq");
-    for (const LayerDecision& d : c.report.layers)
-      if (d.op == "vdla.QConv") EXPECT_TRUE(d.offloaded) << model << " " << d.name << ": " << d.reason;
+    for (const LayerDecision& d : c.report.layers) {
+      if (d.op == "vdla.QConv") {
+        EXPECT_TRUE(d.offloaded) << model << " " << d.name << ": " << d.reason;
+      }
+    }
     expectBitExact(c, "fsim", "pynq");
     if (HasFatalFailure()) return;
   }
 }
 
 TEST(AcceleratorLowering, SmallCnnBitExactOnEveryDevice) {
-  for (const std::string& config : {"pynq", "tiny"})
+  for (const std::string config : {"pynq", "tiny"})
     for (const std::string& backend : driver::deviceBackends()) {
       const Compiled c = compileZoo("cnn", 32, config);
       // pynq runs every layer; tiny's accumulator cannot hold the classifier's
       // 1000 channels of parameters, which then runs on the CPU.
-      for (const LayerDecision& d : c.report.layers)
-        if (d.op == "vdla.QConv" && (config == "pynq" || d.name != "fc.qconv"))
+      for (const LayerDecision& d : c.report.layers) {
+        if (d.op == "vdla.QConv" && (config == "pynq" || d.name != "fc.qconv")) {
           EXPECT_TRUE(d.offloaded) << d.name << ": " << d.reason;
+        }
+      }
       expectBitExact(c, backend, config);
       if (HasFatalFailure()) return;
     }

@@ -87,7 +87,9 @@ TEST_F(OnDemandModel, CacheFolderFollowsTheEnvironment) {
   EXPECT_EQ(sim::cycleModelCacheDir(), "/xdg/vdla/cycle-models");
   ::unsetenv("XDG_CACHE_HOME");
   const char* home = std::getenv("HOME");
-  if (home) EXPECT_EQ(sim::cycleModelCacheDir(), std::string(home) + "/.cache/vdla/cycle-models");
+  if (home) {
+    EXPECT_EQ(sim::cycleModelCacheDir(), std::string(home) + "/.cache/vdla/cycle-models");
+  }
 }
 
 // With building switched off, a config that is neither built in nor cached
