@@ -345,4 +345,71 @@ assert not any(e["ph"] == "X" and e["pid"] == 2 and e["tid"] > 1 for e in d["tra
 ' "$TMP/f.json"
 }
 
+# vdla run --input X.npy --save-outputs DIR: a model run on exact tensors, its
+# whole output kept and compared with onnxruntime's on the same input.
+case_model_npy_io() {
+  "$PY" - "$TMP" <<'EOF' || generator_failed $?
+import sys
+try:
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+except ImportError:
+    sys.exit(77)
+d = sys.argv[1]
+rng = np.random.default_rng(3)
+W = numpy_helper.from_array((rng.standard_normal((8, 3, 3, 3)) * 0.2).astype(np.float32), "W")
+B = numpy_helper.from_array(rng.standard_normal(8).astype(np.float32), "B")
+nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["c"], ["y"])]
+g = helper.make_graph(nodes, "npy", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 16, 16])], [W, B])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 8
+onnx.save(m, d + "/m.onnx")
+np.save(d + "/x.npy", rng.standard_normal((1, 3, 16, 16)).astype(np.float32))
+np.save(d + "/small.npy", np.zeros((1, 3, 8, 8), np.float32))
+np.save(d + "/ints.npy", np.zeros((1, 3, 16, 16), np.int32))
+EOF
+  for target in ref llvm; do
+    must 0 run "$TMP/m.onnx" --target $target --input "$TMP/x.npy" --save-outputs "$TMP/out_$target"
+    match "$OUT" "outputs saved in"
+    [ -s "$TMP/out_$target/y.npy" ] || fail "no y.npy for target $target"
+  done
+  # onnxruntime lives in the python3 on PATH (scripts/setup_python.sh).
+  if python3 -c 'import onnxruntime' 2>/dev/null; then
+    python3 - "$TMP" <<'EOF' || fail "outputs differ from onnxruntime's"
+import sys
+import numpy as np
+import onnxruntime as ort
+d = sys.argv[1]
+x = np.load(d + "/x.npy")
+want = ort.InferenceSession(d + "/m.onnx", providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+for target, tol in (("ref", 1e-5), ("llvm", 1e-4)):
+    got = np.load(d + "/out_%s/y.npy" % target)
+    assert got.shape == want.shape and got.dtype == want.dtype, (target, got.shape, got.dtype)
+    err = float(np.abs(got - want).max())
+    assert err <= tol, (target, err)
+    print("%s: max |vdla - onnxruntime| = %.3g over %d outputs" % (target, err, got.size))
+EOF
+  elif [ "${VDLA_REQUIRE_ORT:-0}" = 1 ]; then
+    fail "onnxruntime is required (VDLA_REQUIRE_ORT=1) but not importable by python3"
+  fi
+  must 1 run "$TMP/m.onnx" --input "$TMP/small.npy"
+  match "$ERR" "small\.npy: holds f32\[1,3,8,8\], but the model's input 'x' is f32\[1,3,16,16\]"
+  must 1 run "$TMP/m.onnx" --input "$TMP/ints.npy"
+  match "$ERR" "ints\.npy: holds i32\[1,3,16,16\], but the model's input 'x' is f32\[1,3,16,16\]"
+  must 1 run "$TMP/m.onnx" --input "$TMP/x.npy" --input "$TMP/x.npy"
+  match "$ERR" "the model has 1 input\(s\), --input gave 2"
+  echo "not numpy" > "$TMP/junk.npy"
+  must 1 run "$TMP/m.onnx" --input "$TMP/junk.npy"
+  match "$ERR" "junk\.npy: not a NumPy \.npy file"
+  head -c 200 "$TMP/x.npy" > "$TMP/cut.npy"  # the 128-byte header and 72 bytes of data
+  must 1 run "$TMP/m.onnx" --input "$TMP/cut.npy"
+  match "$ERR" "cut\.npy: holds 72 bytes of data, the header's f32\[1,3,16,16\] needs 3072"
+  head -c 50 "$TMP/x.npy" > "$TMP/header.npy"
+  must 1 run "$TMP/m.onnx" --input "$TMP/header.npy"
+  match "$ERR" "header\.npy: \.npy header is cut short"
+}
+
 source "$(dirname "${BASH_SOURCE[0]}")/cli_test.sh" "$@"

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -20,6 +21,7 @@
 #include "vdla/compiler/compile.h"
 #include "vdla/hw/error.h"
 #include "vdla/runtime/executor.h"
+#include "vdla/runtime/npy.h"
 #include "vdla/runtime/imagenet.h"
 
 namespace vdla::cli {
@@ -90,6 +92,9 @@ int runCommand(const std::vector<std::string>& args) {
   po::options_description options("vdla run options");
   options.add_options()("model", po::value<std::string>()->required(), "artifact, ONNX file or zoo model name")(
       "image", po::value<std::vector<std::string>>()->multitoken(), "JPEG or PNG images to classify")(
+      "input", po::value<std::vector<std::string>>(),
+      "a .npy file per model input, in the model's input order (instead of images or the synthetic input)")(
+      "save-outputs", po::value<std::string>(), "write every model output to DIR/<output name>.npy")(
       "labels", po::value<std::string>(), "class names, one per line (default: print class indices)")(
       "top", po::value<int>()->default_value(5), "number of classes to print per image")(
       "profile", "time every step")("json", "print the report as JSON")(
@@ -105,7 +110,7 @@ int runCommand(const std::vector<std::string>& args) {
   const std::string usage =
       "vdla run MODEL|ARTIFACT [--image FILE...] [--labels FILE] [--top K] [--json] [--target ref|vdla|llvm|cuda] "
       "[--device fsim|cycle] [--config HW] [--latency-hiding on|off] [--calib DIR] "
-      "[--profile] [--batch N] [--image-size N] [--seed N]";
+      "[--profile] [--batch N] [--image-size N] [--seed N] [--input X.npy...] [--save-outputs DIR] [--trace T.json]";
   if (!parseArgs(usage, args, options, positional, vm)) return 0;
   const int top = vm["top"].as<int>();
   if (top < 1) throw UsageError("--top must be at least 1, got " + std::to_string(top) + "\nusage: " + usage);
@@ -164,7 +169,24 @@ int runCommand(const std::vector<std::string>& args) {
   std::vector<std::string> images = vm.count("image") ? vm["image"].as<std::vector<std::string>>() : std::vector<std::string>{};
   std::vector<std::vector<rt::Tensor>> batches;  // one input list per run
   int64_t batch = 1;
-  if (images.empty()) {
+  const std::vector<std::string> npy_inputs =
+      vm.count("input") ? vm["input"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (!npy_inputs.empty() && !images.empty()) throw UsageError("give --input or --image, not both");
+  if (!npy_inputs.empty()) {
+    if (npy_inputs.size() != executor.numInputs())
+      throw Error(spec + ": the model has " + std::to_string(executor.numInputs()) + " input(s), --input gave " +
+                  std::to_string(npy_inputs.size()));
+    std::vector<rt::Tensor> inputs;
+    for (size_t i = 0; i < npy_inputs.size(); ++i) {
+      rt::Tensor t = rt::loadNpy(npy_inputs[i]);
+      const rt::TensorType& want = executor.input(i).type;
+      if (t.dtype() != want.dtype || t.shape() != want.shape)
+        throw Error(npy_inputs[i] + ": holds " + t.type().toString() + ", but the model's input '" +
+                    executor.input(i).name + "' is " + want.toString());
+      inputs.push_back(std::move(t));
+    }
+    batches.push_back(std::move(inputs));
+  } else if (images.empty()) {
     std::vector<rt::Tensor> inputs;
     for (size_t i = 0; i < executor.numInputs(); ++i) inputs.push_back(syntheticInput(executor.input(i).type, i));
     batches.push_back(std::move(inputs));
@@ -213,6 +235,17 @@ int runCommand(const std::vector<std::string>& args) {
     }
   }
   const double run_s = since(t);
+  if (vm.count("save-outputs")) {
+    const std::filesystem::path dir = vm["save-outputs"].as<std::string>();
+    std::filesystem::create_directories(dir);
+    for (size_t i = 0; i < results[0].size(); ++i) {
+      // Output names can hold characters a file name cannot.
+      std::string file = executor.output(i).name;
+      for (char& c : file)
+        if (c == '/' || c == '\\' || c == ':') c = '_';
+      rt::saveNpy((dir / (file + ".npy")).string(), results[0][i]);
+    }
+  }
   if (vm.count("trace")) {
     const std::string path = vm["trace"].as<std::string>();
     const double clock = rt::targetNeedsDevice(artifact.target) && vm["device"].as<std::string>() == "cycle"
@@ -249,8 +282,13 @@ int runCommand(const std::vector<std::string>& args) {
   if (batches.size() > 1) text << " (" << batches.size() << " runs of batch " << batch << ")";
   text << "\n";
   if (images.empty()) {
-    j["input"] = "synthetic";
-    text << "no --image given: ran on a deterministic synthetic input (uniform in [-1, 1))\n";
+    if (npy_inputs.empty()) {
+      j["input"] = "synthetic";
+      text << "no --image given: ran on a deterministic synthetic input (uniform in [-1, 1))\n";
+    } else {
+      j["input"] = npy_inputs;
+    }
+    if (vm.count("save-outputs")) text << "outputs saved in " << vm["save-outputs"].as<std::string>() << "\n";
     nlohmann::json outs = nlohmann::json::array();
     for (size_t i = 0; i < results[0].size(); ++i) {
       OutputSummary s = summarize(results[0][i]);
