@@ -23,8 +23,4 @@ bool parseOnOff(const std::string& value, const std::string& option);
 // stderr unless `quiet`.
 void applyAccelOptions(const po::variables_map& vm, const ir::Graph& graph, CompileOptions& copts, bool quiet);
 
-// Image files (JPEG/PNG) in a directory, sorted by name; throws naming the
-// directory when there are none.
-std::vector<std::string> imageFilesIn(const std::string& dir);
-
 }  // namespace vdla::cli

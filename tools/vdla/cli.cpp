@@ -54,13 +54,16 @@ std::unique_ptr<driver::Device> deviceFrom(const po::variables_map& vm, const hw
   return driver::createDevice(vm["device"].as<std::string>(), cfg, o);
 }
 
-std::unique_ptr<driver::Device> deviceForNetwork(const po::variables_map& vm, const hw::HwConfig& cfg) {
+driver::DeviceOptions deviceOptionsForNetwork(const po::variables_map& vm) {
   driver::DeviceOptions o;
-  const std::string backend = vm["device"].as<std::string>();
-  if (vm.count("trace") && backend == "cycle") o.record_activity = true;
+  if (vm.count("trace") && vm["device"].as<std::string>() == "cycle") o.record_activity = true;
   if (vm.count("waves")) o.waves_path = vm["waves"].as<std::string>();
   if (vm.count("max-cycles")) o.max_cycles = vm["max-cycles"].as<uint64_t>();
-  return driver::createDevice(backend, cfg, o);
+  return o;
+}
+
+std::unique_ptr<driver::Device> deviceForNetwork(const po::variables_map& vm, const hw::HwConfig& cfg) {
+  return driver::createDevice(vm["device"].as<std::string>(), cfg, deviceOptionsForNetwork(vm));
 }
 
 std::vector<uint8_t> readFile(const std::string& path) {

@@ -39,6 +39,7 @@ std::unique_ptr<driver::Device> deviceFrom(const po::variables_map& vm, const hw
 // theirs (one timeline of the whole run, run_timeline.h), so the device is
 // asked only to record its module activity in each run's statistics.
 std::unique_ptr<driver::Device> deviceForNetwork(const po::variables_map& vm, const hw::HwConfig& cfg);
+driver::DeviceOptions deviceOptionsForNetwork(const po::variables_map& vm);
 
 std::vector<uint8_t> readFile(const std::string& path);
 std::string readTextFile(const std::string& path);

@@ -10,6 +10,7 @@
 #include "accel_options.h"
 #include "cuda_options.h"
 #include "model_loading.h"
+#include "vdla/api/compile_report.h"
 #include "vdla/compiler/compile.h"
 #include "vdla/hw/error.h"
 
@@ -114,24 +115,11 @@ int compileCommand(const std::vector<std::string>& args) {
                        {"lowering", report.lowering_seconds},
                        {"write", write_s},
                        {"total", total_s}}}};
-    nlohmann::json passes = nlohmann::json::array();
-    for (const auto& p : report.passes.passes)
-      passes.push_back({{"name", p.name}, {"changed", p.changed}, {"seconds", p.seconds},
-                        {"nodes_before", p.nodes_before}, {"nodes_after", p.nodes_after}});
-    j["passes"] = passes;
+    const nlohmann::json r = api::compileReportJson(report, artifact);
+    j["passes"] = r.at("passes");
     if (artifact.target == "vdla") {
-      nlohmann::json cpu = nlohmann::json::array();
-      for (const auto& l : report.layers)
-        if (!l.offloaded)
-          cpu.push_back({{"name", l.name},
-                         {"op", l.op},
-                         {"why_on_cpu", l.reason},
-                         {"code", l.cpu_code},
-                         {"why_not_llvm", l.cpu_reason}});
-      j["cpu_steps"] = cpu;
-      size_t offloaded = 0;
-      for (const auto& l : report.layers) offloaded += l.offloaded;
-      j["accelerator_steps"] = offloaded;
+      j["cpu_steps"] = r.at("cpu_steps");
+      j["accelerator_steps"] = r.at("accelerator_steps");
     }
     std::cout << j.dump(2) << "\n";
   } else {

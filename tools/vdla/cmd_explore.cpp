@@ -15,12 +15,12 @@
 #include <map>
 #include <sstream>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "accel_options.h"
 #include "cli.h"
 #include "model_loading.h"
+#include "vdla/api/explore.h"
 #include "vdla/explore/design_space.h"
 #include "vdla/explore/device_confirmation.h"
 #include "vdla/explore/explore_report.h"
@@ -101,43 +101,6 @@ int printCalibration(bool json) {
   return 0;
 }
 
-// Runs scripts/hw/resources.sh on a design point's config (written next to
-// the results) and returns what yosys counted. Both of the script's verdicts
-// (fits, does not fit) are measurements; anything else is an error.
-nlohmann::json synthesiseWithYosys(const hw::HwConfig& cfg, const std::filesystem::path& dir, bool quiet) {
-  const char* env_root = std::getenv("VDLA_SOURCE_DIR");
-  const std::filesystem::path root = env_root ? env_root : VDLA_SOURCE_DIR;
-  const std::filesystem::path script = root / "scripts/hw/resources.sh";
-  if (!std::filesystem::exists(script))
-    throw Error(script.string() + ": not found (set VDLA_SOURCE_DIR to the VDLA source tree to synthesise points)");
-  std::filesystem::create_directories(dir / cfg.name);
-  const std::filesystem::path config_file = dir / (cfg.name + ".json");
-  nlohmann::json j = nlohmann::json::parse(hw::configToJson(cfg));
-  j.erase("derived");
-  writeFile(config_file, j.dump(2) + "\n");
-  const std::filesystem::path report = dir / cfg.name / "result.json";
-  const std::string command = "bash '" + script.string() + "' '" + config_file.string() + "' --json --out '" +
-                              (dir / cfg.name).string() + "'" + (quiet ? " --quiet" : "") + " > '" +
-                              report.string() + "'";
-  const int status = std::system(command.c_str());
-  const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (rc != 0 && rc != 1)
-    throw Error("yosys synthesis of " + cfg.name + " failed (scripts/hw/resources.sh exit " + std::to_string(rc) +
-                "); its log is in " + (dir / cfg.name).string());
-  std::ifstream in(report);
-  nlohmann::json r;
-  try {
-    r = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(report.string() + ": unreadable report of scripts/hw/resources.sh (" + e.what() + ")");
-  }
-  const auto& res = r.at("resources");
-  return {{"lut", res.at("LUT").at("used")},       {"ff", res.at("FF").at("used")},
-          {"dsp", res.at("DSP").at("used")},       {"bram36", res.at("BRAM36").at("used")},
-          {"fits", r.at("fits")},                  {"seconds", r.value("seconds", 0)},
-          {"yosys", r.value("yosys", std::string())}, {"config_file", config_file.string()}};
-}
-
 }  // namespace
 
 int exploreCommand(const std::vector<std::string>& args) {
@@ -204,48 +167,33 @@ int exploreCommand(const std::vector<std::string>& args) {
     while (std::getline(ss, m, ',')) space.latency_hiding.push_back(parseOnOff(m, "latency-hiding"));
   }
 
-  const hw::HwConfig base = hw::loadConfig(space.base);
-  const explore::FpgaPart& part = explore::fpgaPart(base.part);
-  std::vector<explore::RefusedPoint> refused;
-  std::vector<explore::DesignPoint> points = explore::enumerateDesignSpace(space, &refused);
-  const double cap = vm.count("clock-cap") ? vm["clock-cap"].as<double>() : part.dpu_clock_mhz;
-  explore::applyClockCap(points, cap,
-                         vm.count("clock-cap") ? "--clock-cap"
-                                               : "the vendor DPU's clock on " + part.device + "; --clock-cap to change",
-                         &refused);
-  if (points.empty()) {
-    std::string why = refused.empty() ? "" : ": " + refused.front().name + ": " + refused.front().reason;
-    throw Error("the design space has no valid point (" + std::to_string(refused.size()) + " refused" + why + ")");
-  }
+  api::ExploreOptions eopts;
+  eopts.space = space;
+  if (vm.count("network")) eopts.networks = vm["network"].as<std::vector<std::string>>();
+  eopts.model_options = modelOptionsFrom(vm);
+  eopts.configure_compile = [&](const ir::Graph& graph, CompileOptions& copts) {
+    applyAccelOptions(vm, graph, copts, quiet);
+  };
+  if (vm.count("clock-cap")) eopts.clock_cap_mhz = vm["clock-cap"].as<double>();
+  eopts.confirm = vm["confirm"].as<int>();
+  eopts.yosys = vm["yosys"].as<int>();
+  if (eopts.confirm < 0) throw UsageError("--confirm takes a number of points, got " + std::to_string(eopts.confirm));
+  if (eopts.yosys < 0) throw UsageError("--yosys takes a number of points, got " + std::to_string(eopts.yosys));
+  if (vm.count("mark")) eopts.marks = vm["mark"].as<std::vector<std::string>>();
 
-  // Networks: quantised once, shared by every point.
-  std::vector<std::string> specs =
-      vm.count("network") ? vm["network"].as<std::vector<std::string>>() : std::vector<std::string>{"resnet18"};
-  std::vector<explore::NetworkWorkload> networks;
-  for (const std::string& spec : specs) {
-    const ModelKind kind = classifyModel(spec);
-    if (kind == ModelKind::Artifact) throw Error(spec + ": explore needs a model, not a compiled artifact");
-    std::unique_ptr<ir::Graph> graph = loadModelGraph(spec, kind, modelOptionsFrom(vm));
-    CompileOptions copts;
-    copts.target = "vdla";
-    copts.hw_config = space.base;
-    applyAccelOptions(vm, *graph, copts, quiet);
-    if (!quiet) std::cerr << "preparing " << spec << " (optimise and quantise)...\n";
-    const std::string name = std::filesystem::path(spec).stem().string();
-    networks.push_back(explore::prepareWorkload(name, std::move(graph), copts));
-  }
-
-  const std::filesystem::path out_dir = vm.count("out") ? vm["out"].as<std::string>() : "explore-" + base.name;
+  const std::filesystem::path out_dir =
+      vm.count("out") ? vm["out"].as<std::string>() : "explore-" + hw::loadConfig(space.base).name;
   std::filesystem::create_directories(out_dir);
   const std::filesystem::path cache = out_dir / "cache.jsonl";
   if (vm.count("fresh")) std::filesystem::remove(cache);
-  explore::SweepOptions sopts;
-  sopts.threads = vm["threads"].as<unsigned>();
-  sopts.cache_path = cache.string();
+  eopts.yosys_dir = (out_dir / "yosys").string();
+  eopts.sweep.threads = vm["threads"].as<unsigned>();
+  eopts.sweep.cache_path = cache.string();
   if (!quiet) {
+    eopts.progress = [](const std::string& line) { std::cerr << line << "\n"; };
     // On a terminal one line that updates; in a log a line per tenth.
     const bool tty = isatty(STDERR_FILENO) != 0;
-    sopts.progress = [tty, last_tenth = size_t(0)](size_t done, size_t total, size_t cached) mutable {
+    eopts.sweep.progress = [tty, last_tenth = size_t(0)](size_t done, size_t total, size_t cached) mutable {
       const std::string what = "exploring: " + std::to_string(done) + "/" + std::to_string(total) + " points" +
                                (cached ? " (" + std::to_string(cached) + " from cache)" : "");
       if (tty) {
@@ -256,87 +204,21 @@ int exploreCommand(const std::vector<std::string>& args) {
       }
     };
   }
-  const explore::ResourceModel& model = explore::ResourceModel::builtin();
-  explore::SweepStats stats;
-  std::vector<explore::PointResult> results = explore::runSweep(points, networks, model, part, sopts, &stats);
-  const std::vector<size_t> front = explore::markParetoFront(results);
-
-  // The front confirmed on the cycle simulator, fastest points first.
-  const int confirm = vm["confirm"].as<int>();
-  if (confirm < 0) throw UsageError("--confirm takes a number of points, got " + std::to_string(confirm));
-  std::map<size_t, explore::Confirmation> confirmed;
-  std::vector<size_t> by_speed = front;
-  std::sort(by_speed.begin(), by_speed.end(),
-            [&](size_t a, size_t b) { return results[a].latency_ms < results[b].latency_ms; });
-  for (size_t k = 0; k < by_speed.size() && int(k) < confirm; ++k) {
-    const size_t i = by_speed[k];
-    if (!quiet)
-      std::cerr << "confirming " << results[i].point.config.name << " on the cycle-accurate simulator (" << k + 1
-                << "/" << std::min<size_t>(size_t(confirm), by_speed.size()) << ")...\n";
-    confirmed[i] = explore::confirmOnDevice(results[i].point, networks, "cycle");
-  }
-
-  // The front synthesised with yosys, fastest points first.
-  const int synthesise = vm["yosys"].as<int>();
-  if (synthesise < 0) throw UsageError("--yosys takes a number of points, got " + std::to_string(synthesise));
-  std::map<size_t, nlohmann::json> synthesised;
-  for (size_t k = 0; k < by_speed.size() && int(k) < synthesise; ++k) {
-    const size_t i = by_speed[k];
-    if (!quiet)
-      std::cerr << "synthesising " << results[i].point.config.name << " with yosys (" << k + 1 << "/"
-                << std::min<size_t>(size_t(synthesise), by_speed.size()) << ")...\n";
-    synthesised[i] = synthesiseWithYosys(results[i].point.config, out_dir / "yosys", quiet);
-  }
-
-  // Reference configs: the shipped ones on the same device, as shipped.
-  std::vector<std::string> marks;
-  if (vm.count("mark")) {
-    marks = vm["mark"].as<std::vector<std::string>>();
-  } else {
-    for (const std::string& n : hw::builtinConfigNames())
-      if (explore::fpgaPart(hw::loadConfig(n).part).device == part.device && n != "tiny") marks.push_back(n);
-  }
-  std::vector<explore::ChartMarker> markers;
-  for (const std::string& m : marks) {
-    const hw::HwConfig c = hw::loadConfig(m);
-    markers.push_back({c.name, explore::evaluateDesignPoint({c, true}, networks, model, explore::fpgaPart(c.part))});
-  }
-
-  std::string title = "VDLA design space on " + part.device + ":";
-  for (const auto& n : networks) title += " " + n.name;
-  nlohmann::json doc;
-  doc["base"] = base.name;
-  doc["part"] = part.device;
-  doc["clock_cap_mhz"] = cap;
-  doc["space"] = nlohmann::json::parse(explore::designSpaceToJson(space));
-  doc["networks"] = nlohmann::json::array();
-  for (const auto& n : networks)
-    doc["networks"].push_back({{"name", n.name}, {"conv_layers", n.layers.size()}, {"macs", n.macs}, {"cpu_convs", n.cpu_convs}});
-  doc["points"] = nlohmann::json::array();
-  auto confirmationJson = [](const explore::Confirmation& c) {
-    nlohmann::json j = {{"device", "cycle"}, {"seconds", c.seconds}, {"networks", nlohmann::json::array()}};
-    for (const auto& n : c.networks)
-      j["networks"].push_back({{"network", n.network},
-                               {"measured_cycles", n.measured_cycles},
-                               {"estimated_cycles", n.estimated_cycles},
-                               {"measured_ms", n.measured_ms},
-                               {"cost_model_error", n.error}});
-    return j;
-  };
-  for (size_t i = 0; i < results.size(); ++i) {
-    nlohmann::json p = explore::pointResultToJson(results[i]);
-    if (confirmed.count(i)) p["confirmed"] = confirmationJson(confirmed.at(i));
-    if (synthesised.count(i)) p["yosys"] = synthesised.at(i);
-    doc["points"].push_back(p);
-  }
-  doc["refused"] = nlohmann::json::array();
-  for (const auto& r : refused) doc["refused"].push_back({{"name", r.name}, {"reason", r.reason}});
-  doc["marked"] = nlohmann::json::array();
-  for (const auto& m : markers) doc["marked"].push_back(explore::pointResultToJson(m.result));
-  doc["stats"] = {{"evaluated", stats.evaluated}, {"cached", stats.cached}, {"seconds", stats.seconds}};
+  const api::ExploreResult ex = api::runExplore(eopts);
+  const std::vector<explore::PointResult>& results = ex.results;
+  const std::vector<size_t>& front = ex.front;
+  const explore::FpgaPart& part = ex.part;
+  const double cap = ex.clock_cap_mhz;
+  const auto& refused = ex.refused;
+  const auto& confirmed = ex.confirmed;
+  const auto& synthesised = ex.synthesised;
+  const auto& markers = ex.markers;
+  const auto& networks = ex.networks;
+  const explore::SweepStats& stats = ex.stats;
+  const nlohmann::json& doc = ex.document;
   writeFile(out_dir / "results.json", doc.dump(1) + "\n");
-  writeFile(out_dir / "results.csv", explore::resultsCsv(results));
-  writeFile(out_dir / "pareto.svg", explore::paretoSvg(results, markers, part, title));
+  writeFile(out_dir / "results.csv", ex.csv);
+  writeFile(out_dir / "pareto.svg", ex.svg);
 
   if (json) {
     nlohmann::json summary = doc;

@@ -4,7 +4,6 @@
 // (MACs / GEMM MACs per cycle) and its GEMM utilisation, the totals, and the
 // speed-up from latency hiding; --svg draws the comparison. fsim has no
 // timing, so there the cycles are the compiler's cost-model estimates.
-#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -13,10 +12,9 @@
 #include "accel_options.h"
 #include "cli.h"
 #include "model_loading.h"
-#include "profile_report.h"
 #include "run_timeline.h"
+#include "vdla/api/profile.h"
 #include "vdla/compiler/compile.h"
-#include "vdla/compiler/synthetic_input.h"
 #include "vdla/hw/error.h"
 #include "vdla/runtime/executor.h"
 #include "vdla/runtime/image.h"
@@ -70,101 +68,48 @@ int profileCommand(const std::vector<std::string>& args) {
   const hw::HwConfig cfg = hw::loadConfig(vm["config"].as<std::string>());
 
   CompileOptions copts;
-  copts.target = "vdla";
-  copts.hw_config = vm["config"].as<std::string>();
   applyAccelOptions(vm, *graph, copts, json);
 
   // The input, before the graph is quantised in place.
   const rt::TensorType in_type = graph->inputs().at(0)->type();
-  rt::Tensor input;
+  api::ProfileOptions popts;
+  popts.model_name = spec;
+  popts.device = vm["device"].as<std::string>();
+  popts.device_options = deviceOptionsForNetwork(vm);
+  popts.latency_hiding.clear();
+  for (const std::string& m : modes) popts.latency_hiding.push_back(m == "on");
   if (vm.count("image")) {
     rt::PreprocessOptions pre;
     pre.crop = static_cast<int>(in_type.shape.at(2));
     pre.resize = pre.crop * 256 / 224;
-    input = rt::preprocessImageNet(rt::loadImage(vm["image"].as<std::string>()), pre);
-    if (input.shape() != in_type.shape) throw Error("--image needs a model with a [1,3,S,S] input");
-  } else {
-    input = seededUniformInput(in_type);
+    popts.input = rt::preprocessImageNet(rt::loadImage(vm["image"].as<std::string>()), pre);
+    if (popts.input.shape() != in_type.shape) throw Error("--image needs a model with a [1,3,S,S] input");
   }
-
-  ProfileReport report;
-  report.model = spec;
-  report.device = vm["device"].as<std::string>();
-  report.config = cfg.name;
-  report.clock_mhz = cfg.clock_mhz;
-  report.modes = modes;
-  std::vector<rt::Tensor> first_outputs;
-  bool identical = true;
-  for (size_t k = 0; k < modes.size(); ++k) {
-    copts.accel.latency_hiding = modes[k] == "on";
-    if (k > 0) copts.optimize = false;  // the graph is optimised and quantised already
-    CompileReport creport;
-    const rt::Artifact artifact = compileGraph(*graph, copts, &creport);
-    std::unique_ptr<driver::Device> device = deviceForNetwork(vm, cfg);
-    rt::ExecutorOptions eopts;
-    eopts.device = device.get();
-    eopts.profile = true;
-    // CPU steps generated in this process (the LLVM fallback) run from its kernels.
-    std::unique_ptr<rt::Executor> executor_ptr = creport.kernels ? std::make_unique<rt::Executor>(artifact, *creport.kernels, eopts)
-                                                                 : std::make_unique<rt::Executor>(artifact, eopts);
-    rt::Executor& executor = *executor_ptr;
-    if (!json) std::cerr << "running " << spec << " with latency hiding " << modes[k] << " on " << report.device << "...\n";
-    const std::vector<rt::Tensor> outputs = executor.run({input});
-    if (vm.count("trace")) {
+  if (!json) popts.progress = [](const std::string& line) { std::cerr << line << "\n"; };
+  if (vm.count("trace")) {
+    popts.on_mode_run = [&](const std::string& mode, const std::vector<rt::StepProfile>& steps) {
       // One timeline per mode: t.json becomes t.lh-on.json and t.lh-off.json.
       std::string path = vm["trace"].as<std::string>();
       if (modes.size() > 1) {
         const size_t dot = path.rfind('.');
-        const std::string tag = ".lh-" + modes[k];
+        const std::string tag = ".lh-" + mode;
         path = dot == std::string::npos || path.find('/', dot) != std::string::npos ? path + tag
                                                                                     : path.substr(0, dot) + tag + path.substr(dot);
       }
-      const double clock = report.device == "cycle" ? cfg.clock_mhz : 0.0;
-      const size_t n = writeRunTimeline(path, executor.profile(),
-                                        spec + ", latency hiding " + modes[k] + ", on " + report.device, clock);
+      const double clock = popts.device == "cycle" ? cfg.clock_mhz : 0.0;
+      const size_t n = writeRunTimeline(path, steps, spec + ", latency hiding " + mode + ", on " + popts.device, clock);
       if (!json) std::cerr << "timeline: " << path << " (" << n << " events; open in ui.perfetto.dev)\n";
-    }
-    if (k == 0) {
-      first_outputs = outputs;
-    } else {
-      for (size_t o = 0; o < outputs.size(); ++o)
-        identical = identical && outputs[o].byteSize() == first_outputs[o].byteSize() &&
-                    std::memcmp(outputs[o].raw(), first_outputs[o].raw(), outputs[o].byteSize()) == 0;
-    }
-    // One row per offloaded layer, in step order.
-    size_t row = 0;
-    for (size_t s = 0; s < executor.profile().size(); ++s) {
-      const rt::StepProfile& p = executor.profile()[s];
-      if (!p.on_device) continue;
-      const accel::LayerDecision* d = nullptr;
-      for (const auto& l : creport.layers)
-        if (l.name == p.name) d = &l;
-      if (k == 0) {
-        LayerProfile lp;
-        lp.name = p.name;
-        lp.shape = d ? d->output_shape : "";
-        lp.macs = d ? d->macs : 0;
-        lp.ideal_cycles = double(lp.macs) / double(cfg.macsPerCycle());
-        report.layers.push_back(lp);
-      }
-      LayerMeasurement m;
-      if (d) m.estimated_cycles = d->estimate.cycles;
-      if (p.device_stats.has_cycle_counters) {
-        m.cycles = double(p.device_stats.cycles);
-        m.gemm_cycles = double(p.device_stats.cycle_counters.gemm_uop_cycles);
-        m.measured = true;
-      } else if (d) {
-        m.cycles = d->estimate.cycles;
-        m.gemm_cycles = d->estimate.gemm_cycles;
-      }
-      report.layers.at(row++).by_mode[modes[k]] = m;
-    }
+    };
   }
+  const api::ProfileResult result = api::profileNetwork(*graph, cfg, copts, popts);
+  const api::ProfileReport& report = result.report;
+  const std::vector<rt::Tensor>& first_outputs = result.outputs;
+  const bool identical = result.outputs_identical;
 
   // The classification (first output as scores), from the first mode.
   std::vector<std::string> labels;
   if (vm.count("labels")) labels = rt::loadClassLabels(vm["labels"].as<std::string>());
-  nlohmann::json j = profileJson(report);
+  nlohmann::json j = api::profileJson(report);
   std::ostringstream text;
   const rt::Tensor& scores = first_outputs.at(0);
   if (scores.dtype() == rt::DType::F32 && scores.shape().size() == 2) {
@@ -183,10 +128,10 @@ int profileCommand(const std::vector<std::string>& args) {
     j["outputs_identical_across_modes"] = identical;
     text << "outputs with latency hiding on and off: " << (identical ? "bit-identical" : "DIFFERENT") << "\n";
   }
-  text << profileTable(report);
+  text << api::profileTable(report);
   if (vm.count("svg")) {
     std::ofstream f(vm["svg"].as<std::string>());
-    f << profileSvg(report);
+    f << api::profileSvg(report);
     if (!f) throw Error(vm["svg"].as<std::string>() + ": cannot write");
     text << "wrote " << vm["svg"].as<std::string>() << "\n";
   }

@@ -1,10 +1,10 @@
-#include "profile_report.h"
+#include "vdla/api/profile_report.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
 
-namespace vdla::cli {
+namespace vdla::api {
 
 namespace {
 
@@ -105,6 +105,7 @@ nlohmann::json profileJson(const ProfileReport& r) {
   j["device"] = r.device;
   j["config"] = r.config;
   j["clock_mhz"] = r.clock_mhz;
+  j["modes"] = r.modes;
   nlohmann::json layers = nlohmann::json::array();
   for (const LayerProfile& l : r.layers) {
     nlohmann::json e{{"name", l.name}, {"output", l.shape}, {"macs", l.macs}, {"ideal_cycles", l.ideal_cycles}};
@@ -182,4 +183,4 @@ std::string profileSvg(const ProfileReport& r) {
   return s.str();
 }
 
-}  // namespace vdla::cli
+}  // namespace vdla::api

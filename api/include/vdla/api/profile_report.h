@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace vdla::cli {
+namespace vdla::api {
 
 struct LayerMeasurement {
   double cycles = 0;       // measured (cycle device) or estimated (cost model)
@@ -35,4 +35,4 @@ std::string profileTable(const ProfileReport& report);
 nlohmann::json profileJson(const ProfileReport& report);
 std::string profileSvg(const ProfileReport& report);
 
-}  // namespace vdla::cli
+}  // namespace vdla::api

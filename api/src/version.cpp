@@ -1,0 +1,7 @@
+#include "vdla/api/version.h"
+
+namespace vdla::api {
+
+const char* version() { return VDLA_VERSION; }
+
+}  // namespace vdla::api
