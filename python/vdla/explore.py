@@ -1,0 +1,145 @@
+"""Design-space exploration, on the local cores or a Ray cluster."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+
+from . import _core, _ray
+from .charts import SvgChart
+from .config import Config
+from .model import compile_options
+
+
+class Exploration:
+    """The result of :func:`explore`.
+
+    ``points``: one flat dict per design point (config fields, resources, fit,
+    per-network latency and utilisation, ``on_front``), ready for
+    ``pandas.DataFrame(x.points)``; ``front``: the Pareto front's points, by
+    DSP; ``document``: everything, as ``vdla explore`` writes results.json.
+    Displays its Pareto chart in Jupyter.
+    """
+
+    def __init__(self, document: Dict[str, Any], csv: str, svg: str):
+        self.document = document
+        self.csv = csv
+        self.chart = SvgChart(svg, f"design space on {document.get('part', '')}")
+
+    @property
+    def points(self) -> List[Dict[str, Any]]:
+        return self.document["points"]
+
+    @property
+    def front(self) -> List[Dict[str, Any]]:
+        return [self.document["points"][i] for i in self.document["front"]]
+
+    @property
+    def refused(self) -> List[Dict[str, str]]:
+        return self.document["refused"]
+
+    @property
+    def marked(self) -> List[Dict[str, Any]]:
+        """The part's shipped configs (or the marks given), evaluated beside the sweep."""
+        return self.document["marked"]
+
+    @property
+    def part(self) -> str:
+        return self.document["part"]
+
+    def save(self, directory: Union[str, "os.PathLike[str]"]) -> None:
+        """results.json, results.csv and pareto.svg, as ``vdla explore --out`` writes them."""
+        os.makedirs(directory, exist_ok=True)
+        with open(os.path.join(directory, "results.json"), "w") as f:
+            json.dump(self.document, f, indent=1)
+        with open(os.path.join(directory, "results.csv"), "w") as f:
+            f.write(self.csv)
+        self.chart.save(os.path.join(directory, "pareto.svg"))
+
+    def _repr_svg_(self) -> str:
+        return self.chart.svg
+
+    def __repr__(self) -> str:
+        return (f"Exploration({len(self.points)} points on {self.part}, {len(self.document['front'])} on the front, "
+                f"{len(self.refused)} refused)")
+
+
+def explore(networks: Union[str, Sequence[str]] = ("resnet18",), space: Optional[Mapping[str, Any]] = None, *,
+            base: Union[str, Config, None] = None, clock_cap_mhz: Optional[float] = None,
+            executor: str = "local", threads: int = 0, cache: Optional[str] = None, confirm: int = 0,
+            yosys: int = 0, yosys_dir: Optional[str] = None, marks: Optional[Sequence[str]] = None,
+            batch: Optional[int] = None, image_size: Optional[int] = None, seed: Optional[int] = None,
+            allow_im2col: bool = True, strip_qdq: bool = False, ray_address: Optional[str] = None,
+            ray_tasks: Optional[int] = None, progress: bool = False) -> Exploration:
+    """Sweeps accelerator configurations for networks on the base config's FPGA part.
+
+    space: the design space as ``vdla explore --space`` reads it, e.g.
+        ``{"base": "zcu104", "gemm": {"block_in": [16, 32], "block_out": [16, 32]},
+        "buffers_kib": {"weight": [256, 512]}, "latency_hiding": [True, False]}``.
+    base: the base config (a shipped name or a file; a :class:`Config` is
+        saved next to the cache, or to a temporary file).
+    executor: "local" (threads on this machine, resumable from ``cache``, a
+        JSON-lines file) or "ray" (one Ray task per slice of the points, each
+        evaluating them with the same C++ function; connects to
+        ``ray_address`` or the running cluster, else starts a local one).
+    confirm / yosys: the N fastest points of the front run on the
+        cycle-accurate simulator / synthesised with yosys (on this machine).
+    """
+    if isinstance(networks, (str, os.PathLike)):
+        networks = [networks]
+    space_doc: Dict[str, Any] = dict(space or {})
+    if base is not None:
+        space_doc["base"] = _base_spec(base, cache)
+    options: Dict[str, Any] = {
+        "space": space_doc,
+        "networks": [os.fspath(n) for n in networks],
+        "model_options": {k: v for k, v in (("batch", batch), ("image_size", image_size), ("seed", seed))
+                          if v is not None},
+        "compile_options": {"allow_im2col": bool(allow_im2col), "strip_qdq": bool(strip_qdq)},
+        "clock_cap_mhz": clock_cap_mhz,
+        "threads": int(threads),
+        "cache": os.fspath(cache) if cache else "",
+        "confirm": int(confirm),
+        "yosys": int(yosys),
+        "yosys_dir": os.fspath(yosys_dir) if yosys_dir else ("explore-yosys" if yosys else ""),
+        "marks": list(marks or []),
+        "progress": bool(progress),
+    }
+    if executor == "local":
+        evaluator = None
+    elif executor == "ray":
+        evaluator = _ray_evaluator(options, ray_address, ray_tasks)
+    else:
+        raise ValueError(f"executor must be 'local' or 'ray', got {executor!r}")
+    document, csv, svg = _core.explore(json.dumps(options), evaluator)
+    return Exploration(json.loads(document), csv, svg)
+
+
+def _base_spec(base: Union[str, Config], cache: Optional[str]) -> str:
+    if not isinstance(base, Config):
+        return os.fspath(base)
+    import tempfile
+
+    directory = os.path.dirname(os.fspath(cache)) if cache else tempfile.mkdtemp(prefix="vdla-explore-")
+    path = os.path.join(directory or ".", f"{base.name}.json")
+    base.save(path)
+    return path
+
+
+def _ray_evaluator(options: Dict[str, Any], address: Optional[str], tasks: Optional[int]):
+    ray = _ray.ensure_connected(address)
+    worker_options = dict(options, progress=False, confirm=0, yosys=0)
+    options_json = json.dumps(worker_options)
+    remote = ray.remote(_ray.evaluate_points_task)
+
+    def evaluate(points_json: str, part: str) -> str:
+        points = json.loads(points_json)
+        slices = _ray.chunks(points, tasks or 2 * _ray.cluster_cpus(ray))
+        futures = [remote.remote(options_json, s, part) for s in slices]
+        results: List[Any] = []
+        for r in ray.get(futures):
+            results.extend(r)
+        return json.dumps(results)
+
+    return evaluate
