@@ -93,6 +93,16 @@ nlohmann::json confirmationJson(const explore::Confirmation& c) {
   return j;
 }
 
+explore::Confirmation confirmationFromJson(const nlohmann::json& j) {
+  explore::Confirmation c;
+  c.seconds = j.at("seconds").get<double>();
+  for (const auto& n : j.at("networks"))
+    c.networks.push_back({n.at("network").get<std::string>(), n.at("measured_cycles").get<double>(),
+                          n.at("estimated_cycles").get<double>(), n.at("measured_ms").get<double>(),
+                          n.at("cost_model_error").get<double>()});
+  return c;
+}
+
 ExploreResult runExplore(const ExploreOptions& options) {
   if (options.confirm < 0) throw Error("explore: confirm takes a number of points, got " + std::to_string(options.confirm));
   if (options.yosys < 0) throw Error("explore: yosys takes a number of points, got " + std::to_string(options.yosys));
@@ -132,18 +142,36 @@ ExploreResult runExplore(const ExploreOptions& options) {
   std::sort(by_speed.begin(), by_speed.end(),
             [&](size_t a, size_t b) { return out.results[a].latency_ms < out.results[b].latency_ms; });
   const size_t n_confirm = std::min<size_t>(size_t(options.confirm), by_speed.size());
-  for (size_t k = 0; k < n_confirm; ++k) {
-    const size_t i = by_speed[k];
-    say(options, "confirming " + out.results[i].point.config.name + " on the cycle-accurate simulator (" +
-                     std::to_string(k + 1) + "/" + std::to_string(n_confirm) + ")...");
-    out.confirmed[i] = explore::confirmOnDevice(out.results[i].point, out.networks, "cycle");
-  }
   const size_t n_yosys = std::min<size_t>(size_t(options.yosys), by_speed.size());
-  for (size_t k = 0; k < n_yosys; ++k) {
-    const size_t i = by_speed[k];
-    say(options, "synthesising " + out.results[i].point.config.name + " with yosys (" + std::to_string(k + 1) + "/" +
-                     std::to_string(n_yosys) + ")...");
-    out.synthesised[i] = synthesiseWithYosys(out.results[i].point.config, options.yosys_dir, !options.progress);
+  if (options.confirm_points && n_confirm > 0) {
+    say(options, "confirming " + std::to_string(n_confirm) + " points on the cycle-accurate simulator...");
+    std::vector<explore::DesignPoint> points;
+    for (size_t k = 0; k < n_confirm; ++k) points.push_back(out.results[by_speed[k]].point);
+    const std::vector<explore::Confirmation> c = options.confirm_points(points, out.networks);
+    if (c.size() != points.size()) throw Error("explore: the confirmer answered for a different number of points");
+    for (size_t k = 0; k < n_confirm; ++k) out.confirmed[by_speed[k]] = c[k];
+  } else {
+    for (size_t k = 0; k < n_confirm; ++k) {
+      const size_t i = by_speed[k];
+      say(options, "confirming " + out.results[i].point.config.name + " on the cycle-accurate simulator (" +
+                       std::to_string(k + 1) + "/" + std::to_string(n_confirm) + ")...");
+      out.confirmed[i] = explore::confirmOnDevice(out.results[i].point, out.networks, "cycle");
+    }
+  }
+  if (options.synthesise_configs && n_yosys > 0) {
+    say(options, "synthesising " + std::to_string(n_yosys) + " points with yosys...");
+    std::vector<hw::HwConfig> configs;
+    for (size_t k = 0; k < n_yosys; ++k) configs.push_back(out.results[by_speed[k]].point.config);
+    const std::vector<nlohmann::json> y = options.synthesise_configs(configs, options.yosys_dir);
+    if (y.size() != configs.size()) throw Error("explore: the synthesiser answered for a different number of configs");
+    for (size_t k = 0; k < n_yosys; ++k) out.synthesised[by_speed[k]] = y[k];
+  } else {
+    for (size_t k = 0; k < n_yosys; ++k) {
+      const size_t i = by_speed[k];
+      say(options, "synthesising " + out.results[i].point.config.name + " with yosys (" + std::to_string(k + 1) + "/" +
+                       std::to_string(n_yosys) + ")...");
+      out.synthesised[i] = synthesiseWithYosys(out.results[i].point.config, options.yosys_dir, !options.progress);
+    }
   }
 
   // Reference configs: the shipped ones on the same device, as shipped.

@@ -108,9 +108,65 @@ void bindStudies(nb::module_& m) {
       nb::arg("points_json"), nb::arg("workloads"), nb::arg("part"),
       "Evaluates design points (JSON list of {config, latency_hiding}) with the cost and resource models.");
   m.def(
+      "confirm_points",
+      [](const std::string& points_json, const Workloads& workloads) {
+        const nlohmann::json points = nlohmann::json::parse(points_json);
+        nlohmann::json results = nlohmann::json::array();
+        nb::gil_scoped_release release;
+        for (const auto& p : points)
+          results.push_back(api::confirmationJson(explore::confirmOnDevice(pointFromJson(p), workloads.networks, "cycle")));
+        return results.dump();
+      },
+      nb::arg("points_json"), nb::arg("workloads"),
+      "Runs design points' networks on the cycle-accurate simulator against the cost model (JSON per point).");
+  m.def(
+      "synthesise_configs",
+      [](const std::string& configs_json, const std::string& directory) {
+        const nlohmann::json configs = nlohmann::json::parse(configs_json);
+        nlohmann::json results = nlohmann::json::array();
+        nb::gil_scoped_release release;
+        for (const auto& c : configs)
+          results.push_back(api::synthesiseWithYosys(hw::parseConfig(c.dump(), "design point"), directory, true));
+        return results.dump();
+      },
+      nb::arg("configs_json"), nb::arg("directory"),
+      "Synthesises configs with yosys (scripts/hw/resources.sh); what yosys counted, as JSON per config.");
+  m.def(
       "explore",
-      [](const std::string& options_json, std::optional<nb::callable> evaluator) {
+      [](const std::string& options_json, std::optional<nb::callable> evaluator, std::optional<nb::callable> confirmer,
+         std::optional<nb::callable> synthesiser) {
         api::ExploreOptions o = exploreOptionsFromJson(nlohmann::json::parse(options_json));
+        if (confirmer) {
+          nb::callable fn = *confirmer;
+          o.confirm_points = [fn](const std::vector<explore::DesignPoint>& points,
+                                  const std::vector<explore::NetworkWorkload>&) {
+            nlohmann::json list = nlohmann::json::array();
+            for (const auto& p : points) list.push_back(pointJson(p));
+            std::string answer;
+            {
+              nb::gil_scoped_acquire acquire;
+              answer = nb::cast<std::string>(fn(list.dump()));
+            }
+            std::vector<explore::Confirmation> out;
+            for (const auto& c : nlohmann::json::parse(answer)) out.push_back(api::confirmationFromJson(c));
+            return out;
+          };
+        }
+        if (synthesiser) {
+          nb::callable fn = *synthesiser;
+          o.synthesise_configs = [fn](const std::vector<hw::HwConfig>& configs, const std::string& dir) {
+            nlohmann::json list = nlohmann::json::array();
+            for (const auto& c : configs) list.push_back(pointJson({c, true}).at("config"));
+            std::string answer;
+            {
+              nb::gil_scoped_acquire acquire;
+              answer = nb::cast<std::string>(fn(list.dump(), dir));
+            }
+            std::vector<nlohmann::json> out;
+            for (const auto& y : nlohmann::json::parse(answer)) out.push_back(y);
+            return out;
+          };
+        }
         if (evaluator) {
           nb::callable fn = *evaluator;
           o.evaluate = [fn](const std::vector<explore::DesignPoint>& points, const std::vector<explore::NetworkWorkload>&,
@@ -138,9 +194,11 @@ void bindStudies(nb::module_& m) {
         }
         return std::make_tuple(r.document.dump(), r.csv, r.svg);
       },
-      nb::arg("options_json"), nb::arg("evaluator").none(),
+      nb::arg("options_json"), nb::arg("evaluator").none() = nb::none(), nb::arg("confirmer").none() = nb::none(),
+      nb::arg("synthesiser").none() = nb::none(),
       "Explores a design space: (results JSON, CSV, SVG Pareto chart). `evaluator(points_json, part)` evaluates "
-      "points elsewhere (it returns their results as JSON); None sweeps on the local cores.");
+      "points elsewhere (their results as JSON), `confirmer(points_json)` runs the front's confirmations and "
+      "`synthesiser(configs_json, dir)` its yosys syntheses; None does that work here.");
 }
 
 }  // namespace vdla::python

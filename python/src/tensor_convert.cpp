@@ -1,6 +1,8 @@
 #include "tensor_convert.h"
 
+#include <cstdint>
 #include <cstring>
+#include <memory>
 
 #include "vdla/hw/error.h"
 
@@ -38,18 +40,19 @@ rt::DType dtypeOfArray(const InArray& array, const std::string& what) {
   const nb::dlpack::dtype d = array.dtype();
   for (rt::DType t : {rt::DType::F32, rt::DType::I8, rt::DType::U8, rt::DType::I32, rt::DType::I64, rt::DType::Bool})
     if (dlpackOf(t) == d) return t;
-  throw Error(what + ": arrays of this element type (dlpack code " + std::to_string(d.code) + ", " +
-              std::to_string(d.bits) + " bits) are not supported; use float32, int8, uint8, int32, int64 or bool");
+  const char* kinds[] = {"int", "uint", "float", "opaque", "bfloat", "complex", "bool"};
+  const std::string kind = d.code < 7 ? kinds[d.code] : "type code " + std::to_string(d.code);
+  throw Error(what + ": arrays of " + kind + std::to_string(d.bits) +
+              " are not supported; use float32, int8, uint8, int32, int64 or bool");
 }
 
 rt::Tensor tensorFromArray(const InArray& array, const std::string& what) {
   const rt::DType dtype = dtypeOfArray(array, what);
   rt::Shape shape;
   for (size_t i = 0; i < array.ndim(); ++i) shape.push_back(static_cast<int64_t>(array.shape(i)));
-  rt::Tensor tensor(dtype, shape);
+  const rt::TensorType type{dtype, shape, rt::Layout::RowMajor};
   const size_t elem = rt::dtypeSize(dtype);
   const auto* src = static_cast<const uint8_t*>(array.data());
-  auto* dst = static_cast<uint8_t*>(tensor.raw());
   // Element strides of a row-major array; anything else is copied element by element.
   bool contiguous = true;
   int64_t expect = 1;
@@ -57,6 +60,17 @@ rt::Tensor tensorFromArray(const InArray& array, const std::string& what) {
     if (array.shape(i) != 1 && array.stride(i) != expect) contiguous = false;
     expect *= static_cast<int64_t>(array.shape(i));
   }
+  if (contiguous && reinterpret_cast<uintptr_t>(src) % rt::Tensor::kViewAlignment == 0 && type.byteSize() > 0) {
+    // The view holds its own reference to the array, released with the GIL
+    // held whichever thread drops the tensor last.
+    std::shared_ptr<const void> owner(new InArray(array), [](const void* p) {
+      nb::gil_scoped_acquire gil;
+      delete static_cast<const InArray*>(p);
+    });
+    return rt::Tensor::view(type, const_cast<uint8_t*>(src), std::move(owner));
+  }
+  rt::Tensor tensor(type);
+  auto* dst = static_cast<uint8_t*>(tensor.raw());
   if (contiguous) {
     if (tensor.byteSize()) std::memcpy(dst, src, tensor.byteSize());
     return tensor;

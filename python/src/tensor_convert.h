@@ -1,7 +1,9 @@
 #pragma once
-// NumPy arrays in and out of the toolkit's tensors. Outputs are handed over
-// without a copy (the array owns the tensor's buffer); inputs are copied into
-// a tensor once, because the executor's tensors own their memory.
+// NumPy arrays in and out of the toolkit's tensors, without copies where the
+// layout allows: outputs are handed over (the array owns the tensor's
+// buffer); a row-major input aligned as the runtime's own buffers is viewed in
+// place (rt::Tensor::view, the tensor keeping the array alive), any other is
+// copied once.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
@@ -19,7 +21,9 @@ using NumpyArray = nb::ndarray<nb::numpy>;
 // for one the toolkit has no type for.
 rt::DType dtypeOfArray(const InArray& array, const std::string& what);
 
-// A C-contiguous copy of `array` as a tensor; `what` names it in errors.
+// `array` as a tensor: a view of its memory when it is row-major and aligned,
+// else a row-major copy; `what` names it in errors. The runtime only reads
+// its inputs, so a view of a read-only array is safe.
 rt::Tensor tensorFromArray(const InArray& array, const std::string& what);
 
 // The tensor as a NumPy array sharing its buffer.

@@ -29,7 +29,10 @@ def ensure_connected(address: Optional[str]) -> Any:
     """Ray, initialised: at `address` if given, else the running cluster or a new local one."""
     ray = ray_module()
     if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(include_dashboard=False, log_to_driver=False)
     return ray
 
 
@@ -49,13 +52,27 @@ def chunks(items: Sequence[Any], parts: int) -> List[List[Any]]:
     return out
 
 
-def evaluate_points_task(options_json: str, points: List[Any], part: str) -> List[Any]:
-    """Ray task body: design points evaluated on this worker."""
+def _prepared(options_json: str) -> Any:
     workloads = _workloads.get(options_json)
     if workloads is None:
         workloads = _core.prepare_networks(options_json)
         _workloads[options_json] = workloads
-    return json.loads(_core.evaluate_points(json.dumps(points), workloads, part))
+    return workloads
+
+
+def evaluate_points_task(options_json: str, points: List[Any], part: str) -> List[Any]:
+    """Ray task body: design points evaluated on this worker (cost and resource models)."""
+    return json.loads(_core.evaluate_points(json.dumps(points), _prepared(options_json), part))
+
+
+def confirm_point_task(options_json: str, point: Any) -> Any:
+    """Ray task body: one design point's networks run on this worker's cycle-accurate simulator."""
+    return json.loads(_core.confirm_points(json.dumps([point]), _prepared(options_json)))[0]
+
+
+def synthesise_task(config: Any, directory: str) -> Any:
+    """Ray task body: one design point's config synthesised with yosys on this worker."""
+    return json.loads(_core.synthesise_configs(json.dumps([config]), directory))[0]
 
 
 def evaluate_images_task(artifact_bytes: bytes, images: List[str], device: str, config: str, top: int) -> List[Any]:

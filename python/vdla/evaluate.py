@@ -99,6 +99,7 @@ def evaluate(model: Union[Artifact, Model, str], images: Union[str, "os.PathLike
         files = [os.fspath(p) for p in images]
     if not files:
         raise _core.Error("evaluate: no images given")
+    files = [os.path.abspath(f) for f in files]  # Ray workers run in other working directories
     if labels is not None and len(labels) != len(files):
         raise _core.Error(f"evaluate: {len(labels)} labels for {len(files)} images")
     names = _class_names(classes)

@@ -84,7 +84,8 @@ def explore(networks: Union[str, Sequence[str]] = ("resnet18",), space: Optional
         evaluating them with the same C++ function; connects to
         ``ray_address`` or the running cluster, else starts a local one).
     confirm / yosys: the N fastest points of the front run on the
-        cycle-accurate simulator / synthesised with yosys (on this machine).
+        cycle-accurate simulator / synthesised with yosys (one after another
+        here; with executor "ray", one Ray task each).
     """
     if isinstance(networks, (str, os.PathLike)):
         networks = [networks]
@@ -107,12 +108,12 @@ def explore(networks: Union[str, Sequence[str]] = ("resnet18",), space: Optional
         "progress": bool(progress),
     }
     if executor == "local":
-        evaluator = None
+        executors = (None, None, None)
     elif executor == "ray":
-        evaluator = _ray_evaluator(options, ray_address, ray_tasks)
+        executors = _ray_executors(options, ray_address, ray_tasks)
     else:
         raise ValueError(f"executor must be 'local' or 'ray', got {executor!r}")
-    document, csv, svg = _core.explore(json.dumps(options), evaluator)
+    document, csv, svg = _core.explore(json.dumps(options), *executors)
     return Exploration(json.loads(document), csv, svg)
 
 
@@ -127,19 +128,31 @@ def _base_spec(base: Union[str, Config], cache: Optional[str]) -> str:
     return path
 
 
-def _ray_evaluator(options: Dict[str, Any], address: Optional[str], tasks: Optional[int]):
+def _ray_executors(options: Dict[str, Any], address: Optional[str], tasks: Optional[int]):
+    """The three kinds of work of an exploration as Ray tasks: the points (a
+    task per slice), the front's cycle-accurate confirmations and its yosys
+    syntheses (a task per point, each asking for one CPU)."""
     ray = _ray.ensure_connected(address)
     worker_options = dict(options, progress=False, confirm=0, yosys=0)
     options_json = json.dumps(worker_options)
-    remote = ray.remote(_ray.evaluate_points_task)
+    evaluate_remote = ray.remote(_ray.evaluate_points_task)
+    confirm_remote = ray.remote(_ray.confirm_point_task)
+    synthesise_remote = ray.remote(_ray.synthesise_task)
 
     def evaluate(points_json: str, part: str) -> str:
         points = json.loads(points_json)
         slices = _ray.chunks(points, tasks or 2 * _ray.cluster_cpus(ray))
-        futures = [remote.remote(options_json, s, part) for s in slices]
         results: List[Any] = []
-        for r in ray.get(futures):
+        for r in ray.get([evaluate_remote.remote(options_json, s, part) for s in slices]):
             results.extend(r)
         return json.dumps(results)
 
-    return evaluate
+    def confirm(points_json: str) -> str:
+        points = json.loads(points_json)
+        return json.dumps(ray.get([confirm_remote.remote(options_json, p) for p in points]))
+
+    def synthesise(configs_json: str, directory: str) -> str:
+        configs = json.loads(configs_json)
+        return json.dumps(ray.get([synthesise_remote.remote(c, directory) for c in configs]))
+
+    return evaluate, confirm, synthesise

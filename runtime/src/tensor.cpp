@@ -1,5 +1,6 @@
 #include "vdla/runtime/tensor.h"
 
+#include <cstdint>
 #include <cstring>
 #include <sstream>
 
@@ -74,6 +75,19 @@ std::string TensorType::toString() const { return std::string(dtypeName(dtype)) 
 Tensor::Tensor(TensorType type) : type_(std::move(type)) {
   buffer_ = std::make_shared<Bytes>();
   buffer_->words.assign((type_.byteSize() + 7) / 8, 0);
+}
+
+Tensor Tensor::view(TensorType type, void* data, std::shared_ptr<const void> owner) {
+  if (reinterpret_cast<uintptr_t>(data) % kViewAlignment != 0)
+    throw std::invalid_argument("Tensor::view: data of " + type.toString() + " is not aligned to " +
+                                std::to_string(kViewAlignment) + " bytes");
+  if (!data && type.byteSize() != 0) throw std::invalid_argument("Tensor::view: no data for " + type.toString());
+  Tensor t;
+  t.type_ = std::move(type);
+  t.buffer_ = std::make_shared<Bytes>();
+  t.buffer_->external = static_cast<uint8_t*>(data);
+  t.buffer_->owner = std::move(owner);
+  return t;
 }
 
 int64_t Tensor::dim(int64_t i) const {

@@ -48,5 +48,32 @@ TEST(Attributes, TypedGettersNameTheAttribute) {
   EXPECT_THROW(m.getInts("nope"), std::invalid_argument);
 }
 
+TEST(Tensor, ViewSharesMemoryAndKeepsItsOwnerAlive) {
+  auto owner = std::make_shared<std::vector<float>>(std::vector<float>{1, 2, 3, 4, 5, 6});
+  std::weak_ptr<std::vector<float>> watch = owner;
+  Tensor copy;
+  {
+    Tensor t = Tensor::view({DType::F32, {2, 3}}, owner->data(), owner);
+    owner.reset();
+    EXPECT_FALSE(watch.expired());
+    EXPECT_EQ(t.data<float>()[4], 5.0f);
+    watch.lock()->at(4) = 50.0f;  // the view sees the owner's memory, not a copy
+    EXPECT_EQ(t.data<float>()[4], 50.0f);
+    copy = t.reshaped({6});
+  }
+  EXPECT_FALSE(watch.expired());  // the reshaped copy still holds it
+  EXPECT_EQ(copy.data<float>()[4], 50.0f);
+  const Tensor deep = copy.clone();
+  copy = Tensor();
+  EXPECT_TRUE(watch.expired());
+  EXPECT_EQ(deep.data<float>()[4], 50.0f);
+}
+
+TEST(Tensor, ViewRefusesMisalignedData) {
+  alignas(16) static float data[8] = {};
+  EXPECT_THROW(Tensor::view({DType::F32, {2}}, reinterpret_cast<char*>(data) + 4, nullptr), std::invalid_argument);
+  EXPECT_NO_THROW(Tensor::view({DType::F32, {2}}, data, nullptr));
+}
+
 }  // namespace
 }  // namespace vdla::rt

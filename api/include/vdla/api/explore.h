@@ -23,10 +23,16 @@
 
 namespace vdla::api {
 
-// Evaluates points for the networks; results in the order of the points.
+// Other executors for the three kinds of work (results in the order asked):
+// the points (cost and resource models), the front's confirmations on the
+// cycle-accurate simulator, and its yosys syntheses into a directory.
 using PointEvaluator = std::function<std::vector<explore::PointResult>(
     const std::vector<explore::DesignPoint>& points, const std::vector<explore::NetworkWorkload>& networks,
     const explore::FpgaPart& part)>;
+using PointConfirmer = std::function<std::vector<explore::Confirmation>(
+    const std::vector<explore::DesignPoint>& points, const std::vector<explore::NetworkWorkload>& networks)>;
+using ConfigSynthesiser =
+    std::function<std::vector<nlohmann::json>(const std::vector<hw::HwConfig>& configs, const std::string& dir)>;
 
 struct ExploreOptions {
   explore::DesignSpace space;
@@ -40,8 +46,11 @@ struct ExploreOptions {
   std::optional<double> clock_cap_mhz;  // default: the vendor DPU's clock on the part
   // The local sweep's threads and cache (SweepOptions::cache_path, "" : none).
   explore::SweepOptions sweep;
-  // Another executor for the points (empty: the local sweep).
+  // Other executors (empty: the local sweep; confirmations and syntheses one
+  // after another here).
   PointEvaluator evaluate;
+  PointConfirmer confirm_points;
+  ConfigSynthesiser synthesise_configs;
   int confirm = 0;   // front points, fastest first, confirmed on the cycle simulator
   int yosys = 0;     // front points synthesised with yosys
   std::string yosys_dir;  // where their configs and reports go (required with yosys > 0)
@@ -80,7 +89,8 @@ std::vector<explore::NetworkWorkload> prepareNetworks(const ExploreOptions& opti
 // error.
 nlohmann::json synthesiseWithYosys(const hw::HwConfig& cfg, const std::string& dir, bool quiet);
 
-// The JSON of a confirmation on the cycle simulator.
+// The JSON of a confirmation on the cycle simulator, and back.
 nlohmann::json confirmationJson(const explore::Confirmation& confirmation);
+explore::Confirmation confirmationFromJson(const nlohmann::json& j);
 
 }  // namespace vdla::api

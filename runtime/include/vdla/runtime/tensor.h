@@ -77,6 +77,12 @@ class Tensor {
   static Tensor scalar(T value) {
     return fromVector<T>({}, {value});
   }
+  // A tensor over memory it does not own (a NumPy array's, say): `owner`
+  // keeps the memory alive as long as any copy of the tensor. The data must
+  // be row-major and aligned to kViewAlignment, as the tensors' own buffers
+  // are; throws std::invalid_argument otherwise.
+  static constexpr size_t kViewAlignment = 16;
+  static Tensor view(TensorType type, void* data, std::shared_ptr<const void> owner);
 
   const TensorType& type() const { return type_; }
   DType dtype() const { return type_.dtype; }
@@ -120,11 +126,14 @@ class Tensor {
   void checkType(DType want) const;
 
   TensorType type_;
-  // Stored as 64-bit words so that every element type is aligned.
+  // Stored as 64-bit words so that every element type is aligned; or, for a
+  // view, memory kept alive by `owner`.
   struct Bytes {
     std::vector<uint64_t> words;
-    uint8_t* data() { return reinterpret_cast<uint8_t*>(words.data()); }
-    const uint8_t* data() const { return reinterpret_cast<const uint8_t*>(words.data()); }
+    uint8_t* external = nullptr;
+    std::shared_ptr<const void> owner;
+    uint8_t* data() { return external ? external : reinterpret_cast<uint8_t*>(words.data()); }
+    const uint8_t* data() const { return external ? external : reinterpret_cast<const uint8_t*>(words.data()); }
   };
   std::shared_ptr<Bytes> buffer_;
 };
