@@ -28,6 +28,11 @@ def ray_module():
 def ensure_connected(address: Optional[str]) -> Any:
     """Ray, initialised: at `address` if given, else the running cluster or a new local one."""
     ray = ray_module()
+    if ray.is_initialized() and address:
+        current = ray.get_runtime_context().gcs_address
+        if current != address:
+            raise _core.Error(f"Ray is already connected to {current}; cannot use ray_address={address!r} too "
+                              "(ray.shutdown() first)")
     if not ray.is_initialized():
         if address:
             ray.init(address=address, log_to_driver=False)

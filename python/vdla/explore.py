@@ -91,19 +91,22 @@ def explore(networks: Union[str, Sequence[str]] = ("resnet18",), space: Optional
         networks = [networks]
     space_doc: Dict[str, Any] = dict(space or {})
     if base is not None:
-        space_doc["base"] = _base_spec(base, cache)
+        space_doc["base"] = _base_spec(base)
+    elif isinstance(space_doc.get("base"), str) and os.path.exists(space_doc["base"]):
+        space_doc["base"] = os.path.abspath(space_doc["base"])
     options: Dict[str, Any] = {
         "space": space_doc,
-        "networks": [os.fspath(n) for n in networks],
+        # Files as absolute paths: Ray workers run in other directories.
+        "networks": [os.path.abspath(os.fspath(n)) if os.path.exists(n) else os.fspath(n) for n in networks],
         "model_options": {k: v for k, v in (("batch", batch), ("image_size", image_size), ("seed", seed))
                           if v is not None},
         "compile_options": {"allow_im2col": bool(allow_im2col), "strip_qdq": bool(strip_qdq)},
         "clock_cap_mhz": clock_cap_mhz,
         "threads": int(threads),
-        "cache": os.fspath(cache) if cache else "",
+        "cache": os.path.abspath(os.fspath(cache)) if cache else "",
         "confirm": int(confirm),
         "yosys": int(yosys),
-        "yosys_dir": os.fspath(yosys_dir) if yosys_dir else ("explore-yosys" if yosys else ""),
+        "yosys_dir": os.path.abspath(os.fspath(yosys_dir) if yosys_dir else "explore-yosys") if yosys else "",
         "marks": list(marks or []),
         "progress": bool(progress),
     }
@@ -117,14 +120,19 @@ def explore(networks: Union[str, Sequence[str]] = ("resnet18",), space: Optional
     return Exploration(json.loads(document), csv, svg)
 
 
-def _base_spec(base: Union[str, Config], cache: Optional[str]) -> str:
+def _base_spec(base: Union[str, Config, "os.PathLike[str]"]) -> str:
+    """A base config as the native module takes it: a shipped name or an absolute file path (a
+    :class:`Config` is written once per hash into the temporary directory)."""
     if not isinstance(base, Config):
-        return os.fspath(base)
+        path = os.fspath(base)
+        return os.path.abspath(path) if os.path.exists(path) else path
     import tempfile
 
-    directory = os.path.dirname(os.fspath(cache)) if cache else tempfile.mkdtemp(prefix="vdla-explore-")
-    path = os.path.join(directory or ".", f"{base.name}.json")
-    base.save(path)
+    directory = os.path.join(tempfile.gettempdir(), "vdla-configs")
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, f"{base.name}-{base.hash}.json")
+    if not os.path.exists(path):
+        base.save(path)
     return path
 
 

@@ -151,7 +151,8 @@ def load_artifact(path: PathLike) -> Artifact:
 def _as_model(model: Union[PathLike, Model]) -> Model:
     loaded = load(model)
     if isinstance(loaded, Artifact):
-        raise _core.Error(f"{model}: is a compiled artifact; this needs a model")
+        what = os.fspath(model) if isinstance(model, (str, os.PathLike)) else "this artifact"
+        raise _core.Error(f"{what}: is a compiled artifact; this needs a model (an ONNX file or a zoo name)")
     return loaded
 
 
