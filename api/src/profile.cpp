@@ -53,6 +53,7 @@ ProfileResult profileNetwork(ir::Graph& graph, const hw::HwConfig& cfg, CompileO
       options.progress("running " + options.model_name + " with latency hiding " + mode + " on " + options.device + "...");
     std::vector<rt::Tensor> outputs = executor->run({input});
     if (options.on_mode_run) options.on_mode_run(mode, executor->profile());
+    report.host_work[mode] = hostWork(artifact, executor->profile(), cfg);
     if (k == 0) {
       result.outputs = std::move(outputs);
     } else {

@@ -96,6 +96,10 @@ std::string profileTable(const ProfileReport& r) {
     if (on.cycles > 0 && off.cycles > 0)
       o << "speed-up from latency hiding: " << fmt("%.2f", off.cycles / on.cycles) << "x\n";
   }
+  if (!r.modes.empty() && r.host_work.count(r.modes.front())) {
+    o << "latency hiding " << r.modes.front() << ", ";
+    o << hostWorkText(r.host_work.at(r.modes.front()));
+  }
   return o.str();
 }
 
@@ -133,6 +137,7 @@ nlohmann::json profileJson(const ProfileReport& r) {
     const Totals on = totals(r, "on"), off = totals(r, "off");
     if (on.cycles > 0) j["speedup_from_latency_hiding"] = off.cycles / on.cycles;
   }
+  for (const auto& [mode, work] : r.host_work) j["host_work_latency_hiding_" + mode] = hostWorkJson(work);
   return j;
 }
 

@@ -68,6 +68,10 @@ class Session {
         s["host_before_seconds"] = p.host_before_seconds;
         s["device_seconds"] = p.device_seconds;
         s["host_after_seconds"] = p.host_after_seconds;
+        s["host_transformed_bytes"] = p.host_transformed_bytes;
+        s["host_uploaded_bytes"] = p.host_uploaded_bytes;
+        s["host_downloaded_bytes"] = p.host_downloaded_bytes;
+        s["device_kept_bytes"] = p.device_kept_bytes;
         if (p.device_stats.has_cycle_counters) {
           s["cycles"] = p.device_stats.cycles;
           s["gemm_cycles"] = p.device_stats.cycle_counters.gemm_uop_cycles;

@@ -45,6 +45,12 @@ class Profile:
         return {mode: self.report["total_latency_hiding_" + mode] for mode in self.report["modes"]}
 
     @property
+    def host_work(self) -> Dict[str, Dict[str, Any]]:
+        """Per mode: the host's share of the run (bytes it transformed, uploaded and downloaded for the
+        offloaded layers, its CPU steps, the accelerator's time at the config's clock)."""
+        return {mode: self.report["host_work_latency_hiding_" + mode] for mode in self.report["modes"]}
+
+    @property
     def speedup_from_latency_hiding(self) -> Optional[float]:
         return self.report.get("speedup_from_latency_hiding")
 

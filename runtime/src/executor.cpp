@@ -90,7 +90,8 @@ void Executor::prepare(const KernelRegistry& registry) {
                           "' offloads steps to the accelerator, but this runtime was built without it "
                           "(VDLA_RUNTIME_ACCEL=OFF)");
 #else
-      session_ = std::make_unique<accel::DeviceSession>(artifact_, *options_.device);
+      session_ = std::make_unique<accel::DeviceSession>(artifact_, *options_.device, std::chrono::minutes(10),
+                                                        options_.device_outputs_to_host);
       device_registry_ = registry;
       session_->registerKernels(device_registry_);
       kernels = &device_registry_;
@@ -264,6 +265,10 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
         profile_.back().host_before_seconds = run.host_before_seconds;
         profile_.back().device_seconds = run.run_seconds;
         profile_.back().host_after_seconds = run.host_after_seconds;
+        profile_.back().host_transformed_bytes = run.transformed_bytes;
+        profile_.back().host_uploaded_bytes = run.uploaded_bytes;
+        profile_.back().host_downloaded_bytes = run.downloaded_bytes;
+        profile_.back().device_kept_bytes = run.kept_bytes;
       }
 #endif
     }

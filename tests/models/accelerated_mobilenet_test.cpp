@@ -103,6 +103,7 @@ TEST(AcceleratedMobileNetV2, OwnQuantisationMatchesOnnxruntime) {
   auto device = driver::createDevice("fsim", hw::loadConfig("pynq"));
   rt::ExecutorOptions eopts;
   eopts.device = device.get();
+  eopts.device_outputs_to_host = true;  // every layer's output to the host, for the per-layer check
   size_t compared = 0;
   eopts.on_step = [&](size_t, const rt::ArtifactStep& step, const std::vector<rt::Tensor*>& outs) {
     if (step.kernel != "vdla.conv") return;

@@ -47,6 +47,23 @@ def test_latency_hiding_speeds_up(fsim_profile):
         assert 0 < totals[mode]["gemm_utilisation"] <= 1
 
 
+def test_host_work(fsim_profile):
+    """The host's share: inputs from CPU steps go up, outputs CPU steps read come down, the rest stays on the device."""
+    work = fsim_profile.host_work
+    assert set(work) == {"on", "off"}
+    w = work["on"]
+    assert w["offloaded_steps"] == 21
+    assert w["input_bytes"] == 3 * SMALL * SMALL * 4 and w["output_bytes"] == 1000 * 4
+    # Downloads: the stem (before max pooling), the last block (before average pooling), the classifier.
+    last_block = 512 * (SMALL // 32) ** 2
+    classifier = 1008  # 1000 channels in blocks of 16
+    assert w["downloaded_bytes"] == 64 * (SMALL // 2) ** 2 + last_block + classifier
+    assert w["transformed_bytes"] > 0  # the stem's im2col
+    assert any("maxpool" in c["name"] for c in w["cpu_steps"]), [c["name"] for c in w["cpu_steps"]]
+    assert w["accelerator_cycles"] == 0  # fsim has no clock
+    assert "host work per inference" in fsim_profile.table
+
+
 def test_layers(fsim_profile):
     p = fsim_profile
     layers = p.report["layers"]

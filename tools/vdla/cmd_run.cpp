@@ -17,6 +17,7 @@
 #include "accel_options.h"
 #include "cuda_options.h"
 #include "model_loading.h"
+#include "vdla/api/host_work.h"
 #include "run_timeline.h"
 #include "vdla/compiler/compile.h"
 #include "vdla/hw/error.h"
@@ -97,7 +98,10 @@ int runCommand(const std::vector<std::string>& args) {
       "save-outputs", po::value<std::string>(), "write every model output to DIR/<output name>.npy")(
       "labels", po::value<std::string>(), "class names, one per line (default: print class indices)")(
       "top", po::value<int>()->default_value(5), "number of classes to print per image")(
-      "profile", "time every step")("json", "print the report as JSON")(
+      "profile", "time every step, and report the host's work per inference")("json", "print the report as JSON")(
+      "layer-outputs-to-host",
+      "target vdla: bring every offloaded layer's output back to the host (for per-layer checks; by default "
+      "outputs only offloaded layers read stay in device memory)")(
       "target", po::value<std::string>()->default_value("ref"), "target to compile a model for (ref|vdla|llvm|cuda)");
   addConfigOption(options);
   addDeviceOption(options);
@@ -145,6 +149,7 @@ int runCommand(const std::vector<std::string>& args) {
   rt::ExecutorOptions eopts;
   const bool show_profile = vm.count("profile") != 0;
   eopts.profile = show_profile || vm.count("trace") != 0;  // the timeline is made of step profiles
+  eopts.device_outputs_to_host = vm.count("layer-outputs-to-host") != 0;
   hw::HwConfig device_cfg;
   std::unique_ptr<driver::Device> accelerator;
   std::string device = artifact.target == "llvm" ? "host CPU (generated code)" : "host CPU (reference kernels)";
@@ -358,6 +363,11 @@ int runCommand(const std::vector<std::string>& args) {
       text.unsetf(std::ios::floatfield);
     }
     j["profile"] = {{"steps", steps}, {"kernels", per_kernel}, {"total_seconds", total}};
+    if (rt::targetNeedsDevice(artifact.target)) {
+      const api::HostWork work = api::hostWork(artifact, first_run, device_cfg);
+      text << api::hostWorkText(work);
+      j["host_work"] = api::hostWorkJson(work);
+    }
   }
   if (json)
     std::cout << j.dump(2) << "\n";

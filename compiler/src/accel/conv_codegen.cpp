@@ -85,8 +85,18 @@ std::vector<uint8_t> packWeights(const ConvLayer& L, const hw::HwConfig& cfg) {
   return out;
 }
 
+ArenaPlacement standalonePlacement(const ConvLayer& L, const hw::HwConfig& cfg) {
+  const rt::accel::PackedGeometry xg = rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_in);
+  const rt::accel::PackedGeometry yg = rt::accel::packedGeometry({L.n, L.o, L.oh, L.ow}, cfg.batch, cfg.block_out);
+  ArenaPlacement p;
+  p.x_offset = 0;
+  p.r_offset = static_cast<int64_t>(alignUp(static_cast<uint64_t>(xg.bytes()), kArenaAlign));
+  p.y_offset = p.r_offset + (L.residual ? static_cast<int64_t>(alignUp(static_cast<uint64_t>(yg.bytes()), kArenaAlign)) : 0);
+  return p;
+}
+
 ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const hw::HwConfig& cfg,
-                                uint64_t constants_offset) {
+                                uint64_t constants_offset, const ArenaPlacement& placement) {
   if (constants_offset % kRegionAlign) throw std::invalid_argument("constants offset must be 4 KiB aligned");
   ConvProgram out;
   out.plan = plan;
@@ -121,10 +131,15 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
   // ---- activation arena: X (block_in) | R (block_out) | Y (block_out)
   const rt::accel::PackedGeometry xg = rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_in);
   const rt::accel::PackedGeometry yg = rt::accel::packedGeometry({L.n, L.o, L.oh, L.ow}, cfg.batch, cfg.block_out);
-  out.x_offset = 0;
-  out.r_offset = static_cast<int64_t>(alignUp(static_cast<uint64_t>(xg.bytes()), kRegionAlign));
-  out.y_offset = out.r_offset + (L.residual ? static_cast<int64_t>(alignUp(static_cast<uint64_t>(yg.bytes()), kRegionAlign)) : 0);
-  out.io_bytes = out.y_offset + yg.bytes();
+  for (int64_t offset : {placement.x_offset, placement.r_offset, placement.y_offset})
+    if (offset < 0 || uint64_t(offset) % kArenaAlign)
+      throw std::invalid_argument("layer '" + L.name + "': arena offset " + std::to_string(offset) +
+                                  " is not a multiple of " + std::to_string(kArenaAlign));
+  out.x_offset = placement.x_offset;
+  out.r_offset = placement.r_offset;
+  out.y_offset = placement.y_offset;
+  out.io_bytes = std::max(out.x_offset + xg.bytes(), out.y_offset + yg.bytes());
+  if (L.residual) out.io_bytes = std::max(out.io_bytes, out.r_offset + yg.bytes());
   const uint32_t inp_entry = cfg.entryBytes(Memory::Input), out_entry = cfg.entryBytes(Memory::Output);
   const uint64_t x_base = static_cast<uint64_t>(out.x_offset) / inp_entry;
   const uint64_t r_base = static_cast<uint64_t>(out.r_offset) / out_entry;

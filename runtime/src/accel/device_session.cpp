@@ -42,8 +42,9 @@ InputTransform transformFromAttrs(const AttributeMap& attrs) {
 
 }  // namespace
 
-DeviceSession::DeviceSession(const Artifact& artifact, driver::Device& device, std::chrono::milliseconds timeout)
-    : device_(device), timeout_(timeout) {
+DeviceSession::DeviceSession(const Artifact& artifact, driver::Device& device, std::chrono::milliseconds timeout,
+                             bool all_outputs_to_host)
+    : device_(device), timeout_(timeout), all_outputs_to_host_(all_outputs_to_host) {
   const hw::HwConfig& cfg = device.config();
   checkArtifactDevice(artifact, cfg, "artifact '" + artifact.model_name + "'");
   try {
@@ -92,9 +93,10 @@ void DeviceSession::runConv(const KernelArgs& args) {
   if (program < 0 || program >= static_cast<int64_t>(module_.programs.size()))
     throw KernelError("program " + std::to_string(program) + " is not in the artifact");
 
-  // Inputs: X, then the residual when present.
+  // Inputs: X, then the residual when present; each from the host unless an
+  // earlier layer left it in the arena.
+  LayerRun run;
   const InputTransform transform = transformFromAttrs(attrs);
-  const Tensor x = transform.identity() ? args.input(0) : applyInputTransform(args.input(0), transform);
   auto upload = [&](const Tensor& t, int64_t block, int64_t offset) {
     const PackedGeometry g = packedGeometry(t.shape(), cfg.batch, block);
     if (offset < 0 || uint64_t(offset + g.bytes()) > module_.io_bytes)
@@ -103,9 +105,27 @@ void DeviceSession::runConv(const KernelArgs& args) {
     staging_.resize(static_cast<size_t>(g.bytes()));
     packActivation(t, g, staging_.data());
     device_.write(io_, static_cast<uint64_t>(offset), staging_.data(), staging_.size());
+    run.uploaded_bytes += staging_.size();
   };
-  upload(x, cfg.block_in, attrs.getInt("x_offset"));
-  if (attrs.getInt("has_residual", 0)) upload(args.input(1), cfg.block_out, attrs.getInt("r_offset"));
+  if (!attrs.getInt("x_resident", 0)) {
+    if (transform.identity()) {
+      upload(args.input(0), cfg.block_in, attrs.getInt("x_offset"));
+    } else {
+      const Tensor x = applyInputTransform(args.input(0), transform);
+      run.transformed_bytes += x.byteSize();
+      upload(x, cfg.block_in, attrs.getInt("x_offset"));
+    }
+  } else if (!transform.identity()) {
+    throw KernelError("an input the host must transform cannot be resident on the device");
+  } else {
+    run.kept_bytes += uint64_t(packedGeometry(args.input(0).shape(), cfg.batch, cfg.block_in).bytes());
+  }
+  if (attrs.getInt("has_residual", 0)) {
+    if (!attrs.getInt("r_resident", 0))
+      upload(args.input(1), cfg.block_out, attrs.getInt("r_offset"));
+    else
+      run.kept_bytes += uint64_t(packedGeometry(args.input(1).shape(), cfg.batch, cfg.block_out).bytes());
+  }
 
   const DeviceProgram& p = module_.programs[static_cast<size_t>(program)];
   const Clock::time_point t1 = Clock::now();
@@ -119,11 +139,23 @@ void DeviceSession::runConv(const KernelArgs& args) {
   const int64_t y_offset = attrs.getInt("y_offset");
   if (y_offset < 0 || uint64_t(y_offset + g.bytes()) > module_.io_bytes)
     throw KernelError("output is outside the activation arena");
-  staging_.resize(static_cast<size_t>(g.bytes()));
-  device_.read(io_, static_cast<uint64_t>(y_offset), staging_.data(), staging_.size());
-  unpackActivation(staging_.data(), g, y);
+  // An output only offloaded layers read stays in the arena; its host tensor
+  // is left as it is (all_outputs_to_host brings it back for checks).
+  if (attrs.getInt("y_to_host", 1) || all_outputs_to_host_) {
+    staging_.resize(static_cast<size_t>(g.bytes()));
+    device_.read(io_, static_cast<uint64_t>(y_offset), staging_.data(), staging_.size());
+    unpackActivation(staging_.data(), g, y);
+    run.downloaded_bytes += staging_.size();
+  } else {
+    run.kept_bytes += uint64_t(g.bytes());
+  }
   auto seconds = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
-  runs_.push_back({p.name, std::move(r), seconds(t0, t1), seconds(t1, t2), seconds(t2, Clock::now())});
+  run.name = p.name;
+  run.result = std::move(r);
+  run.host_before_seconds = seconds(t0, t1);
+  run.run_seconds = seconds(t1, t2);
+  run.host_after_seconds = seconds(t2, Clock::now());
+  runs_.push_back(std::move(run));
 }
 
 }  // namespace vdla::rt::accel

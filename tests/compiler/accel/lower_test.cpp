@@ -1,7 +1,9 @@
 // Whole networks through the accelerator back end: every offloaded layer's
 // output is bit-exact with the integer reference executor (the golden model
-// of the quantised graph), on fsim and on the cycle-accurate simulator;
-// artifacts survive serialisation and refuse a device of another config.
+// of the quantised graph), on fsim and on the cycle-accurate simulator, both
+// when every layer's output is brought back for the check and when chains of
+// offloaded layers stay in device memory; artifacts survive serialisation
+// and refuse a device of another config.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -62,6 +64,7 @@ void expectBitExact(const Compiled& c, const std::string& backend, const std::st
   size_t compared = 0;
   rt::ExecutorOptions eopts;
   eopts.device = dev.get();
+  eopts.device_outputs_to_host = true;  // every layer's output to the host, for the per-layer check
   eopts.on_step = [&](size_t, const rt::ArtifactStep& step, const std::vector<rt::Tensor*>& outs) {
     if (step.kernel != "vdla.conv") return;
     auto it = golden.find(step.name);
@@ -83,7 +86,20 @@ void expectBitExact(const Compiled& c, const std::string& backend, const std::st
     ASSERT_EQ(got[i].byteSize(), want[i].byteSize());
     EXPECT_EQ(0, std::memcmp(got[i].raw(), want[i].raw(), got[i].byteSize())) << "graph output " << i;
   }
+
+  // As deployed: outputs that only offloaded layers read stay on the device.
+  auto dev2 = driver::createDevice(backend, cfg);
+  rt::ExecutorOptions deployed;
+  deployed.device = dev2.get();
+  rt::Executor ex2(c.artifact, deployed);
+  const std::vector<rt::Tensor> got2 = ex2.run({x});
+  ASSERT_EQ(got2.size(), want.size());
+  for (size_t i = 0; i < got2.size(); ++i)
+    EXPECT_EQ(0, std::memcmp(got2[i].raw(), want[i].raw(), got2[i].byteSize()))
+        << "graph output " << i << " with activations left on the device (" << backend << "/" << config << ")";
 }
+
+int64_t intAttr(const rt::ArtifactStep& step, const char* name) { return step.attrs.getInt(name, -1); }
 
 TEST(AcceleratorLowering, ResNet18BitExactOnFsim) {
   const Compiled c = compileZoo("resnet18", 64, "pynq");
@@ -140,6 +156,61 @@ TEST(AcceleratorLowering, SmallCnnBitExactOnEveryDevice) {
       expectBitExact(c, backend, config);
       if (HasFatalFailure()) return;
     }
+}
+
+// ResNet-18 on pynq (block_in = block_out): every convolution whose input an
+// offloaded layer wrote reads it in device memory; only the outputs the CPU
+// steps read (the stem's, before max pooling; the last block's, before
+// average pooling; the classifier's) come back, and only the inputs that
+// come from CPU steps go out.
+TEST(AcceleratorLowering, ResNet18ActivationsStayOnTheDevice) {
+  const Compiled c = compileZoo("resnet18", 64, "pynq");
+  std::vector<std::string> downloaded, uploaded_x;
+  size_t convs = 0;
+  for (const rt::ArtifactStep& step : c.artifact.steps) {
+    if (step.kernel != "vdla.conv") continue;
+    ++convs;
+    if (intAttr(step, "y_to_host") == 1) downloaded.push_back(step.name);
+    if (intAttr(step, "x_resident") == 0) uploaded_x.push_back(step.name);
+    if (intAttr(step, "has_residual") == 1 && step.name != "layer1.0.conv2.qconv") {
+      EXPECT_EQ(intAttr(step, "r_resident"), 1) << step.name;
+    }
+  }
+  EXPECT_EQ(convs, 21u);
+  EXPECT_EQ(downloaded, (std::vector<std::string>{"conv1.qconv", "layer4.1.conv2.qconv", "fc.qconv"}));
+  EXPECT_EQ(uploaded_x, (std::vector<std::string>{"conv1.qconv", "layer1.0.conv1.qconv", "fc.qconv"}));
+
+  // The bytes the host moves per inference, from the profile, against the
+  // same run with every layer brought back.
+  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  auto bytesMoved = [&](bool all_to_host, std::vector<rt::Tensor>* out) {
+    auto dev = driver::createDevice("fsim", cfg);
+    rt::ExecutorOptions o;
+    o.device = dev.get();
+    o.profile = true;
+    o.device_outputs_to_host = all_to_host;
+    rt::Executor ex(c.artifact, o);
+    *out = ex.run({input(*c.graph, 3)});
+    uint64_t down = 0;
+    for (const rt::StepProfile& p : ex.profile()) down += p.host_downloaded_bytes;
+    return down;
+  };
+  std::vector<rt::Tensor> kept, all;
+  const uint64_t down_kept = bytesMoved(false, &kept), down_all = bytesMoved(true, &all);
+  EXPECT_LT(down_kept * 2, down_all) << down_kept << " bytes downloaded, against " << down_all << " for every layer";
+  EXPECT_EQ(0, std::memcmp(kept[0].raw(), all[0].raw(), kept[0].byteSize()));
+}
+
+// A config whose input and output blocks differ (tiny: 4 in, 8 out) cannot
+// read one layer's output as the next one's input: every activation goes
+// through the host, and the results are the same.
+TEST(AcceleratorLowering, DifferentBlocksKeepActivationsOnTheHost) {
+  const Compiled c = compileZoo("cnn", 32, "tiny");
+  for (const rt::ArtifactStep& step : c.artifact.steps) {
+    if (step.kernel != "vdla.conv") continue;
+    EXPECT_EQ(intAttr(step, "x_resident"), 0) << step.name;
+    EXPECT_EQ(intAttr(step, "y_to_host"), 1) << step.name;
+  }
 }
 
 TEST(AcceleratorLowering, ArtifactRoundTripAndConfigCheck) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "vdla/api/host_work.h"
+
 namespace vdla::api {
 
 struct LayerMeasurement {
@@ -29,6 +31,7 @@ struct ProfileReport {
   double clock_mhz = 0;
   std::vector<std::string> modes;  // in the order given
   std::vector<LayerProfile> layers;
+  std::map<std::string, HostWork> host_work;  // per mode: the host's share of the run
 };
 
 std::string profileTable(const ProfileReport& report);

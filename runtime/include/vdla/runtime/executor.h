@@ -34,6 +34,11 @@ struct ExecutorOptions {
   driver::Device* device = nullptr;
   // Time every step (see Executor::profile()).
   bool profile = false;
+  // Target vdla: bring every offloaded layer's output back to its host tensor
+  // (for per-layer checks through on_step). Off, an output that only
+  // offloaded layers read stays in device memory and its host tensor is not
+  // written.
+  bool device_outputs_to_host = false;
   // The GPU that runs a "cuda" artifact (CUDA device ordinal).
   int cuda_device = 0;
   // Called after each step with its outputs (per-layer comparisons). The
@@ -55,6 +60,11 @@ struct StepProfile {
   // Of `seconds`, the host's work before and after the device run (packing,
   // transfers) and the run itself (a simulator's time on simulated devices).
   double host_before_seconds = 0, device_seconds = 0, host_after_seconds = 0;
+  // Offloaded steps: bytes the host transformed (padding, im2col), packed
+  // and uploaded, and downloaded and unpacked.
+  uint64_t host_transformed_bytes = 0, host_uploaded_bytes = 0, host_downloaded_bytes = 0;
+  // ... and the packed bytes that stayed in device memory instead.
+  uint64_t device_kept_bytes = 0;
 };
 
 // True for targets whose artifacts run on a VDLA accelerator and therefore

@@ -18,16 +18,31 @@ struct ConvProgram {
   // This layer's part of the constant image (weights, parameter vectors,
   // micro-ops); instructions address it at `constants_offset` given below.
   std::vector<uint8_t> constants;
-  // Where the runtime puts the packed input, residual and output in the arena.
+  // Where the packed input, residual and output lie in the arena, and the
+  // arena bytes the layer reaches.
   int64_t x_offset = 0, r_offset = 0, y_offset = 0, io_bytes = 0;
   TilePlan plan;
   CostEstimate estimate;
 };
 
+// Where a layer's packed input (block_in entries), residual and output
+// (block_out entries) lie in the activation arena: byte offsets, multiples of
+// kArenaAlign. The network's arena plan (arena_plan.h) gives every layer its
+// own; a layer alone uses X | R | Y from offset 0.
+constexpr uint64_t kArenaAlign = 4096;
+struct ArenaPlacement {
+  int64_t x_offset = 0, r_offset = 0, y_offset = 0;
+};
+ArenaPlacement standalonePlacement(const ConvLayer& layer, const hw::HwConfig& cfg);
+
 // `constants_offset` (a multiple of 4096) is where `constants` will start in
 // the artifact's constant image.
 ConvProgram generateConvProgram(const ConvLayer& layer, const TilePlan& plan, const hw::HwConfig& cfg,
-                                uint64_t constants_offset);
+                                uint64_t constants_offset, const ArenaPlacement& placement);
+inline ConvProgram generateConvProgram(const ConvLayer& layer, const TilePlan& plan, const hw::HwConfig& cfg,
+                                       uint64_t constants_offset) {
+  return generateConvProgram(layer, plan, cfg, constants_offset, standalonePlacement(layer, cfg));
+}
 
 // Packs [o][c][kh][kw] int8 weights into WGT entries laid out
 // [oc block][ic block][kh][kw], each entry [block_out][block_in].

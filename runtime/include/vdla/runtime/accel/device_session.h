@@ -1,9 +1,12 @@
 // Runs the offloaded layers of a vdla-target artifact on a Device. At
 // construction it places the constant image and every relocated program in
 // device memory and allocates the activation arena; each "vdla.conv" step then
-// packs its host inputs into the arena, launches its program and unpacks the
-// output (every step output is a real host tensor, so CPU fallback steps and
-// per-layer comparisons read them like any other).
+// launches its program. Activations live in the arena where the compiler
+// planned them (compiler/src/accel/lower.cpp): a step packs and uploads only
+// the inputs that come from the host (x_resident/r_resident 0) and downloads
+// and unpacks its output only when the host reads it (y_to_host 1), so a
+// chain of offloaded layers never leaves the device. For per-layer checks,
+// `all_outputs_to_host` brings every layer's output back to its host tensor.
 #pragma once
 
 #include <chrono>
@@ -28,13 +31,19 @@ struct LayerRun {
   // the run itself (a simulator's own time on simulated devices); download
   // and unpacking after it.
   double host_before_seconds = 0, run_seconds = 0, host_after_seconds = 0;
+  // Host work on the data: bytes the host transformed (padding, im2col),
+  // packed and uploaded, and downloaded and unpacked.
+  uint64_t transformed_bytes = 0, uploaded_bytes = 0, downloaded_bytes = 0;
+  // Packed bytes that stayed in device memory instead: resident inputs read
+  // there, outputs left there.
+  uint64_t kept_bytes = 0;
 };
 
 class DeviceSession {
  public:
   // Throws ArtifactError when the artifact's vdla blobs are missing or damaged.
   DeviceSession(const Artifact& artifact, driver::Device& device,
-                std::chrono::milliseconds timeout = std::chrono::minutes(10));
+                std::chrono::milliseconds timeout = std::chrono::minutes(10), bool all_outputs_to_host = false);
   ~DeviceSession();
   DeviceSession(const DeviceSession&) = delete;
   DeviceSession& operator=(const DeviceSession&) = delete;
@@ -51,6 +60,7 @@ class DeviceSession {
 
   driver::Device& device_;
   std::chrono::milliseconds timeout_;
+  bool all_outputs_to_host_;
   DeviceModule module_;
   driver::Buffer constants_{}, io_{}, insns_{};
   std::vector<uint64_t> program_addr_;  // physical address of each program
