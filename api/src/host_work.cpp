@@ -1,20 +1,15 @@
 #include "vdla/api/host_work.h"
 
-#include <cstdio>
 #include <sstream>
+
+#include "vdla/api/report_format.h"
 
 namespace vdla::api {
 
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), f, v);
-  return buf;
-}
-
-std::string kib(uint64_t bytes) { return fmt("%.1f KiB", double(bytes) / 1024.0); }
-std::string ms(double seconds) { return fmt("%.2f ms", seconds * 1e3); }
+std::string kib(uint64_t bytes) { return formatNumber("%.1f KiB", double(bytes) / 1024.0); }
+std::string ms(double seconds) { return formatNumber("%.2f ms", seconds * 1e3); }
 
 }  // namespace
 
@@ -83,7 +78,7 @@ std::string hostWorkText(const HostWork& w) {
   if (!names.empty()) o << " (" << names << ")";
   o << "\n";
   if (w.accelerator_cycles > 0)
-    o << "  accelerator: " << fmt("%.0f", w.accelerator_cycles) << " cycles, " << ms(w.accelerator_seconds)
+    o << "  accelerator: " << formatNumber("%.0f", w.accelerator_cycles) << " cycles, " << ms(w.accelerator_seconds)
       << " at the config's clock; host " << ms(w.hostSeconds()) << " here\n";
   return o.str();
 }

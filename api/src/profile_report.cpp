@@ -4,15 +4,11 @@
 #include <cstdio>
 #include <sstream>
 
+#include "vdla/api/report_format.h"
+
 namespace vdla::api {
 
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), f, v);
-  return buf;
-}
 
 // GEMM utilisation: cycles the GEMM core did work / all cycles of the layer.
 double utilisation(const LayerMeasurement& m) { return m.cycles > 0 ? m.gemm_cycles / m.cycles : 0; }
@@ -76,25 +72,25 @@ std::string profileTable(const ProfileReport& r) {
     }
     if (r.modes.size() == 2) {
       const double a = l.by_mode.at(r.modes[0]).cycles, b = l.by_mode.at(r.modes[1]).cycles;
-      o << "  " << fmt("%.2fx", r.modes[0] == "on" ? b / a : a / b);
+      o << "  " << formatNumber("%.2fx", r.modes[0] == "on" ? b / a : a / b);
     }
     o << "\n";
   }
   for (const std::string& m : r.modes) {
     const Totals t = totals(r, m);
-    o << "total, latency hiding " << m << ": " << fmt("%.0f", t.cycles) << " cycles ("
-      << fmt("%.2f", t.cycles / (r.clock_mhz * 1e3)) << " ms at " << fmt("%.0f", r.clock_mhz) << " MHz), ideal "
-      << fmt("%.0f", t.ideal) << "; GEMM utilisation " << fmt("%.1f", 100 * t.gemm / std::max(t.cycles, 1.0))
-      << "% of cycles, " << fmt("%.1f", 100 * t.mac_weighted_util) << "% MAC-weighted over layers; MACs / ideal "
-      << fmt("%.1f", 100 * t.ideal / std::max(t.cycles, 1.0)) << "%\n";
+    o << "total, latency hiding " << m << ": " << formatNumber("%.0f", t.cycles) << " cycles ("
+      << formatNumber("%.2f", t.cycles / (r.clock_mhz * 1e3)) << " ms at " << formatNumber("%.0f", r.clock_mhz) << " MHz), ideal "
+      << formatNumber("%.0f", t.ideal) << "; GEMM utilisation " << formatNumber("%.1f", 100 * t.gemm / std::max(t.cycles, 1.0))
+      << "% of cycles, " << formatNumber("%.1f", 100 * t.mac_weighted_util) << "% MAC-weighted over layers; MACs / ideal "
+      << formatNumber("%.1f", 100 * t.ideal / std::max(t.cycles, 1.0)) << "%\n";
     if (measured && t.cycles > 0)
-      o << "  cost model: " << fmt("%.0f", t.estimated) << " cycles, " << fmt("%+.1f", 100 * (t.estimated / t.cycles - 1))
+      o << "  cost model: " << formatNumber("%.0f", t.estimated) << " cycles, " << formatNumber("%+.1f", 100 * (t.estimated / t.cycles - 1))
         << "% against the measurement\n";
   }
   if (r.modes.size() == 2) {
     const Totals on = totals(r, "on"), off = totals(r, "off");
     if (on.cycles > 0 && off.cycles > 0)
-      o << "speed-up from latency hiding: " << fmt("%.2f", off.cycles / on.cycles) << "x\n";
+      o << "speed-up from latency hiding: " << formatNumber("%.2f", off.cycles / on.cycles) << "x\n";
   }
   if (!r.modes.empty() && r.host_work.count(r.modes.front())) {
     o << "latency hiding " << r.modes.front() << ", ";
@@ -172,9 +168,9 @@ std::string profileSvg(const ProfileReport& r) {
       const double w = chart_w * x.cycles / max_cycles, y = y0 + bar_h * double(k);
       s << "<rect x=\"" << label_w << "\" y=\"" << y << "\" width=\"" << w << "\" height=\"" << bar_h - 1
         << "\" fill=\"" << colours[k % 3] << "\"><title>" << escapeXml(l.name) << " LH " << r.modes[k] << ": "
-        << fmt("%.0f", x.cycles) << " cycles</title></rect>\n";
+        << formatNumber("%.0f", x.cycles) << " cycles</title></rect>\n";
       s << "<text x=\"" << label_w + w + 4 << "\" y=\"" << y + bar_h - 2 << "\" font-size=\"9\">"
-        << fmt("%.0f%%", 100 * utilisation(x)) << "</text>\n";
+        << formatNumber("%.0f%%", 100 * utilisation(x)) << "</text>\n";
     }
     const double xi = label_w + chart_w * l.ideal_cycles / max_cycles;
     s << "<line x1=\"" << xi << "\" x2=\"" << xi << "\" y1=\"" << y0 - 1 << "\" y2=\"" << y0 + bar_h * double(modes)
@@ -183,7 +179,7 @@ std::string profileSvg(const ProfileReport& r) {
   s << "<line x1=\"" << label_w << "\" x2=\"" << label_w << "\" y1=\"" << top - 4 << "\" y2=\""
     << height - 36 << "\" stroke=\"#444\"/>\n";
   s << "<text x=\"" << label_w << "\" y=\"" << height - 16 << "\">0</text><text x=\"" << label_w + chart_w
-    << "\" y=\"" << height - 16 << "\" text-anchor=\"end\">" << fmt("%.0f", max_cycles) << " cycles</text>\n";
+    << "\" y=\"" << height - 16 << "\" text-anchor=\"end\">" << formatNumber("%.0f", max_cycles) << " cycles</text>\n";
   s << "</svg>\n";
   return s.str();
 }

@@ -3,6 +3,7 @@
 // explore); where a model comes from is the API layer's (vdla/api/model_source.h).
 #include "cli.h"
 #include "vdla/api/model_source.h"
+#include "vdla/api/report_format.h"
 
 namespace vdla::cli {
 
@@ -19,9 +20,8 @@ ModelOptions modelOptionsFrom(const po::variables_map& vm);
 // True when any of them was given explicitly.
 bool modelOptionsGiven(const po::variables_map& vm);
 
-// Compact figures for reports: "11.69M", "44.6 MiB", "123.4 ms".
-std::string formatCount(double n);
-std::string formatBytes(double bytes);
-std::string formatSeconds(double seconds);
+using api::formatBytes;
+using api::formatCount;
+using api::formatSeconds;
 
 }  // namespace vdla::cli
