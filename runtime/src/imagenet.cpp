@@ -29,21 +29,23 @@ Tensor preprocessImageNet(const Image& image, const PreprocessOptions& options) 
   if (options.resize < options.crop || options.crop <= 0)
     throw ImageError("preprocessImageNet: resize " + std::to_string(options.resize) + " is smaller than crop " +
                      std::to_string(options.crop));
-  PlanarImage planar = toPlanarFloat(image);
-  for (float& v : planar.data) v /= 255.0f;
   int w = 0, h = 0;
   resizedSize(image.width, image.height, options.resize, &w, &h);
   if (int64_t{w} * h > (int64_t{1} << 26))
     throw ImageError("preprocessImageNet: a " + std::to_string(image.width) + "x" + std::to_string(image.height) +
                      " image would be resized to " + std::to_string(w) + "x" + std::to_string(h) +
                      " (aspect ratio too extreme)");
-  PlanarImage cropped = centerCrop(resizeBilinear(planar, w, h), options.crop, options.crop);
+  // Resize on 8-bit pixels, as torchvision does on a PIL image, then crop;
+  // only then to float (ToTensor: pixel / 255 in float) and normalise, in the
+  // same float operations as torchvision, so that the values agree bit for bit.
+  const Image resized = resizeBilinearAntialiased(image, w, h);
+  const PlanarImage cropped = centerCrop(toPlanarFloat(resized), options.crop, options.crop);
   Tensor t(DType::F32, {1, 3, options.crop, options.crop});
   float* dst = t.data<float>();
   const size_t plane = size_t(options.crop) * options.crop;
   for (size_t c = 0; c < 3; ++c)
     for (size_t i = 0; i < plane; ++i)
-      dst[c * plane + i] = (cropped.data[c * plane + i] - options.mean[c]) / options.stddev[c];
+      dst[c * plane + i] = (cropped.data[c * plane + i] / 255.0f - options.mean[c]) / options.stddev[c];
   return t;
 }
 

@@ -1,8 +1,10 @@
 // Image decoding and the geometric operations of classification preprocessing.
 // JPEG is decoded with libjpeg (the same library and default settings as PIL,
 // so pixels match PIL's exactly), PNG with stb_image. Every decoded image is
-// 8-bit RGB: grey is replicated, alpha dropped (as PIL's convert("RGB")), 16-bit
-// PNG samples keep their high byte.
+// 8-bit RGB as PIL's Image.open(...).convert("RGB") gives it: grey is
+// replicated, alpha dropped, CMYK JPEGs read with Adobe's inverted polarity
+// and converted with PIL's formula; 16-bit PNG samples keep their high byte.
+// EXIF orientation is ignored (as PIL does unless asked to transpose).
 #pragma once
 
 #include <cstdint>
@@ -45,12 +47,25 @@ struct PlanarImage {
 
 PlanarImage toPlanarFloat(const Image& image);
 
+// Bilinear resampling with antialiasing on 8-bit pixels, equal to PIL's
+// Image.resize((out_width, out_height), Image.BILINEAR) and so to torchvision's
+// Resize on PIL images. Per axis, with scale = in / out and
+// f = max(scale, 1), output pixel o is centred at input coordinate
+// c = (o + 0.5) * scale and averages input pixels
+//   i = max(int(c - f + 0.5), 0) .. min(int(c + f + 0.5), in) - 1
+// with the triangle weights max(0, 1 - |i + 0.5 - c| / f), normalised to sum
+// to 1 and rounded to fixed point with 22 fraction bits. Rows are resized
+// first, their result rounded to 8 bits, then columns; an axis whose size does
+// not change is copied. This is what ImageNet preprocessing uses.
+Image resizeBilinearAntialiased(const Image& image, int out_width, int out_height);
+
 // Bilinear resampling without antialiasing, with half-pixel centres: the same
 // as PyTorch's interpolate(mode="bilinear", align_corners=False,
 // antialias=False). Output pixel x samples the input at
 //   sx = max((x + 0.5) * in_w / out_w - 0.5, 0)
 // between columns floor(sx) and min(floor(sx) + 1, in_w - 1), weighted by the
-// fractional part (likewise for rows).
+// fractional part (likewise for rows). When shrinking it skips input pixels
+// (aliasing); preprocessImageNet uses resizeBilinearAntialiased instead.
 PlanarImage resizeBilinear(const PlanarImage& image, int out_width, int out_height);
 
 // The window of width x height whose top-left corner is at

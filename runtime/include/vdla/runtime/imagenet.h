@@ -1,6 +1,6 @@
 // ImageNet classification around a model: the standard preprocessing
-// (torchvision's Resize(256) + CenterCrop(224) + Normalize, on float pixels,
-// bilinear without antialiasing), class labels and top-k.
+// (torchvision's Resize(256) + CenterCrop(224) + ToTensor + Normalize on a PIL
+// image), class labels and top-k.
 #pragma once
 
 #include <array>
@@ -22,9 +22,11 @@ struct PreprocessOptions {
 };
 
 // The model input for one image: f32[1,3,crop,crop], NCHW, channel c holding
-// (pixel / 255 - mean[c]) / stddev[c]. The same as torchvision's
-//   Compose([ToTensor(), Resize(256, antialias=False), CenterCrop(224), Normalize(mean, std)])
-// (see docs/artifact.md, "Images").
+// (pixel / 255 - mean[c]) / stddev[c] of the image resized (8-bit, bilinear
+// with antialiasing: resizeBilinearAntialiased) to resizedSize and centre
+// cropped (centerCrop's offsets). The same as torchvision's
+//   Compose([Resize(256), CenterCrop(224), ToTensor(), Normalize(mean, std)])
+// on Image.open(path).convert("RGB") (see docs/artifact.md, "Images").
 Tensor preprocessImageNet(const Image& image, const PreprocessOptions& options = {});
 
 // Size of the resized image before the crop: the shorter side becomes `resize`.
