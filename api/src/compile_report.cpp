@@ -12,6 +12,13 @@ nlohmann::json compileReportJson(const CompileReport& report, const rt::Artifact
                       {"nodes_before", p.nodes_before},
                       {"nodes_after", p.nodes_after}});
   j["passes"] = passes;
+  if (artifact.target == "llvm") {
+    // Operators the generated code lacks run on their reference kernels.
+    nlohmann::json reference = nlohmann::json::array();
+    for (const auto& step : artifact.steps)
+      if (step.kernel.rfind("ref.", 0) == 0) reference.push_back({{"name", step.name}, {"kernel", step.kernel}});
+    j["reference_steps"] = reference;
+  }
   if (artifact.target != "vdla") return j;
   nlohmann::json layers = nlohmann::json::array(), cpu = nlohmann::json::array();
   size_t offloaded = 0;

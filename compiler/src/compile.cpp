@@ -223,6 +223,16 @@ rt::Artifact compileGraph(ir::Graph& graph, const CompileOptions& options, Compi
     return a;
   }
 #endif
+  // A model quantised elsewhere runs on the CPU back end as generated int8
+  // code: its integer convolutions and dense layers become vdla.QConv, its
+  // own scales honoured, as for the accelerator.
+  if (options.target == "llvm" && quant::hasQLinearOperators(graph)) {
+    const auto convert_start = std::chrono::steady_clock::now();
+    r.qlinear = quant::convertQLinearToQConv(graph);
+    r.converted_qlinear = true;
+    r.quantize_seconds = secondsSince(convert_start);
+    start = std::chrono::steady_clock::now();
+  }
   // Back ends in their own libraries (target "llvm").
   if (const TargetLowering* lowering = findLowering(options.target)) {
     rt::Artifact a = (*lowering)(graph, options, r);

@@ -112,3 +112,9 @@ def mobilenet_llvm(mobilenet):
     stripped to fp32 (dequantised weights, no activation quantisers).
     """
     return vdla.compile(mobilenet, target="llvm", strip_qdq=True, library="host")
+
+
+@pytest.fixture(scope="session")
+def mobilenet_llvm_int8(mobilenet):
+    """MobileNetV2 as published (int8 QDQ) on the host CPU: generated int8 code."""
+    return vdla.compile(mobilenet, target="llvm", library="host")

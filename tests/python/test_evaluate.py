@@ -145,6 +145,25 @@ def test_on_the_accelerator(mobilenet, photos, photo_labels, onnxruntime_logits)
     assert agree >= 0.75
 
 
+def test_int8_llvm_against_onnxruntime(mobilenet_llvm_int8, inputs, onnxruntime_logits):
+    """The published int8 model on the CPU back end (its QLinearConv and QGemm as
+    generated int8 code, requantised with the accelerator's integer
+    multiply-and-shift and half-up rounding where onnxruntime rounds a float
+    product half to even) against onnxruntime's logits, in output
+    quantisation steps."""
+    session = vdla.Session(mobilenet_llvm_int8)
+    steps, top1 = [], []
+    for x, expected in zip(inputs, onnxruntime_logits):
+        got = session.run(x)[0]
+        step = np.min(np.diff(np.unique(expected)))  # the output's quantisation step
+        steps.append(np.abs(got - expected).max() / step)
+        top1.append(np.argmax(got) == np.argmax(expected))
+    print(f"\nint8 llvm vs onnxruntime over {len(inputs)} photos: worst {max(steps):.0f} output steps "
+          f"(median {np.median(steps):.0f}), top-1 agreement {np.mean(top1):.3f}")
+    assert np.mean(top1) >= 0.9
+    assert max(steps) <= 40
+
+
 def test_against_onnxruntime(mobilenet, mobilenet_llvm, inputs, onnxruntime_logits):
     """Per-photo logits of vdla against onnxruntime's on the same preprocessed input.
 

@@ -121,6 +121,7 @@ int compileCommand(const std::vector<std::string>& args) {
       j["cpu_steps"] = r.at("cpu_steps");
       j["accelerator_steps"] = r.at("accelerator_steps");
     }
+    if (artifact.target == "llvm") j["reference_steps"] = r.at("reference_steps");
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "compiled " << spec << " (" << modelKindName(kind) << ") for target " << artifact.target
@@ -147,6 +148,12 @@ int compileCommand(const std::vector<std::string>& args) {
         }
       for (const auto& l : report.layers)
         if (!l.offloaded && !l.cpu_reason.empty()) std::cout << "    " << l.name << ": " << l.cpu_reason << "\n";
+    }
+    if (artifact.target == "llvm") {
+      std::string reference;
+      for (const auto& step : artifact.steps)
+        if (step.kernel.rfind("ref.", 0) == 0) reference += (reference.empty() ? "" : ", ") + step.name + " (" + step.kernel + ")";
+      if (!reference.empty()) std::cout << "  reference kernels (no generated code): " << reference << "\n";
     }
     std::cout << "wrote " << out_path << "\n";
   }

@@ -10,6 +10,8 @@
 #include "emit_conv_layout.h"
 #include "step_builder.h"
 #include "target.h"
+#include "vdla/runtime/kernel_registry.h"
+#include "vdla/runtime/kernels/reference_kernels.h"
 #include "vdla/runtime/native/native_kernels.h"
 
 namespace vdla::cpu {
@@ -244,8 +246,27 @@ LoweredModule lowerGraph(const ir::Graph& graph, llvm::TargetMachine& machine, c
   std::unordered_map<const ir::Node*, size_t> order;
   for (size_t i = 0; i < nodes.size(); ++i) order[nodes[i]] = i;
   std::unordered_map<const ir::Node*, bool> fused;
+  rt::KernelRegistry& reference = rt::KernelRegistry::global();
+  rt::registerReferenceKernels(reference);
   for (const ir::Node* node : nodes) {
     if (fused.count(node)) continue;
+    if (!supportsOperator(node->qualifiedOp())) {
+      // An operator the generated code lacks runs on its reference kernel,
+      // bound by the runtime like any other ("ref." steps of an llvm
+      // artifact; the compile report lists them).
+      const std::string op = node->qualifiedOp();
+      rt::ArtifactStep step;
+      step.name = node->name();
+      step.kernel = rt::referenceKernelName(op);
+      if (!reference.find(step.kernel))
+        throw std::runtime_error(node->describe() + ": target 'llvm' has no code for operator '" + op +
+                                 "' and there is no reference kernel for it either");
+      for (const ir::Value* in : node->inputs()) step.inputs.push_back(in ? idOf(in) : -1);
+      for (const ir::Value* out : node->outputs()) step.outputs.push_back(idOf(out));
+      step.attrs = node->attrs();
+      a.steps.push_back(std::move(step));
+      continue;
+    }
     const ir::Node* add = nullptr;
     const ir::Value* residual = nullptr;
     const ir::Node* depthwise = options.fuse_expand_depthwise ? fusableDepthwise(graph, node) : nullptr;
