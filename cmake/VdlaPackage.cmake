@@ -64,7 +64,9 @@ target_link_libraries(vdla_library PRIVATE
   "-Wl,--whole-archive" ${_vdla_package_archives} "-Wl,--no-whole-archive"
   ${_vdla_package_link_layers})
 # An undefined symbol is a link error here, not a load error in a user's program.
-target_link_options(vdla_library PRIVATE -Wl,--no-undefined)
+# Calls inside the library bind to its own functions at link time rather
+# than through the PLT (nothing is meant to interpose them).
+target_link_options(vdla_library PRIVATE -Wl,--no-undefined -Wl,-Bsymbolic-functions)
 target_link_libraries(vdla_library INTERFACE nlohmann_json::nlohmann_json)
 foreach(dir ${_vdla_package_include_dirs})
   target_include_directories(vdla_library INTERFACE $<BUILD_INTERFACE:${dir}>)
