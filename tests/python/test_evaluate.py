@@ -257,3 +257,29 @@ def test_device_config_for_a_config_of_ones_own(resnet18, photos):
 def test_cycle_simulator_refuses_threads(resnet18_vdla_pynq, photos):
     with pytest.raises(vdla.Error, match="cycle-accurate simulator"):
         vdla.evaluate(resnet18_vdla_pynq, photos[:2], device="cycle", threads=2)
+
+
+# ---------------------------------------------------------------- the QOperator form
+
+
+def test_qoperator_model_on_llvm_and_the_accelerator(data_dir, inputs):
+    """The published MobileNetV2 in QOperator form (QLinearConv, com.microsoft
+    QLinearAdd with a uint8 bias constant, QGemm-free MatMul) on the CPU back end
+    and the accelerator: both run the same vdla.QConv arithmetic, so their
+    logits are identical; against onnxruntime they agree on top-1."""
+    path = data_dir / "models" / "mobilenetv2-imagenet-int8-qoperator.onnx"
+    options = onnxruntime.SessionOptions()
+    options.log_severity_level = 3
+    ort = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    name = ort.get_inputs()[0].name
+    llvm = vdla.Session(vdla.compile(str(path), target="llvm", library="host"))
+    accel = vdla.Session(vdla.compile(str(path), target="vdla", config="pynq"), device="fsim")
+    agree = []
+    for x in inputs[:16]:
+        expected = ort.run(None, {name: x})[0]
+        a = llvm.run(x)[0]
+        b = accel.run(x)[0]
+        np.testing.assert_array_equal(a, b)
+        agree.append(np.argmax(a) == np.argmax(expected))
+    print(f"\nQOperator MobileNetV2: top-1 equal to onnxruntime on {sum(agree)}/{len(agree)} photos")
+    assert np.mean(agree) >= 0.85

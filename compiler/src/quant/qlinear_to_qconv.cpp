@@ -150,11 +150,38 @@ class SignedActivations {
     n->setInput(i, v);
   }
 
+  // A uint8 constant as the int8 constant with the same real values
+  // (value - 128; its zero point shifts with it).
+  Value* signedConstant(Value* c) {
+    auto it = converted_constants_.find(c);
+    if (it != converted_constants_.end()) return it->second;
+    const rt::Tensor& u = c->constant();
+    rt::Tensor shifted(DType::I8, u.shape());
+    for (int64_t i = 0; i < u.numElements(); ++i)
+      shifted.data<int8_t>()[i] = static_cast<int8_t>(int{u.data<uint8_t>()[i]} - 128);
+    Value* s = g_.addConstant(g_.uniqueName(c->name() + ".s8"), shifted);
+    converted_constants_[c] = s;
+    return s;
+  }
+
   void apply() {
     for (Node* n : g_.nodes()) {
+      bool signed_operand = false;
       for (const QuantSlot& s : quantSlots(*n)) {
         Value* data = s.data == kOutput ? n->output(0) : n->input(static_cast<size_t>(s.data));
         if (!chosen_.count(data)) continue;
+        setSlot(n, s.zero_point, signedZeroPoint(n->input(s.zero_point)));
+        signed_operand = signed_operand || s.data != kOutput;
+      }
+      // An element-wise operator's other operands must have the type of the
+      // one that turned int8: a uint8 constant among them (the bias that a
+      // QOperator export adds to a MatMul with QLinearAdd) turns int8 too.
+      if (!signed_operand || n->qualifiedOp() == "QLinearConv" || n->qualifiedOp() == "com.microsoft.QGemm") continue;
+      for (const QuantSlot& s : quantSlots(*n)) {
+        if (s.data == kOutput) continue;
+        Value* v = n->input(static_cast<size_t>(s.data));
+        if (!v || !v->isConstant() || v->constant().dtype() != DType::U8) continue;
+        setSlot(n, static_cast<size_t>(s.data), signedConstant(v));
         setSlot(n, s.zero_point, signedZeroPoint(n->input(s.zero_point)));
       }
     }
@@ -168,6 +195,7 @@ class SignedActivations {
   Graph& g_;
   std::set<Value*> chosen_;
   std::map<Value*, Value*> converted_zero_points_;
+  std::map<Value*, Value*> converted_constants_;
 };
 
 // ------------------------------------------------------------ QLinearConv, QGemm
