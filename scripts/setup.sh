@@ -21,6 +21,8 @@ PACKAGES=(
   python3-onnx python3-numpy python3-torch python3-torchvision
   # Runtime image decoding: libjpeg (JPEG, the library PIL uses; stb_image above for PNG).
   libjpeg-dev
+  # Signed artifacts: Ed25519 signatures (vdla keygen, compile --sign, run --trusted-keys).
+  libsodium-dev
   # libFuzzer targets; clang also compiles the cycle simulator's Verilated code (VDLA_CYCLE_SIM_CLANG).
   clang-14 libclang-rt-14-dev
   # Checks of the Vivado/Vitis HLS Tcl flows (scripts/hw) without the vendor tools.

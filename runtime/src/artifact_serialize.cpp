@@ -7,6 +7,7 @@
 
 #include "artifact_format.h"
 #include "vdla/runtime/artifact.h"
+#include "vdla/runtime/artifact_signature.h"
 
 namespace vdla::rt {
 
@@ -249,6 +250,11 @@ std::vector<uint8_t> serializeArtifact(const Artifact& a) {
 // ---------------------------------------------------------------- deserialize
 
 Artifact deserializeArtifact(const uint8_t* data, size_t size, const std::string& source) {
+  // A deployment that trusts keys refuses what they did not sign before
+  // reading anything else; a signature trailer is otherwise set aside.
+  const TrustedKeys& trust = trustedKeys();
+  if (!trust.empty()) verifyArtifactSignature(data, size, trust, source);
+  size = artifactPayloadSize(data, size);
   Reader header(data, size, source + ": header");
   if (size == 0) throw ArtifactError(source + ": empty file, not a VDLA artifact");
   if (!hasArtifactMagic(data, size))

@@ -418,4 +418,37 @@ EOF
   match "$ERR" "header\.npy: \.npy header is cut short"
 }
 
+# Signed artifacts: vdla keygen, compile --sign, sign; with --trusted-keys (or
+# $VDLA_TRUSTED_KEYS) an unsigned, untrusted or tampered artifact is refused
+# with the reason and never run; inspect names the signer.
+case_model_signed_artifacts() {
+  must 0 keygen "$TMP/build"
+  must 0 keygen "$TMP/stranger"
+  must 1 keygen "$TMP/build"
+  match "$ERR" "build.key: exists; give --force"
+  mkdir -p "$TMP/trusted"
+  cp "$TMP/build.pub" "$TMP/trusted/"
+  must 0 compile cnn --image-size 32 --target llvm -o "$TMP/signed.vdla" --sign "$TMP/build.key"
+  must 0 inspect "$TMP/signed.vdla"
+  match "$OUT" "signed by key $(cut -d' ' -f2 "$TMP/build.pub")"
+  must 0 run "$TMP/signed.vdla" --trusted-keys "$TMP/trusted"
+  must 0 compile cnn --image-size 32 --target llvm -o "$TMP/plain.vdla"
+  must 1 run "$TMP/plain.vdla" --trusted-keys "$TMP/trusted"
+  match "$ERR" "plain.vdla: unsigned artifact; refusing it"
+  VDLA_TRUSTED_KEYS="$TMP/trusted" must 1 run "$TMP/plain.vdla"
+  match "$ERR" "unsigned artifact; refusing it \(keys trusted from \\\$VDLA_TRUSTED_KEYS"
+  must 0 sign "$TMP/plain.vdla" --key "$TMP/stranger.key" -o "$TMP/stranger.vdla"
+  must 1 run "$TMP/stranger.vdla" --trusted-keys "$TMP/trusted"
+  match "$ERR" "stranger.vdla: signed by key [0-9a-f]{16}\.\.\., which is not trusted"
+  "$PY" -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[200] ^= 1; open(sys.argv[2], "wb").write(b)' \
+    "$TMP/signed.vdla" "$TMP/tampered.vdla"
+  must 1 run "$TMP/tampered.vdla" --trusted-keys "$TMP/trusted"
+  match "$ERR" "tampered.vdla: the signature does not match the contents"
+  # Signed in place, the plain artifact becomes acceptable.
+  must 0 sign "$TMP/plain.vdla" --key "$TMP/build.key"
+  must 0 run "$TMP/plain.vdla" --trusted-keys "$TMP/trusted"
+}
+
+
 source "$(dirname "${BASH_SOURCE[0]}")/cli_test.sh" "$@"
+

@@ -6,6 +6,7 @@
 
 #include "vdla/driver/device.h"
 #include "vdla/hw/error.h"
+#include "vdla/runtime/artifact_signature.h"
 
 namespace vdla::cli {
 
@@ -64,6 +65,15 @@ driver::DeviceOptions deviceOptionsForNetwork(const po::variables_map& vm) {
 
 std::unique_ptr<driver::Device> deviceForNetwork(const po::variables_map& vm, const hw::HwConfig& cfg) {
   return driver::createDevice(vm["device"].as<std::string>(), cfg, deviceOptionsForNetwork(vm));
+}
+
+void addTrustOption(po::options_description& options) {
+  options.add_options()("trusted-keys", po::value<std::string>(),
+                        "refuse artifacts not signed by one of the keys (*.pub) in DIR (also $VDLA_TRUSTED_KEYS)");
+}
+
+void applyTrustOption(const po::variables_map& vm) {
+  if (vm.count("trusted-keys")) rt::setTrustedKeys(rt::loadTrustedKeys(vm["trusted-keys"].as<std::string>()));
 }
 
 std::vector<uint8_t> readFile(const std::string& path) {

@@ -57,5 +57,12 @@ int runCommand(const std::vector<std::string>& args);
 int inspectCommand(const std::vector<std::string>& args);
 int profileCommand(const std::vector<std::string>& args);
 int exploreCommand(const std::vector<std::string>& args);
+int keygenCommand(const std::vector<std::string>& args);
+int signCommand(const std::vector<std::string>& args);
+
+// Adds --trusted-keys DIR (artifacts must be signed by one of its keys).
+void addTrustOption(po::options_description& options);
+// Makes the process refuse artifacts the given keys did not sign.
+void applyTrustOption(const po::variables_map& vm);
 
 }  // namespace vdla::cli

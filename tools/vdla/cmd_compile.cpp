@@ -13,6 +13,7 @@
 #include "vdla/api/compile_report.h"
 #include "vdla/compiler/compile.h"
 #include "vdla/hw/error.h"
+#include "vdla/runtime/artifact_signature.h"
 
 namespace vdla::cli {
 
@@ -38,7 +39,8 @@ int compileCommand(const std::vector<std::string>& args) {
       "target", po::value<std::string>()->default_value("ref"), ("target (" + targetList() + ")").c_str())(
       "print-after-all", "print the IR after every pass")("time-passes", "print the time of every pass")(
       "no-verify", "do not verify the IR after every pass")("json", "print the report as JSON")(
-      "cpu", po::value<std::string>()->default_value("host"), "targets llvm and vdla: CPU of the generated code's shared library (host|armv7|aarch64)");
+      "cpu", po::value<std::string>()->default_value("host"), "targets llvm and vdla: CPU of the generated code's shared library (host|armv7|aarch64)")(
+      "sign", po::value<std::string>(), "sign the artifact with this secret key (vdla keygen)");
   addConfigOption(options);
   addModelOptions(options);
   addAccelOptions(options);
@@ -90,7 +92,13 @@ int compileCommand(const std::vector<std::string>& args) {
                                        " seed=" + std::to_string(mopts.seed);
 
   t = Clock::now();
-  rt::saveArtifact(artifact, out_path);
+  if (vm.count("sign")) {
+    const rt::SecretKey key = rt::loadSecretKey(vm["sign"].as<std::string>());
+    const std::vector<uint8_t> bytes = rt::serializeArtifact(artifact);
+    writeFile(out_path, rt::signArtifactBytes(bytes.data(), bytes.size(), key));
+  } else {
+    rt::saveArtifact(artifact, out_path);
+  }
   const double write_s = since(t);
   const double total_s = since(start);
   if (vm.count("time-passes")) report.passes.print(std::cout);

@@ -16,6 +16,7 @@
 #include "vdla/compiler/pass_manager.h"
 #include "vdla/hw/error.h"
 #include "vdla/runtime/artifact.h"
+#include "vdla/runtime/artifact_signature.h"
 
 namespace vdla::cli {
 
@@ -100,8 +101,19 @@ int inspectModel(const std::string& spec, ModelKind kind, const po::variables_ma
   return 0;
 }
 
+// "" for an unsigned file, else the signer's public key (hex).
+std::string signerOf(const std::string& path) {
+  const std::vector<uint8_t> bytes = readFile(path);
+  if (!rt::hasSignatureTrailer(bytes.data(), bytes.size())) return "";
+  rt::PublicKey key;
+  std::copy_n(bytes.end() - std::ptrdiff_t(rt::kSignatureTrailerBytes), key.size(), key.begin());
+  return rt::publicKeyHex(key);
+}
+
 int inspectArtifact(const std::string& path, const po::variables_map& vm) {
+  applyTrustOption(vm);
   rt::Artifact a = rt::loadArtifact(path);
+  const std::string signer = signerOf(path);
   std::map<std::string, int> kernels;
   for (const auto& s : a.steps) ++kernels[s.kernel];
   size_t constants = 0;
@@ -121,7 +133,8 @@ int inspectArtifact(const std::string& path, const po::variables_map& vm) {
                      {"parameter_bytes", a.constantBytes()},
                      {"steps", a.steps.size()},
                      {"kernels", kernels},
-                     {"metadata", a.metadata}};
+                     {"metadata", a.metadata},
+                     {"signed_by", signer}};
     nlohmann::json ins = nlohmann::json::array(), outs = nlohmann::json::array(), blobs = nlohmann::json::array();
     for (int32_t id : a.inputs) ins.push_back({{"name", a.tensors[id].name}, {"type", a.tensors[id].type.toString()}});
     for (int32_t id : a.outputs) outs.push_back({{"name", a.tensors[id].name}, {"type", a.tensors[id].type.toString()}});
@@ -144,7 +157,8 @@ int inspectArtifact(const std::string& path, const po::variables_map& vm) {
   }
   std::cout << path << ": VDLA artifact, format version " << a.format_version << ", target " << a.target << "\n"
             << "  model '" << a.model_name << "', config " << a.hw_config_name << " (hash " << hex64(a.hw_config_hash)
-            << ")\n";
+            << ")\n"
+            << "  " << (signer.empty() ? "unsigned" : "signed by key " + signer) << "\n";
   for (int32_t id : a.inputs) std::cout << "  input  " << a.tensors[id].name << ": " << a.tensors[id].type.toString() << "\n";
   for (int32_t id : a.outputs) std::cout << "  output " << a.tensors[id].name << ": " << a.tensors[id].type.toString() << "\n";
   std::cout << "  " << a.steps.size() << " steps, " << a.tensors.size() << " tensors (" << constants << " constant), "
@@ -190,6 +204,7 @@ int inspectCommand(const std::vector<std::string>& args) {
       "ir", "print the IR (models) or the plan step by step (artifacts)")(
       "optimize", "run the standard pass pipeline before reporting (models)")("json", "print the report as JSON");
   addModelOptions(options);
+  addTrustOption(options);
   po::positional_options_description positional;
   positional.add("model", 1);
   po::variables_map vm;

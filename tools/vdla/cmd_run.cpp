@@ -108,6 +108,7 @@ int runCommand(const std::vector<std::string>& args) {
   addModelOptions(options);
   addAccelOptions(options);
   addCudaOptions(options);
+  addTrustOption(options);
   po::positional_options_description positional;
   positional.add("model", 1);
   po::variables_map vm;
@@ -129,6 +130,7 @@ int runCommand(const std::vector<std::string>& args) {
   std::shared_ptr<rt::KernelRegistry> jit_kernels;
   double compile_s = 0;
   Clock::time_point t = Clock::now();
+  applyTrustOption(vm);
   if (kind == ModelKind::Artifact) {
     artifact = rt::loadArtifact(spec);
   } else {

@@ -25,6 +25,8 @@ const std::map<std::string, Entry>& commands() {
       {"profile", {vdla::cli::profileCommand, "per-layer accelerator cycles and utilisation, latency hiding on vs off"}},
       {"explore", {vdla::cli::exploreCommand, "sweep accelerator configs for networks on an FPGA part (cost and resource models)"}},
       {"selftest", {vdla::cli::selftestCommand, "run the built-in programs on a device against C++ references"}},
+      {"keygen", {vdla::cli::keygenCommand, "make an Ed25519 key pair for signing artifacts"}},
+      {"sign", {vdla::cli::signCommand, "sign an artifact file with a secret key"}},
   };
   return table;
 }
