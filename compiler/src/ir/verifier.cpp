@@ -40,9 +40,10 @@ std::vector<std::string> verifyGraph(const Graph& graph, const VerifyOptions& op
         problems.push_back(node->describe() + ": " + std::to_string(n_in) + " inputs, expected " +
                            std::to_string(info->min_inputs) + ".." +
                            (info->max_inputs < 0 ? std::string("any") : std::to_string(info->max_inputs)));
-      if (n_out < info->min_outputs || n_out > info->max_outputs)
+      if (n_out < info->min_outputs || (info->max_outputs >= 0 && n_out > info->max_outputs))
         problems.push_back(node->describe() + ": " + std::to_string(n_out) + " outputs, expected " +
-                           std::to_string(info->min_outputs) + ".." + std::to_string(info->max_outputs));
+                           std::to_string(info->min_outputs) + ".." +
+                           (info->max_outputs < 0 ? std::string("any") : std::to_string(info->max_outputs)));
     }
     for (size_t i = 0; i < node->numInputs(); ++i) {
       const Value* in = node->input(i);

@@ -13,6 +13,7 @@ void registerPoolOps(OpRegistry& r);            // pool_ops.cpp
 void registerNormalizationOps(OpRegistry& r);   // normalization_ops.cpp
 void registerReduceOps(OpRegistry& r);          // reduce_ops.cpp
 void registerTensorOps(OpRegistry& r);          // tensor_ops.cpp
+void registerSliceOps(OpRegistry& r);           // slice_ops.cpp
 void registerQuantizeOps(OpRegistry& r);        // quantize_ops.cpp
 void registerVdlaOps(OpRegistry& r);            // vdla_ops.cpp
 
@@ -24,6 +25,7 @@ inline void registerBuiltinOps(OpRegistry& r) {
   registerNormalizationOps(r);
   registerReduceOps(r);
   registerTensorOps(r);
+  registerSliceOps(r);
   registerQuantizeOps(r);
   registerVdlaOps(r);
 }

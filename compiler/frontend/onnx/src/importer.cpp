@@ -230,7 +230,7 @@ class Importer {
       if (!n.inputs[static_cast<size_t>(i)]) throw std::runtime_error("required input " + std::to_string(i) + " is missing");
     const size_t num_outputs = n.numPresentOutputs();
     if (num_outputs == 0) throw std::runtime_error("the node has no outputs");
-    if (num_outputs > static_cast<size_t>(spec->max_outputs))
+    if (spec->max_outputs >= 0 && num_outputs > static_cast<size_t>(spec->max_outputs))
       throw std::runtime_error(std::to_string(num_outputs) + " outputs, expected at most " +
                                std::to_string(spec->max_outputs));
 

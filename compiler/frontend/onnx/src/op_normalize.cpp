@@ -115,6 +115,23 @@ void normalizeUnsqueeze(OnnxNode& n, ir::Graph& g) {
   normalizeAxesInput(n, g, 13);
   if (!n.input(1)) unsupported("axes are missing");
 }
+// Slice took starts/ends/axes as attributes before opset 10 (steps came with
+// the inputs). The values stay unchecked here: exporters write INT64_MAX for
+// "to the end", which the IR's clamping handles.
+void normalizeSlice(OnnxNode& n, ir::Graph& g) {
+  if (n.opset < 10) {
+    attributeToInput(n, g, "starts", 1);
+    attributeToInput(n, g, "ends", 2);
+    attributeToInput(n, g, "axes", 3);
+  }
+  if (!n.input(1) || !n.input(2)) unsupported("starts and ends are required");
+  trimInputs(n);
+}
+// Split took its sizes as an attribute before opset 13.
+void normalizeSplit(OnnxNode& n, ir::Graph& g) {
+  if (n.opset < 13) attributeToInput(n, g, "split", 1);
+  trimInputs(n);
+}
 // Reductions took their axes as an input from opset 13 (ReduceSum) or 18 (the others).
 void normalizeReduceSum(OnnxNode& n, ir::Graph& g) { normalizeAxesInput(n, g, 13); }
 void normalizeReduce(OnnxNode& n, ir::Graph& g) { normalizeAxesInput(n, g, 18); }
@@ -213,6 +230,8 @@ std::vector<OpSpec> buildTable() {
   add("", "Unsqueeze", 1, 2, 1, {"axes"}, normalizeUnsqueeze);
   add("", "Shape", 1, 1, 1, {"start", "end"});
   add("", "Gather", 2, 2, 1, {"axis"});
+  add("", "Slice", 1, 5, 1, {"starts", "ends", "axes"}, normalizeSlice);
+  add("", "Split", 1, 2, -1, {"axis", "split", "num_outputs"}, normalizeSplit);
   const std::vector<std::string> reduce_attrs = {"axes", "keepdims", "noop_with_empty_axes"};
   add("", "ReduceSum", 1, 2, 1, reduce_attrs, normalizeReduceSum);
   for (const char* op : {"ReduceMean", "ReduceMax", "ReduceMin"}) add("", op, 1, 2, 1, reduce_attrs, normalizeReduce);

@@ -21,6 +21,7 @@ void registerReferenceKernels(KernelRegistry& registry) {
   ref::registerNormalization(families);
   ref::registerReduce(families);
   ref::registerTensorOps(families);
+  ref::registerSlice(families);
   ref::registerQuantize(families);
   ref::registerVdla(families);
   // Bad arguments caught by the helpers kernels call (attribute getters, typed

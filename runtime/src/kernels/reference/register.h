@@ -12,6 +12,7 @@ void registerPool(KernelRegistry& r);           // pool.cpp
 void registerNormalization(KernelRegistry& r);  // normalization.cpp
 void registerReduce(KernelRegistry& r);         // reduce.cpp
 void registerTensorOps(KernelRegistry& r);      // tensor_ops.cpp
+void registerSlice(KernelRegistry& r);          // slice.cpp
 void registerQuantize(KernelRegistry& r);       // quantize.cpp
 void registerVdla(KernelRegistry& r);           // vdla_qconv.cpp (the accelerator's own operators)
 

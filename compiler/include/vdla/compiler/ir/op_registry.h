@@ -17,7 +17,7 @@ struct OpInfo {
   int min_inputs = 0;
   int max_inputs = 0;  // -1: variadic
   int min_outputs = 1;
-  int max_outputs = 1;
+  int max_outputs = 1;  // -1: variadic (Split)
   // Sets the type of every output from the input types and attributes; throws
   // std::exception with the reason (the caller adds the node) when the inputs
   // or attributes are invalid. May read constant inputs (Reshape's shape).
