@@ -4,6 +4,7 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 #include <nlohmann/json.hpp>
+#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -13,6 +14,7 @@
 #include "tensor_convert.h"
 #include "vdla/api/calibration.h"
 #include "vdla/api/compile_report.h"
+#include "vdla/runtime/artifact_signature.h"
 #include "vdla/compiler/ir/printer.h"
 #include "vdla/hw/error.h"
 
@@ -194,6 +196,33 @@ void bindModel(nb::module_& m) {
       },
       nb::arg("model"), nb::arg("options_json"), nb::arg("calibration"), nb::arg("calibration_dir"),
       nb::arg("calibration_count"), "Compiles a model (options as JSON; see vdla.compile).");
+  m.def(
+      "save_signed",
+      [](const ArtifactHandle& h, const std::string& path, const std::string& key_path) {
+        if (h.kernels)
+          throw Error(path + ": this artifact's CPU code was JIT-compiled into this process; compile with "
+                             "library='host' to save it");
+        const std::vector<uint8_t> bytes = rt::serializeArtifact(h.artifact);
+        const std::vector<uint8_t> signed_bytes = rt::signArtifactBytes(bytes.data(), bytes.size(), rt::loadSecretKey(key_path));
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        out.write(reinterpret_cast<const char*>(signed_bytes.data()), std::streamsize(signed_bytes.size()));
+        if (!out) throw Error(path + ": cannot write the signed artifact");
+      },
+      nb::arg("artifact"), nb::arg("path"), nb::arg("key"), "Writes the artifact signed with a secret key file.");
+  m.def(
+      "keygen",
+      [](const std::string& stem) {
+        const rt::KeyPair keys = rt::generateKeyPair();
+        rt::saveKeyPair(keys, stem);
+        return rt::publicKeyHex(keys.public_key);
+      },
+      nb::arg("stem"), "Writes STEM.key and STEM.pub (Ed25519); returns the public key in hex.");
+  m.def(
+      "set_trusted_keys",
+      [](const std::string& directory) {
+        rt::setTrustedKeys(directory.empty() ? rt::TrustedKeys{} : rt::loadTrustedKeys(directory));
+      },
+      nb::arg("directory"), "Refuse artifacts not signed by a key (*.pub) of the directory; '' trusts everything.");
   m.def("compile_targets", &compileTargets, "Every compile target's name.");
   m.def("is_target_available", &isTargetAvailable, nb::arg("target"), "Whether this build can compile for a target.");
 }

@@ -11,7 +11,7 @@ See docs/python.md.
 
 from ._core import Error, version as _core_version
 from .config import Config, configs
-from .model import Artifact, Model, compile, load, load_artifact, targets
+from .model import Artifact, Model, compile, keygen, load, load_artifact, targets, trust_keys
 from .session import Session, devices, run
 from .profile import Profile, profile
 from .explore import Exploration, explore
@@ -34,10 +34,12 @@ __all__ = [
     "evaluate",
     "explore",
     "image_input",
+    "keygen",
     "load",
     "load_artifact",
     "profile",
     "run",
     "seeded_input",
     "targets",
+    "trust_keys",
 ]

@@ -103,8 +103,12 @@ class Artifact:
         """False when its CPU code was JIT-compiled into this process (library=None)."""
         return not self._handle.in_process_code
 
-    def save(self, path: PathLike) -> None:
-        self._handle.save(os.fspath(path))
+    def save(self, path: PathLike, sign: Optional[PathLike] = None) -> None:
+        """Writes the artifact file; ``sign``: a secret key file (:func:`keygen`) to sign it with."""
+        if sign is None:
+            self._handle.save(os.fspath(path))
+        else:
+            _core.save_signed(self._handle, os.fspath(path), os.fspath(sign))
 
     def to_bytes(self) -> bytes:
         return self._handle.to_bytes()
@@ -146,6 +150,20 @@ def load(spec: Union[PathLike, Model, Artifact], batch: Optional[int] = None, im
 
 def load_artifact(path: PathLike) -> Artifact:
     return Artifact(_core.load_artifact(os.fspath(path)))
+
+
+def keygen(stem: PathLike) -> str:
+    """An Ed25519 key pair for signing artifacts: writes STEM.key (secret, owner-only) and STEM.pub.
+
+    Returns the public key in hex."""
+    return _core.keygen(os.fspath(stem))
+
+
+def trust_keys(directory: Optional[PathLike]) -> None:
+    """From now on, refuse to load artifacts that no key (``*.pub``) of ``directory`` signed, or that
+    were changed after signing; None trusts every artifact again. ``$VDLA_TRUSTED_KEYS`` does the same
+    for a whole process."""
+    _core.set_trusted_keys("" if directory is None else os.fspath(directory))
 
 
 def _as_model(model: Union[PathLike, Model]) -> Model:

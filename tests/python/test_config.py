@@ -11,8 +11,8 @@ SHIPPED = {"pynq", "tiny", "ultra96", "zcu104"}
 
 
 PUBLIC = {"Artifact", "Config", "Error", "Evaluation", "Exploration", "Model", "Profile", "Session", "compile",
-          "configs", "devices", "evaluate", "explore", "image_input", "load", "load_artifact", "profile", "run",
-          "seeded_input", "targets"}
+          "configs", "devices", "evaluate", "explore", "image_input", "keygen", "load", "load_artifact", "profile",
+          "run", "seeded_input", "targets", "trust_keys"}
 
 
 def test_version_and_exports():

@@ -316,3 +316,46 @@ def test_calibration(resnet18, resnet18_vdla_pynq, resnet18_input):
         vdla.compile(resnet18, target="vdla", config="pynq", calibration=[np.zeros((1, 3, 64, 64))])
     with pytest.raises(vdla.Error):
         vdla.compile(resnet18, target="vdla", config="pynq", calibration=PHOTOS_DIR.parent / "nothing-here")
+
+
+# ---------------------------------------------------------------- signed artifacts
+
+
+def test_signed_artifacts(resnet18_llvm, resnet18_input, tmp_path):
+    """With trusted keys, only artifacts one of them signed load; a changed byte or another key is refused."""
+    public = vdla.keygen(tmp_path / "build")
+    vdla.keygen(tmp_path / "stranger")
+    assert len(public) == 64 and (tmp_path / "build.pub").read_text().split()[1] == public
+    trusted = tmp_path / "trusted"
+    trusted.mkdir()
+    (trusted / "build.pub").write_text((tmp_path / "build.pub").read_text())
+    resnet18_llvm.save(tmp_path / "signed.vdla", sign=tmp_path / "build.key")
+    resnet18_llvm.save(tmp_path / "stranger.vdla", sign=tmp_path / "stranger.key")
+    resnet18_llvm.save(tmp_path / "plain.vdla")
+    tampered = bytearray((tmp_path / "signed.vdla").read_bytes())
+    tampered[300] ^= 1
+    (tmp_path / "tampered.vdla").write_bytes(bytes(tampered))
+    want = vdla.Session(resnet18_llvm).run(resnet18_input)[0]
+    try:
+        vdla.trust_keys(trusted)
+        got = vdla.Session(vdla.load(tmp_path / "signed.vdla")).run(resnet18_input)[0]
+        np.testing.assert_array_equal(got, want)
+        with pytest.raises(vdla.Error, match="unsigned artifact; refusing it"):
+            vdla.load(tmp_path / "plain.vdla")
+        with pytest.raises(vdla.Error, match="which is not trusted"):
+            vdla.load(tmp_path / "stranger.vdla")
+        with pytest.raises(vdla.Error, match="does not match the contents"):
+            vdla.load(tmp_path / "tampered.vdla")
+        with pytest.raises(vdla.Error, match="no trusted keys"):
+            vdla.trust_keys(_empty_dir(tmp_path))
+    finally:
+        vdla.trust_keys(None)
+    # Trusting nothing again: every artifact loads (a signed one like any other).
+    assert vdla.load(tmp_path / "plain.vdla").target == "llvm"
+    assert vdla.load(tmp_path / "stranger.vdla").target == "llvm"
+
+
+def _empty_dir(tmp_path):
+    d = tmp_path / "empty"
+    d.mkdir(exist_ok=True)
+    return d
