@@ -10,34 +10,11 @@
 
 #include "register_ops.h"
 #include "shape_helpers.h"
+#include "vdla/runtime/slice_axis.h"
 
 namespace vdla::ir {
 
 namespace {
-
-// The start and element count of one sliced axis.
-struct AxisSlice {
-  int64_t start, count;
-};
-
-AxisSlice resolveAxisSlice(int64_t start, int64_t end, int64_t step, int64_t dim) {
-  if (dim == 0) return {0, 0};  // (also keeps the negative-step clamp range non-empty)
-  if (start < 0) start += dim;
-  if (end < 0) end += dim;
-  if (step > 0) {
-    start = std::clamp<int64_t>(start, 0, dim);
-    end = std::clamp<int64_t>(end, 0, dim);
-  } else {
-    start = std::clamp<int64_t>(start, 0, dim - 1);
-    end = std::clamp<int64_t>(end, -1, dim - 1);
-  }
-  const int64_t span = end - start;
-  // ceil(span / step) for spans of the step's sign, written without overflow.
-  int64_t count = 0;
-  if (step > 0 && span > 0) count = (span - 1) / step + 1;
-  if (step < 0 && span < 0) count = (-span - 1) / -step + 1;
-  return {start, count};
-}
 
 std::vector<int64_t> sliceList(const Node& node, const char* name, size_t input) {
   bool present = false;
@@ -71,7 +48,7 @@ void inferSlice(Node& node) {
     if (seen[axis]) throw std::invalid_argument("'axes' " + intsToString(axes) + " repeats an axis");
     seen[axis] = true;
     if (steps[i] == 0) throw std::invalid_argument("'steps' " + intsToString(steps) + " has a zero step");
-    y[axis] = resolveAxisSlice(starts[i], ends[i], steps[i], x.shape[axis]).count;
+    y[axis] = rt::resolveSliceAxis(starts[i], ends[i], steps[i], x.shape[axis]).count;
   }
   setOutputType(node, 0, x.dtype, y);
 }

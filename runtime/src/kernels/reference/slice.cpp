@@ -7,30 +7,11 @@
 
 #include "common.h"
 #include "register.h"
+#include "vdla/runtime/slice_axis.h"
 
 namespace vdla::rt::ref {
 
 namespace {
-
-// First index and element count of a slice of one axis of size dim.
-void resolveAxis(int64_t start, int64_t end, int64_t step, int64_t dim, int64_t* first, int64_t* count) {
-  *first = *count = 0;
-  if (dim == 0) return;  // (also keeps the negative-step clamp range non-empty)
-  if (start < 0) start += dim;
-  if (end < 0) end += dim;
-  if (step > 0) {
-    start = std::clamp<int64_t>(start, 0, dim);
-    end = std::clamp<int64_t>(end, 0, dim);
-  } else {
-    start = std::clamp<int64_t>(start, 0, dim - 1);
-    end = std::clamp<int64_t>(end, -1, dim - 1);
-  }
-  const int64_t span = end - start;
-  *first = start;
-  *count = 0;
-  if (step > 0 && span > 0) *count = (span - 1) / step + 1;
-  if (step < 0 && span < 0) *count = (-span - 1) / -step + 1;
-}
 
 void slice(const KernelArgs& a) {
   const Tensor& x = a.input(0);
@@ -57,7 +38,9 @@ void slice(const KernelArgs& a) {
     require(steps[i] != 0, "a step is zero");
     seen[d] = true;
     step[d] = steps[i];
-    resolveAxis(starts[i], ends[i], steps[i], x.dim(d), &first[d], &out[d]);
+    const SliceAxis sa = resolveSliceAxis(starts[i], ends[i], steps[i], x.dim(d));
+    first[d] = sa.first;
+    out[d] = sa.count;
   }
   requireShape(y, out);
   if (y.numElements() == 0) return;
