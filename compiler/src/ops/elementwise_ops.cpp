@@ -41,6 +41,16 @@ void broadcastBinary(Node& node) {
   setOutputType(node, 0, a.dtype, broadcastShapes(a.shape, b.shape));
 }
 
+// Pow(X, Y): f32 base; the exponent f32 or an integer type (ONNX allows the
+// two to differ); the result has the base's type and the broadcast shape.
+void inferPow(Node& node) {
+  const TensorType& x = inputType(node, 0);
+  const TensorType& y = inputType(node, 1);
+  expectDType(x, {DType::F32}, "base");
+  expectDType(y, {DType::F32, DType::I32, DType::I64}, "exponent");
+  setOutputType(node, 0, x.dtype, broadcastShapes(x.shape, y.shape));
+}
+
 void inferClip(Node& node) {
   const TensorType& x = inputType(node, 0);
   expectDType(x, {DType::F32, DType::U8, DType::I8, DType::I32, DType::I64}, "input");
@@ -77,11 +87,12 @@ void inferCast(Node& node) {
 }  // namespace
 
 void registerElementwiseOps(OpRegistry& r) {
-  for (const char* op : {"Sigmoid", "Tanh", "Exp", "Sqrt", "Reciprocal", "LeakyRelu", "HardSigmoid", "HardSwish"})
+  for (const char* op : {"Sigmoid", "Tanh", "Exp", "Sqrt", "Reciprocal", "LeakyRelu", "HardSigmoid", "HardSwish", "Erf"})
     r.add({op, 1, 1, 1, 1, unaryFloat});
   for (const char* op : {"Relu", "Neg", "Abs"}) r.add({op, 1, 1, 1, 1, unarySigned});
   r.add({"Identity", 1, 1, 1, 1, sameAsInput0});
   for (const char* op : {"Add", "Sub", "Mul", "Div"}) r.add({op, 2, 2, 1, 1, broadcastBinary});
+  r.add({"Pow", 2, 2, 1, 1, inferPow});
   r.add({"Clip", 1, 3, 1, 1, inferClip});
   r.add({"Dropout", 1, 3, 1, 2, inferDropout});
   r.add({"Cast", 1, 1, 1, 1, inferCast});

@@ -44,6 +44,13 @@ TEST(ElementwiseShape, BinaryBroadcastAndActivation) {
   EXPECT_EQ(infer1("Div", {tt(DType::I64, {2}), tt(DType::I64, {})}), tt(DType::I64, {2}));
 }
 
+TEST(ElementwiseShape, PowAndErf) {
+  EXPECT_EQ(infer1("Pow", {f32({2, 1, 4}), f32({})}), f32({2, 1, 4}));
+  EXPECT_EQ(infer1("Pow", {f32({2, 1, 4}), tt(DType::I64, {3, 1})}), f32({2, 3, 4}));
+  EXPECT_INFER_ERROR(inferError("Pow", {tt(DType::I32, {2}), f32({})}), "base must be f32, got i32");
+  EXPECT_EQ(infer1("Erf", {f32({1, 7})}), f32({1, 7}));
+}
+
 TEST(ElementwiseShape, ClipDropoutCast) {
   EXPECT_EQ(infer1("Clip", {f32({2, 3}), f32({}), f32({})}), f32({2, 3}));
   EXPECT_EQ(infer1("Clip", {f32({2, 3}), In(), f32({})}), f32({2, 3}));

@@ -56,6 +56,26 @@ TEST(BinaryKernels, IntegerOperandsAndFusedRelu) {
             (std::vector<float>{0, 0, 4}));
 }
 
+TEST(BinaryKernels, PowWithFloatAndIntegerExponents) {
+  Tensor x = Tensor::fromVector<float>({2, 2}, {2, 3, 0.5f, 4});
+  EXPECT_EQ(run1("Pow", {x, Tensor::fromVector<float>({}, {2.0f})}, DType::F32, {2, 2}).toVector<float>(),
+            (std::vector<float>{4, 9, 0.25f, 16}));
+  EXPECT_EQ(run1("Pow", {x, Tensor::fromVector<int64_t>({2}, {3, 0})}, DType::F32, {2, 2}).toVector<float>(),
+            (std::vector<float>{8, 1, 0.125f, 1}));
+  const Tensor r = run1("Pow", {x, Tensor::fromVector<float>({2, 1}, {0.5f, -1.0f})}, DType::F32, {2, 2});
+  EXPECT_FLOAT_EQ(r.data<float>()[0], std::sqrt(2.0f));
+  EXPECT_FLOAT_EQ(r.data<float>()[3], 0.25f);
+}
+
+TEST(UnaryKernels, Erf) {
+  const Tensor y = run1("Erf", {Tensor::fromVector<float>({4}, {0, 0.5f, -1, 3})}, DType::F32, {4});
+  // erf(0) = 0, erf(0.5) = 0.5204999, erf(-1) = -0.8427008, erf(3) = 0.9999779.
+  EXPECT_EQ(y.data<float>()[0], 0.0f);
+  EXPECT_NEAR(y.data<float>()[1], 0.5204999f, 1e-6f);
+  EXPECT_NEAR(y.data<float>()[2], -0.8427008f, 1e-6f);
+  EXPECT_NEAR(y.data<float>()[3], 0.9999779f, 1e-6f);
+}
+
 TEST(UnaryKernels, Activations) {
   Tensor x = Tensor::fromVector<float>({5}, {-4, -0.5f, 0, 0.5f, 4});
   EXPECT_EQ(run1("Relu", {x}, DType::F32, {5}).toVector<float>(), (std::vector<float>{0, 0, 0, 0.5f, 4}));

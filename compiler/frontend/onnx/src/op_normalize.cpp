@@ -211,11 +211,11 @@ std::vector<OpSpec> buildTable() {
   add("", "GlobalMaxPool", 1, 1, 1, {});
   add("", "BatchNormalization", 5, 5, 5, {"epsilon", "momentum", "spatial", "training_mode"}, normalizeBatchNorm);
   add("", "Dropout", 1, 3, 2, {"ratio", "seed", "is_test"}, normalizeDropout);
-  for (const char* op : {"Relu", "Sigmoid", "Tanh", "Exp", "Neg", "Abs", "Sqrt", "Reciprocal", "HardSwish", "Identity"})
+  for (const char* op : {"Relu", "Sigmoid", "Tanh", "Exp", "Neg", "Abs", "Sqrt", "Reciprocal", "HardSwish", "Identity", "Erf"})
     add("", op, 1, 1, 1, {});
   add("", "LeakyRelu", 1, 1, 1, {"alpha"});
   add("", "HardSigmoid", 1, 1, 1, {"alpha", "beta"});
-  for (const char* op : {"Add", "Sub", "Mul", "Div"}) add("", op, 2, 2, 1, {});
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow"}) add("", op, 2, 2, 1, {});
   add("", "Clip", 1, 3, 1, {"min", "max"}, normalizeClip);
   add("", "Flatten", 1, 1, 1, {"axis"});
   add("", "Reshape", 2, 2, 1, {"allowzero"}, normalizeReshape);

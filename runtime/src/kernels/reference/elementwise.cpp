@@ -83,6 +83,19 @@ void binary(const KernelArgs& a) {
   require(!a.attributes().has("activation"), "attribute 'activation' needs f32 operands");
 }
 
+// Pow(x, y): f32 base, f32 or integer exponent, broadcast like the others.
+void pow(const KernelArgs& a) {
+  const Tensor& x = a.input(0);
+  const Tensor& z = a.input(1);
+  Tensor& y = a.output(0);
+  require(x.dtype() == DType::F32 && y.dtype() == DType::F32, "Pow takes an f32 base");
+  const float* xp = x.data<float>();
+  float* yp = y.data<float>();
+  forEachBroadcast(y.shape(), x.shape(), z.shape(), [&](int64_t i, int64_t ix, int64_t iz) {
+    yp[i] = std::pow(xp[ix], static_cast<float>(z.getAsDouble(iz)));
+  });
+}
+
 // Clip(x, min?, max?) or, before opset 11, attributes min and max.
 void clip(const KernelArgs& a) {
   const Tensor& x = a.input(0);
@@ -169,6 +182,7 @@ void registerElementwise(KernelRegistry& r) {
   r.add("ref.Exp", [](const KernelArgs& a) { unaryF32(a, [](float v) { return std::exp(v); }); });
   r.add("ref.Sqrt", [](const KernelArgs& a) { unaryF32(a, [](float v) { return std::sqrt(v); }); });
   r.add("ref.Reciprocal", [](const KernelArgs& a) { unaryF32(a, [](float v) { return 1.0f / v; }); });
+  r.add("ref.Erf", [](const KernelArgs& a) { unaryF32(a, [](float v) { return std::erf(v); }); });
   r.add("ref.LeakyRelu", [](const KernelArgs& a) {
     const float alpha = static_cast<float>(a.attributes().getFloat("alpha", 0.01));
     unaryF32(a, [alpha](float v) { return v >= 0 ? v : alpha * v; });
@@ -185,6 +199,7 @@ void registerElementwise(KernelRegistry& r) {
   r.add("ref.Sub", binary<BinaryOp::Sub>);
   r.add("ref.Mul", binary<BinaryOp::Mul>);
   r.add("ref.Div", binary<BinaryOp::Div>);
+  r.add("ref.Pow", pow);
   r.add("ref.Clip", clip);
   r.add("ref.Cast", cast);
 }
