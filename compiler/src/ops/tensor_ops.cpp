@@ -200,6 +200,28 @@ void inferShape(Node& node) {
   setOutputType(node, 0, DType::I64, {std::max<int64_t>(0, end - start)});
 }
 
+// ConstantOfShape(shape): a tensor of the given shape (a constant i64 vector)
+// filled with the one element of attribute `value` (default f32 0).
+void inferConstantOfShape(Node& node) {
+  const TensorType& s = inputType(node, 0);
+  expectDType(s, {DType::I64}, "input shape");
+  if (s.shape.size() != 1) throw std::invalid_argument("input shape must be a vector, got " + rt::shapeToString(s.shape));
+  if (!isConstantInput(node, 0)) throw std::invalid_argument("input shape must be a constant");
+  const Tensor& dims = node.input(0)->constant();
+  Shape shape;
+  for (int64_t i = 0; i < dims.numElements(); ++i) {
+    if (dims.getAsInt(i) < 0) throw std::invalid_argument("input shape has a negative dimension");
+    shape.push_back(dims.getAsInt(i));
+  }
+  DType dtype = DType::F32;
+  if (node.attrs().has("value")) {
+    const Tensor& v = node.attrs().getTensor("value");
+    if (v.numElements() != 1) throw std::invalid_argument("attribute 'value' must hold one element");
+    dtype = v.dtype();
+  }
+  setOutputType(node, 0, dtype, shape);
+}
+
 // Gather(data, indices): out = data.shape[:axis] + indices.shape + data.shape[axis+1:].
 void inferGather(Node& node) {
   const TensorType& x = inputType(node, 0);
@@ -235,6 +257,7 @@ void registerTensorOps(OpRegistry& r) {
   r.add({"Unsqueeze", 1, 2, 1, 1, inferUnsqueeze});
   r.add({"Shape", 1, 1, 1, 1, inferShape});
   r.add({"Gather", 2, 2, 1, 1, inferGather});
+  r.add({"ConstantOfShape", 1, 1, 1, 1, inferConstantOfShape});
 }
 
 }  // namespace vdla::ir

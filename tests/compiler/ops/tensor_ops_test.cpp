@@ -46,6 +46,14 @@ TEST(SqueezeUnsqueezeShape, AttributeAndInputAxes) {
   EXPECT_INFER_ERROR(inferError("Unsqueeze", {f32({3})}), "'axes' is missing or empty");
 }
 
+TEST(ConstantOfShapeShape, FromTheConstantShapeAndTheValue) {
+  EXPECT_EQ(infer1("ConstantOfShape", {In::ints({2, 3})}), f32({2, 3}));
+  EXPECT_EQ(infer1("ConstantOfShape", {In::ints({4})}, makeAttrs({{"value", Tensor::fromVector<int64_t>({1}, {1})}})),
+            tt(DType::I64, {4}));
+  EXPECT_INFER_ERROR(inferError("ConstantOfShape", {tt(DType::I64, {2})}), "input shape must be a constant");
+  EXPECT_INFER_ERROR(inferError("ConstantOfShape", {In::ints({2, -1})}), "negative dimension");
+}
+
 TEST(ShapeGatherShape, Basics) {
   EXPECT_EQ(infer1("Shape", {f32({1, 3, 5})}), tt(DType::I64, {3}));
   EXPECT_EQ(infer1("Shape", {f32({1, 3, 5})}, makeAttrs({{"start", int64_t{-2}}})), tt(DType::I64, {2}));

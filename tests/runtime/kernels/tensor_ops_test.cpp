@@ -139,5 +139,14 @@ TEST(ReduceKernels, AxesKeepdimsAndAll) {
             x.toVector<float>());
 }
 
+TEST(ConstantOfShapeKernel, FillsWithTheValueOrZeros) {
+  EXPECT_EQ(run1("ConstantOfShape", {Tensor::fromVector<int64_t>({2}, {2, 3})}, DType::F32, {2, 3}).toVector<float>(),
+            std::vector<float>(6, 0.0f));
+  EXPECT_EQ(run1("ConstantOfShape", {Tensor::fromVector<int64_t>({1}, {3})}, DType::I64, {3},
+                 makeAttrs({{"value", Tensor::fromVector<int64_t>({1}, {7})}}))
+                .toVector<int64_t>(),
+            (std::vector<int64_t>{7, 7, 7}));
+}
+
 }  // namespace
 }  // namespace vdla::rt::testing

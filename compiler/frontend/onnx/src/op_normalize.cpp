@@ -230,6 +230,7 @@ std::vector<OpSpec> buildTable() {
   add("", "Unsqueeze", 1, 2, 1, {"axes"}, normalizeUnsqueeze);
   add("", "Shape", 1, 1, 1, {"start", "end"});
   add("", "Gather", 2, 2, 1, {"axis"});
+  add("", "ConstantOfShape", 1, 1, 1, {"value"});
   add("", "Slice", 1, 5, 1, {"starts", "ends", "axes"}, normalizeSlice);
   add("", "Split", 1, 2, -1, {"axis", "split", "num_outputs"}, normalizeSplit);
   const std::vector<std::string> reduce_attrs = {"axes", "keepdims", "noop_with_empty_axes"};

@@ -233,6 +233,23 @@ void gather(const KernelArgs& a) {
     }
 }
 
+// ConstantOfShape: the output (already of the requested shape) filled with
+// the element of attribute `value`, or f32 zeros without it.
+void constantOfShape(const KernelArgs& a) {
+  Tensor& y = a.output(0);
+  if (!a.attributes().has("value")) {
+    requireDType(y, DType::F32, "output");
+    std::fill_n(y.data<float>(), y.numElements(), 0.0f);
+    return;
+  }
+  const Tensor& v = a.attributes().getTensor("value");
+  require(v.numElements() == 1, "attribute 'value' must hold one element");
+  requireDType(y, v.dtype(), "output");
+  const size_t size = dtypeSize(v.dtype());
+  auto* out = static_cast<uint8_t*>(y.raw());
+  for (int64_t i = 0; i < y.numElements(); ++i) std::memcpy(out + size_t(i) * size, v.raw(), size);
+}
+
 }  // namespace
 
 void registerTensorOps(KernelRegistry& r) {
@@ -244,6 +261,7 @@ void registerTensorOps(KernelRegistry& r) {
   r.add("ref.Pad", pad);
   r.add("ref.Shape", shape);
   r.add("ref.Gather", gather);
+  r.add("ref.ConstantOfShape", constantOfShape);
 }
 
 }  // namespace vdla::rt::ref
