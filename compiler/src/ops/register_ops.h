@@ -14,6 +14,7 @@ void registerNormalizationOps(OpRegistry& r);   // normalization_ops.cpp
 void registerReduceOps(OpRegistry& r);          // reduce_ops.cpp
 void registerTensorOps(OpRegistry& r);          // tensor_ops.cpp
 void registerSliceOps(OpRegistry& r);           // slice_ops.cpp
+void registerSelectionOps(OpRegistry& r);       // selection_ops.cpp
 void registerQuantizeOps(OpRegistry& r);        // quantize_ops.cpp
 void registerVdlaOps(OpRegistry& r);            // vdla_ops.cpp
 
@@ -26,6 +27,7 @@ inline void registerBuiltinOps(OpRegistry& r) {
   registerReduceOps(r);
   registerTensorOps(r);
   registerSliceOps(r);
+  registerSelectionOps(r);
   registerQuantizeOps(r);
   registerVdlaOps(r);
 }

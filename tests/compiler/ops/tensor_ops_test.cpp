@@ -54,6 +54,15 @@ TEST(ConstantOfShapeShape, FromTheConstantShapeAndTheValue) {
   EXPECT_INFER_ERROR(inferError("ConstantOfShape", {In::ints({2, -1})}), "negative dimension");
 }
 
+TEST(SelectionShape, EqualWhereExpand) {
+  EXPECT_EQ(infer1("Equal", {tt(DType::I64, {2, 1}), tt(DType::I64, {3})}), tt(DType::Bool, {2, 3}));
+  EXPECT_INFER_ERROR(inferError("Equal", {tt(DType::I64, {2}), f32({2})}), "operand types differ");
+  EXPECT_EQ(infer1("Where", {tt(DType::Bool, {2, 1}), f32({3}), f32({})}), f32({2, 3}));
+  EXPECT_INFER_ERROR(inferError("Where", {f32({2}), f32({2}), f32({2})}), "condition must be bool");
+  EXPECT_EQ(infer1("Expand", {f32({3, 1}), In::ints({2, 3, 4})}), f32({2, 3, 4}));
+  EXPECT_INFER_ERROR(inferError("Expand", {f32({3}), tt(DType::I64, {2})}), "shape must be a constant");
+}
+
 TEST(ShapeGatherShape, Basics) {
   EXPECT_EQ(infer1("Shape", {f32({1, 3, 5})}), tt(DType::I64, {3}));
   EXPECT_EQ(infer1("Shape", {f32({1, 3, 5})}, makeAttrs({{"start", int64_t{-2}}})), tt(DType::I64, {2}));

@@ -148,5 +148,22 @@ TEST(ConstantOfShapeKernel, FillsWithTheValueOrZeros) {
             (std::vector<int64_t>{7, 7, 7}));
 }
 
+TEST(SelectionKernels, EqualWhereExpand) {
+  const Tensor a = Tensor::fromVector<int64_t>({2, 2}, {1, 2, 3, 4});
+  const Tensor b = Tensor::fromVector<int64_t>({2}, {1, 4});
+  const Tensor eq = run1("Equal", {a, b}, DType::Bool, {2, 2});
+  EXPECT_EQ(eq.toVector<bool>(), (std::vector<bool>{true, false, false, true}));
+  const Tensor f = run1("Equal", {Tensor::fromVector<float>({2}, {0.0f, NAN}), Tensor::fromVector<float>({2}, {-0.0f, NAN})},
+                        DType::Bool, {2});
+  EXPECT_EQ(f.toVector<bool>(), (std::vector<bool>{true, false}));
+  // Where broadcasts condition [2,2], X [2] and Y [] together.
+  const Tensor w = run1("Where", {eq, Tensor::fromVector<float>({2}, {10, 20}), Tensor::fromVector<float>({}, {-1})},
+                        DType::F32, {2, 2});
+  EXPECT_EQ(w.toVector<float>(), (std::vector<float>{10, -1, -1, 20}));
+  const Tensor e = run1("Expand", {Tensor::fromVector<float>({2, 1}, {1, 2}), Tensor::fromVector<int64_t>({3}, {2, 2, 3})},
+                        DType::F32, {2, 2, 3});
+  EXPECT_EQ(e.toVector<float>(), (std::vector<float>{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2}));
+}
+
 }  // namespace
 }  // namespace vdla::rt::testing

@@ -231,6 +231,9 @@ std::vector<OpSpec> buildTable() {
   add("", "Shape", 1, 1, 1, {"start", "end"});
   add("", "Gather", 2, 2, 1, {"axis"});
   add("", "ConstantOfShape", 1, 1, 1, {"value"});
+  add("", "Equal", 2, 2, 1, {});
+  add("", "Where", 3, 3, 1, {});
+  add("", "Expand", 2, 2, 1, {});
   add("", "Slice", 1, 5, 1, {"starts", "ends", "axes"}, normalizeSlice);
   add("", "Split", 1, 2, -1, {"axis", "split", "num_outputs"}, normalizeSplit);
   const std::vector<std::string> reduce_attrs = {"axes", "keepdims", "noop_with_empty_axes"};

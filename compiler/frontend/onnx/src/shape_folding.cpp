@@ -12,7 +12,9 @@ namespace {
 // constant folding (which has its own size policy).
 constexpr int64_t kMaxFoldedElements = 4096;
 
-bool isIntegerShapeType(rt::DType d) { return d == rt::DType::I64 || d == rt::DType::I32; }
+// Shape computations are integer vectors, and the masks that select among
+// them (Equal feeding Where, as exporters write -1 placeholders).
+bool isShapeComputationType(rt::DType d) { return d == rt::DType::I64 || d == rt::DType::I32 || d == rt::DType::Bool; }
 
 rt::Tensor shapeOf(const ir::Node& node) {
   const rt::Shape& dims = node.input(0)->type().shape;
@@ -35,7 +37,7 @@ bool foldShapeComputation(ir::Graph& graph, ir::Node* node, std::vector<ir::Valu
     for (const ir::Value* in : node->inputs())
       if (in && !in->isConstant()) return false;
     for (const ir::Value* out : node->outputs())
-      if (!isIntegerShapeType(out->type().dtype) || out->type().numElements() > kMaxFoldedElements) return false;
+      if (!isShapeComputationType(out->type().dtype) || out->type().numElements() > kMaxFoldedElements) return false;
     auto& registry = rt::KernelRegistry::global();
     rt::registerReferenceKernels(registry);
     const rt::KernelFn* kernel = registry.find(rt::referenceKernelName(node->qualifiedOp()));

@@ -22,6 +22,7 @@ void registerReferenceKernels(KernelRegistry& registry) {
   ref::registerReduce(families);
   ref::registerTensorOps(families);
   ref::registerSlice(families);
+  ref::registerSelection(families);
   ref::registerQuantize(families);
   ref::registerVdla(families);
   // Bad arguments caught by the helpers kernels call (attribute getters, typed

@@ -13,6 +13,7 @@ void registerNormalization(KernelRegistry& r);  // normalization.cpp
 void registerReduce(KernelRegistry& r);         // reduce.cpp
 void registerTensorOps(KernelRegistry& r);      // tensor_ops.cpp
 void registerSlice(KernelRegistry& r);          // slice.cpp
+void registerSelection(KernelRegistry& r);      // selection.cpp
 void registerQuantize(KernelRegistry& r);       // quantize.cpp
 void registerVdla(KernelRegistry& r);           // vdla_qconv.cpp (the accelerator's own operators)
 
