@@ -52,7 +52,7 @@ GemmTileFn specialisedGemmTile(uint32_t block_in) {
 
 int32_t clampShift(int32_t b) { return std::max(-31, std::min(31, b)); }
 
-int32_t aluApply(hw::AluOp op, int32_t a, int32_t b) {
+int32_t aluApply(hw::AluOp op, int32_t a, int32_t b, int32_t imm) {
   switch (op) {
     case hw::AluOp::Min: return std::min(a, b);
     case hw::AluOp::Max: return std::max(a, b);
@@ -79,6 +79,8 @@ int32_t aluApply(hw::AluOp op, int32_t a, int32_t b) {
       const int64_t p = int64_t(a) * m + (s > 0 ? int64_t(1) << (s - 1) : 0);
       return int32_t(uint32_t(uint64_t(p >> s)));
     }
+    case hw::AluOp::Req:  // MULSHR by b, then CLIP with the instruction's bounds
+      return aluApply(hw::AluOp::Clip, aluApply(hw::AluOp::MulShr, a, b, imm), imm, imm);
   }
   return a;
 }
@@ -293,10 +295,10 @@ void Datapath::alu(const hw::Instruction& insn, const std::string& where, Execut
         const uint32_t src = uop_[u].src + o * insn.src_factor_out + i * insn.src_factor_in;
         int32_t* a = &acc_[size_t(dst) * acc_entry_];
         if (insn.use_imm) {
-          for (uint32_t e = 0; e < acc_entry_; ++e) a[e] = aluApply(insn.alu_op, a[e], insn.imm);
+          for (uint32_t e = 0; e < acc_entry_; ++e) a[e] = aluApply(insn.alu_op, a[e], insn.imm, insn.imm);
         } else {
           const int32_t* b = &acc_[size_t(src) * acc_entry_];
-          for (uint32_t e = 0; e < acc_entry_; ++e) a[e] = aluApply(insn.alu_op, a[e], b[e]);
+          for (uint32_t e = 0; e < acc_entry_; ++e) a[e] = aluApply(insn.alu_op, a[e], b[e], insn.imm);
         }
         narrowToOutput(dst);
       }

@@ -134,7 +134,7 @@ std::vector<int32_t> runAluImm(Rig& rig, AluOp op, const std::vector<int32_t>& a
 TEST(FsimAlu, EveryOpOnEdgeValuesWithTensorOperand) {
   Rig rig("tiny");
   const uint32_t lanes = rig.accLanes();
-  for (int op = 0; op < hw::kNumAluOps; ++op) {
+  for (int op = 0; op < hw::numAluOps(rig.cfg); ++op) {
     std::vector<AluCase> cases;
     for (const AluCase& c : kAluCases)
       if (int(c.op) == op) cases.push_back(c);
@@ -158,7 +158,7 @@ TEST(FsimAlu, EveryOpWithImmediateOnEdgeValues) {
   for (size_t i = 0; i < a.size(); ++i) a[i] = edges[i % std::size(edges)];
   const int32_t imms[] = {0, 1, -1, 7, 31, -31, 32767, -32768};
   const int32_t shift_imms[] = {0, 1, 2, 8, 30, 31, 32, 40, 32767, -1, -8, -31, -32, -40, -32768};
-  for (int op = 0; op < hw::kNumAluOps; ++op) {
+  for (int op = 0; op < hw::numAluOps(rig.cfg); ++op) {
     const bool shift = AluOp(op) == AluOp::Shr || AluOp(op) == AluOp::Rshr;
     std::vector<int32_t> list = shift ? std::vector<int32_t>(std::begin(shift_imms), std::end(shift_imms))
                                       : std::vector<int32_t>(std::begin(imms), std::end(imms));
@@ -170,12 +170,59 @@ TEST(FsimAlu, EveryOpWithImmediateOnEdgeValues) {
   }
 }
 
+// REQ (extension fused_requant): MULSHR by the operand, then CLIP with the
+// bounds in the immediate, with a tensor operand and with the immediate as both.
+TEST(FsimAlu, ReqIsMulShrThenClipByTheImmediate) {
+  Rig rig("pynq");
+  ASSERT_TRUE(rig.cfg.fused_requant);
+  std::mt19937_64 rng(91);
+  std::uniform_int_distribution<int32_t> any(INT32_MIN, INT32_MAX), mult(-(1 << 20), 1 << 20), shift(0, 40),
+      bound(-128, 127);
+  const uint32_t k = 4, n = k * rig.accLanes();
+  for (int trial = 0; trial < 8; ++trial) {
+    std::vector<int32_t> a(n), b(n);
+    for (uint32_t i = 0; i < n; ++i) a[i] = any(rng) >> (trial % 4) * 6, b[i] = mult(rng) * 64 + shift(rng);
+    const int32_t lo = bound(rng), hi = trial == 3 ? lo - 1 : bound(rng);  // crossed bounds once: hi wins
+    const int32_t bounds = int32_t(int16_t(uint16_t((uint32_t(hi) & 0xff) << 8 | (uint32_t(lo) & 0xff))));
+    rig.writeAcc(0, a);
+    rig.writeAcc(k, b);
+    const uint64_t uop = rig.uploadUops({{0, k, 0}});
+    hw::Instruction req = makeAlu(AluOp::Req, {0, 1, 1, k, 0, 1, 0, 1});
+    req.imm = bounds;
+    rig.runStream({makeLoad(Memory::Uop, 0, uop / 4, 1, 1, 1), req, makeFinish()});
+    rig.dram.release(uop);
+    const std::vector<int32_t> got = rig.readAcc(0, k, 2 * k);
+    for (uint32_t i = 0; i < n; ++i) {
+      const int32_t want = isaAlu(AluOp::Clip, isaAlu(AluOp::MulShr, a[i], b[i]), bounds);
+      ASSERT_EQ(got[i], want) << "REQ(" << a[i] << ", " << b[i] << ") bounds " << lo << ".." << hi;
+      ASSERT_EQ(got[i], isaAlu(AluOp::Req, a[i], b[i], bounds));
+    }
+    // The immediate form: one value is the MULSHR operand and the bounds.
+    const int32_t imm = int32_t(int16_t(uint16_t(rng())));
+    const std::vector<int32_t> by_imm = runAluImm(rig, AluOp::Req, a, imm);
+    for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(by_imm[i], isaAlu(AluOp::Req, a[i], imm, imm)) << "imm " << imm;
+  }
+}
+
+TEST(FsimAlu, ReqIsRefusedWithoutTheExtension) {
+  const hw::HwConfig tiny = hw::loadConfig("tiny");
+  ASSERT_FALSE(tiny.fused_requant);
+  const hw::IsaLayout layout(tiny);
+  hw::Instruction req = makeAlu(AluOp::Req, {0, 1, 1, 1, 0, 1, 0, 1});
+  try {
+    layout.encode(req);
+    FAIL() << "REQ encoded on tiny";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("fused_requant"), std::string::npos) << e.what();
+  }
+}
+
 TEST(FsimAlu, RandomOperandsMatchIsaReference) {
   Rig rig("tiny");
   std::mt19937_64 rng(77);
   std::uniform_int_distribution<int32_t> any(INT32_MIN, INT32_MAX), sh(-45, 45);
   const uint32_t k = 4, n = k * rig.accLanes();
-  for (int op = 0; op < hw::kNumAluOps; ++op) {
+  for (int op = 0; op < hw::numAluOps(rig.cfg); ++op) {
     const bool shift = AluOp(op) == AluOp::Shr || AluOp(op) == AluOp::Rshr;
     std::vector<int32_t> a(n), b(n);
     for (uint32_t i = 0; i < n; ++i) a[i] = any(rng), b[i] = shift ? sh(rng) : any(rng);

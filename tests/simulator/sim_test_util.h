@@ -139,7 +139,8 @@ inline int32_t wrap32(int64_t v) { return int32_t(uint32_t(uint64_t(v))); }
 
 inline int8_t lowByte(int32_t v) { return int8_t(uint8_t(uint32_t(v) & 0xffu)); }
 
-inline int32_t isaAlu(AluOp op, int32_t a, int32_t b) {
+// `imm` is the instruction's immediate: REQ's clip bounds.
+inline int32_t isaAlu(AluOp op, int32_t a, int32_t b, int32_t imm = 0) {
   int64_t s = b;
   if (s > 31) s = 31;
   if (s < -31) s = -31;
@@ -167,6 +168,7 @@ inline int32_t isaAlu(AluOp op, int32_t a, int32_t b) {
       if (sh > 0) p += int64_t(1) << (sh - 1);
       return wrap32(p >> sh);
     }
+    case AluOp::Req: return isaAlu(AluOp::Clip, isaAlu(AluOp::MulShr, a, b), imm);
   }
   ADD_FAILURE() << "unknown ALU op";
   return 0;

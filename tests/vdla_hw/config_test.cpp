@@ -224,7 +224,11 @@ TEST(ConfigHashTest, ChangesWithEveryHardwareField) {
       {"isa.xfer_size_bits", [](json& j) { j["isa"]["xfer_size_bits"] = 15; }},
       {"isa.pad_bits", [](json& j) { j["isa"]["pad_bits"] = 3; }},
       {"isa.loop_iter_bits", [](json& j) { j["isa"]["loop_iter_bits"] = 13; }},
-      {"isa.alu_imm_bits", [](json& j) { j["isa"]["alu_imm_bits"] = 12; }},
+      {"isa.alu_imm_bits", [](json& j) {
+         j["isa"]["alu_imm_bits"] = 12;
+         j.erase("extensions");  // REQ needs 16 bits of immediate
+       }},
+      {"extensions.fused_requant", [](json& j) { j["extensions"]["fused_requant"] = false; }},
   };
   const uint64_t base = loadConfig("pynq").hash;
   std::set<uint64_t> seen = {base};
@@ -264,6 +268,12 @@ TEST(ConfigErrorTest, InvalidConfigsNameTheFieldAndTheReason) {
       {"missing section", pynqWith([](json& j) { j.erase("queues"); }), {"'queues'", "is missing"}},
       {"missing isa field", pynqWith([](json& j) { j["isa"].erase("pad_bits"); }), {"'isa.pad_bits'", "is missing"}},
       {"missing name", pynqWith([](json& j) { j.erase("name"); }), {"'name'", "is missing"}},
+      {"extension switch not a bool", pynqWith([](json& j) { j["extensions"]["fused_requant"] = 1; }),
+       {"'extensions.fused_requant'", "must be true or false"}},
+      {"unknown extension", pynqWith([](json& j) { j["extensions"]["depthwise_engine"] = true; }),
+       {"'extensions.depthwise_engine'", "is not a known field"}},
+      {"REQ without room for its bounds", pynqWith([](json& j) { j["isa"]["alu_imm_bits"] = 12; }),
+       {"'extensions.fused_requant'", "alu_imm_bits >= 16", "got 12"}},
       {"empty name", pynqWith([](json& j) { j["name"] = ""; }), {"'name'", "must not be empty"}},
       {"integer as string", pynqWith([](json& j) { j["gemm"]["batch"] = "1"; }),
        {"'gemm.batch'", "non-negative integer", "\"1\""}},

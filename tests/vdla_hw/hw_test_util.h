@@ -74,6 +74,7 @@ inline Instruction randomInstruction(std::mt19937_64& rng, const IsaLayout& layo
   Instruction insn;
   insn.opcode = op;
   for (const BitField& f : layout.fields(op)) setField(insn, f.field, randomFieldValue(rng, op, f));
+  if (op == Opcode::Alu) insn.alu_op = AluOp(uint64_t(insn.alu_op) % layout.numAluOps());  // the config's ops
   if (op == Opcode::Alu && !insn.use_imm) insn.imm = 0;  // imm is only encodable with use_imm
   return insn;
 }

@@ -254,7 +254,7 @@ TEST(IsaLayoutTest, ExtremeValuesRoundTrip) {
           if (f.field == Field::Opcode) continue;
           int64_t v = which ? fieldMax(f) : fieldMin(f);
           if (f.field == Field::Memory) v = op == int(Opcode::Store) ? 4 : (which ? 5 : 0);
-          if (f.field == Field::AluOp) v = which ? kNumAluOps - 1 : 0;
+          if (f.field == Field::AluOp) v = which ? numAluOps(c) - 1 : 0;
           setField(insn, f.field, v);
         }
         if (insn.imm != 0) insn.use_imm = true;  // imm is only encodable with use_imm
@@ -500,7 +500,7 @@ TEST(IsaLayoutTest, MicroOpOverflowNamesTheIndex) {
 TEST(IsaTest, Names) {
   const char* ops[] = {"LOAD", "STORE", "GEMM", "ALU", "FINISH"};
   for (int i = 0; i < kNumOpcodes; ++i) EXPECT_STREQ(opcodeName(Opcode(i)), ops[i]);
-  const char* alus[] = {"MIN", "MAX", "ADD", "MUL", "SHR", "RSHR", "MOV", "CLIP", "MULSHR"};
+  const char* alus[] = {"MIN", "MAX", "ADD", "MUL", "SHR", "RSHR", "MOV", "CLIP", "MULSHR", "REQ"};
   for (int i = 0; i < kNumAluOps; ++i) EXPECT_STREQ(aluOpName(AluOp(i)), alus[i]);
   EXPECT_STREQ(moduleName(Module::Load), "load");
   EXPECT_STREQ(moduleName(Module::Compute), "compute");

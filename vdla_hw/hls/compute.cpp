@@ -37,7 +37,7 @@ struct UopAccWriter {
 int32_t clamp_shift(int32_t b) { return b < -31 ? -31 : (b > 31 ? 31 : b); }
 
 // The ALU of docs/isa.md on one 32-bit lane.
-int32_t alu_apply(unsigned op, int32_t a, int32_t b) {
+int32_t alu_apply(unsigned op, int32_t a, int32_t b, int32_t imm) {
   switch (op) {
     case ALU_MIN: return a < b ? a : b;
     case ALU_MAX: return a > b ? a : b;
@@ -64,6 +64,7 @@ int32_t alu_apply(unsigned op, int32_t a, int32_t b) {
       const int64_t p = int64_t(a) * m + (s > 0 ? int64_t(1) << (s - 1) : int64_t(0));
       return int32_t(uint32_t(uint64_t(p >> s)));
     }
+    case ALU_REQ: return alu_apply(ALU_CLIP, alu_apply(ALU_MULSHR, a, b, imm), imm, imm);  // MULSHR, then CLIP by imm
     default: return b;  // MOV (fetch refused every other op)
   }
 }
@@ -172,7 +173,7 @@ OUTER:
           for (int c = 0; c < BLOCK_OUT; ++c) {
 #pragma HLS unroll
             const int32_t operand = n.use_imm ? n.imm : acc[s][b][c];
-            const int32_t value = alu_apply(n.alu_op, acc[d][b][c], operand);
+            const int32_t value = alu_apply(n.alu_op, acc[d][b][c], operand, n.imm);
             acc[d][b][c] = value;
             out[d][b][c] = int8_t(uint32_t(value) & 0xff);
           }

@@ -414,7 +414,9 @@ module vdla_compute (
   // bits of a*b, MULSHR multiplies by m = b >>> 6 and shifts the 64-bit
   // product right by s = b[5:0] with rounding (|a*m| < 2^56, so product plus
   // rounding term fits 64 bits). CLIP reads its bounds as two signed bytes of
-  // b.
+  // b. REQ (extension fused_requant) is MULSHR followed by CLIP with the
+  // bounds of the instruction's immediate `c`: the clip comparators take the
+  // multiplier's result instead of `a`.
   //
   // A function, not a module, so that S5 calls it only in the branch of the
   // result mux that selects it: synthesis builds the same combinational lanes
@@ -423,30 +425,34 @@ module vdla_compute (
   // an ALU result, not in every GEMM cycle.
   localparam int OpW = vdla_pkg::ALU_ALU_OP_W;
   function automatic logic signed [31:0] alu_lane(input logic [OpW-1:0] op, input logic signed [31:0] a,
-                                                  input logic signed [31:0] b);
+                                                  input logic signed [31:0] b, input logic signed [31:0] c);
     logic signed [31:0] s;
     logic [4:0] left, right;
     logic signed [32:0] rounded;
     logic signed [31:0] factor;
     logic signed [63:0] product, mulshr_round, mulshr_sum, mulshr_y;
     logic [5:0] mulshr_shift;
-    logic signed [31:0] clip_lo, clip_hi, clip_raised;
+    logic signed [31:0] clip_in, clip_bounds, clip_lo, clip_hi, clip_raised;
+    logic req;
 
     s = (b > 31) ? 32'sd31 : ((b < -31) ? -32'sd31 : b);
     left = 5'(-s);
     right = 5'(s);
     rounded = 33'(a) + (33'sd1 <<< (right - 5'd1));
 
-    factor = (op == OpW'(vdla_pkg::ALU_MULSHR)) ? (b >>> 6) : b;
+    req = vdla_pkg::FUSED_REQUANT != 0 && op == OpW'(vdla_pkg::ALU_REQ);
+    factor = (op == OpW'(vdla_pkg::ALU_MULSHR) || req) ? (b >>> 6) : b;
     product = 64'(a) * 64'(factor);
     mulshr_shift = b[5:0];
     mulshr_round = (mulshr_shift == 6'd0) ? 64'sd0 : (64'sd1 <<< (mulshr_shift - 6'd1));
     mulshr_sum = product + mulshr_round;
     mulshr_y = mulshr_sum >>> mulshr_shift;
 
-    clip_lo = 32'(signed'(b[7:0]));
-    clip_hi = 32'(signed'(b[15:8]));
-    clip_raised = (a < clip_lo) ? clip_lo : a;
+    clip_in = req ? mulshr_y[31:0] : a;
+    clip_bounds = req ? c : b;
+    clip_lo = 32'(signed'(clip_bounds[7:0]));
+    clip_hi = 32'(signed'(clip_bounds[15:8]));
+    clip_raised = (clip_in < clip_lo) ? clip_lo : clip_in;
 
     case (op)
       OpW'(vdla_pkg::ALU_MIN): alu_lane = (a < b) ? a : b;
@@ -456,6 +462,9 @@ module vdla_compute (
       OpW'(vdla_pkg::ALU_SHR): alu_lane = (s < 0) ? (a <<< left) : (a >>> right);
       OpW'(vdla_pkg::ALU_RSHR): alu_lane = (s < 0) ? (a <<< left) : ((s == 0) ? a : 32'(rounded >>> right));
       OpW'(vdla_pkg::ALU_CLIP): alu_lane = (clip_raised > clip_hi) ? clip_hi : clip_raised;
+      // without the extension op 9 is refused before it runs; MOV's value
+      // keeps the base hardware's lanes exactly
+      OpW'(vdla_pkg::ALU_REQ): alu_lane = req ? ((clip_raised > clip_hi) ? clip_hi : clip_raised) : b;
       OpW'(vdla_pkg::ALU_MULSHR): alu_lane = mulshr_y[31:0];
       default: alu_lane = b;  // MOV
     endcase
@@ -470,7 +479,7 @@ module vdla_compute (
       result[e*32+:32] = gemm_reset ? 32'd0 : dst_operand[e*32+:32] + gemm_sum[e*32+:32];
       if (!is_gemm)
         result[e*32+:32] = alu_lane(
-            alu_op, dst_operand[e*32+:32], use_imm ? imm : src_operand[e*32+:32]);
+            alu_op, dst_operand[e*32+:32], use_imm ? imm : src_operand[e*32+:32], imm);
     end
     assign out_wdata[e*8+:8] = result[e*32+:8];  // OUT keeps the low byte (truncation)
   end

@@ -66,9 +66,11 @@ module vdla_insn_check (
         if (stray(insn, GEMM_USED)) error = vdla_status_pkg::E_STRAY_BITS;
       end
       3'(vdla_pkg::OPCODE_ALU): begin
-        if (alu_op > vdla_pkg::ALU_ALU_OP_W'(vdla_pkg::ALU_MULSHR)) error = vdla_status_pkg::E_ALU_OP;
+        if (alu_op > vdla_pkg::ALU_ALU_OP_W'(vdla_pkg::ALU_OP_LAST)) error = vdla_status_pkg::E_ALU_OP;
         else if (stray(insn, ALU_USED)) error = vdla_status_pkg::E_STRAY_BITS;
-        else if (!use_imm && imm_nonzero) error = vdla_status_pkg::E_IMM;
+        // REQ's imm holds its clip bounds with either operand
+        else if (!use_imm && imm_nonzero && alu_op != vdla_pkg::ALU_ALU_OP_W'(vdla_pkg::ALU_REQ))
+          error = vdla_status_pkg::E_IMM;
       end
       3'(vdla_pkg::OPCODE_FINISH): begin
         if (stray(insn, FINISH_USED)) error = vdla_status_pkg::E_STRAY_BITS;

@@ -96,6 +96,12 @@ class FieldReader {
         if (v.get<uint64_t>() == a) return uint32_t(a);
     fail(fieldPath(key), "must be one of {" + list + "}, got " + v.dump());
   }
+  bool boolean(const std::string& key) {
+    const json& v = get(key);
+    if (!v.is_boolean()) fail(fieldPath(key), "must be true or false, got " + v.dump());
+    return v.get<bool>();
+  }
+  bool has(const std::string& key) const { return obj_.contains(key); }
   // Unknown keys are almost always typos; refuse them rather than ignore them.
   void rejectUnknown() const {
     for (auto it = obj_.begin(); it != obj_.end(); ++it)
@@ -110,7 +116,7 @@ class FieldReader {
 };
 
 json hardwareJson(const HwConfig& c) {
-  return json{
+  json j{
       {"target", {{"board", c.board}, {"part", c.part}, {"clock_mhz", c.clock_mhz}}},
       {"gemm", {{"batch", c.batch}, {"block_in", c.block_in}, {"block_out", c.block_out}}},
       {"data_bits",
@@ -130,6 +136,10 @@ json hardwareJson(const HwConfig& c) {
         {"loop_iter_bits", c.loop_iter_bits},
         {"alu_imm_bits", c.alu_imm_bits}}},
   };
+  // Extensions enter the canonical form only when one is on, so that a config
+  // without them keeps the hash it had before they existed.
+  if (c.fused_requant) j["extensions"] = {{"fused_requant", c.fused_requant}};
+  return j;
 }
 
 }  // namespace
@@ -266,6 +276,19 @@ HwConfig parseConfig(const std::string& json_text, const std::string& origin) {
   c.loop_iter_bits = uint32_t(isa.unsignedInt("loop_iter_bits", 1, 16));
   c.alu_imm_bits = uint32_t(isa.unsignedInt("alu_imm_bits", 2, 32));
   isa.rejectUnknown();
+
+  // Optional datapath extensions; absent means off, and a config with every
+  // extension off describes exactly the base hardware.
+  if (top.has("extensions")) {
+    FieldReader ext = top.object("extensions");
+    c.fused_requant = ext.boolean("fused_requant");
+    ext.rejectUnknown();
+    // REQ takes its clip bounds from the two low bytes of the immediate.
+    if (c.fused_requant && c.alu_imm_bits < 16)
+      ext.fail("extensions.fused_requant",
+               "needs isa.alu_imm_bits >= 16 (REQ reads its clip bounds from the immediate's two low bytes), got " +
+                   std::to_string(c.alu_imm_bits));
+  }
   top.rejectUnknown();
 
   // The instruction and micro-op formats have fixed sizes; a config whose

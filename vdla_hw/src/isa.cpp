@@ -26,9 +26,12 @@ const char* aluOpName(AluOp op) {
     case AluOp::Mov: return "MOV";
     case AluOp::Clip: return "CLIP";
     case AluOp::MulShr: return "MULSHR";
+    case AluOp::Req: return "REQ";
   }
   return "?";
 }
+
+int numAluOps(const HwConfig& cfg) { return cfg.fused_requant ? kNumAluOps : int(AluOp::Req); }
 
 const char* moduleName(Module m) {
   switch (m) {

@@ -139,6 +139,8 @@ IsaLayout::IsaLayout(const HwConfig& cfg) {
   uop_dst_bits_ = cfg.indexBits(Memory::Acc);
   uop_src_bits_ = std::max(cfg.indexBits(Memory::Input), cfg.indexBits(Memory::Acc));
   uop_wgt_bits_ = cfg.indexBits(Memory::Weight);
+  num_alu_ops_ = hw::numAluOps(cfg);
+  config_name_ = cfg.name;
 }
 
 uint32_t IsaLayout::usedBits(Opcode op) const {
@@ -175,8 +177,14 @@ namespace {
 // Rules that span fields: an ALU without use_imm ignores imm, so imm must be
 // zero there; otherwise two encodings would mean the same instruction and the
 // text form could not express one of them.
-std::string whyInconsistent(const Instruction& insn) {
-  if (insn.opcode == Opcode::Alu && !insn.use_imm && insn.imm != 0)
+// REQ is the exception: its imm always holds the clip bounds. An op the
+// config does not have is refused like an unknown one.
+std::string whyInconsistent(const Instruction& insn, int num_alu_ops, const std::string& config) {
+  if (insn.opcode != Opcode::Alu) return "";
+  if (int(insn.alu_op) >= num_alu_ops)
+    return std::string("ALU op ") + aluOpName(insn.alu_op) + " needs the fused_requant extension, which config '" +
+           config + "' does not enable";
+  if (!insn.use_imm && insn.imm != 0 && insn.alu_op != AluOp::Req)
     return "ALU imm = " + std::to_string(insn.imm) + " must be 0 when use_imm is 0";
   return "";
 }
@@ -192,7 +200,7 @@ EncodedInstruction IsaLayout::encode(const Instruction& insn, const std::string&
     if (!why.empty()) throw Error(prefix(where) + why);
     putBits(bits, f.offset, f.width, uint64_t(v) & mask(f.width));
   }
-  std::string why = whyInconsistent(insn);
+  std::string why = whyInconsistent(insn, num_alu_ops_, config_name_);
   if (!why.empty()) throw Error(prefix(where) + why);
   return bits;
 }
@@ -213,7 +221,7 @@ Instruction IsaLayout::decode(const EncodedInstruction& bits, const std::string&
   }
   if (seen != bits)
     throw Error(prefix(where) + opcodeName(insn.opcode) + " has bits set outside its fields (corrupt instruction?)");
-  std::string why = whyInconsistent(insn);
+  std::string why = whyInconsistent(insn, num_alu_ops_, config_name_);
   if (!why.empty()) throw Error(prefix(where) + why);
   return insn;
 }

@@ -45,6 +45,8 @@ std::vector<Param> collectParams(const HwConfig& c) {
       {"CLOCK_KHZ", uint64_t(c.clock_mhz * 1000 + 0.5), "target clock"},
       {"INSN_BITS", kInstructionBytes * 8, "instruction width"},
       {"UOP_BITS", kUopBytes * 8, "micro-op width"},
+      {"FUSED_REQUANT", c.fused_requant ? 1u : 0u, "extension: ALU op REQ"},
+      {"ALU_OP_LAST", uint64_t(numAluOps(c) - 1), "highest ALU op the config has"},
   };
   const Memory mems[] = {Memory::Uop, Memory::Weight, Memory::Input, Memory::Acc, Memory::Output};
   for (Memory m : mems) {

@@ -140,7 +140,23 @@ AluSequence buildAluSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
   }
   // The int8 output range is one CLIP (two signed bytes of the immediate).
   if (cfg.alu_imm_bits >= 16) {
-    s.after.push_back(immPass(Op::Clip, packClip(L.clip_lo, L.clip_hi)));
+    const int32_t clip = packClip(L.clip_lo, L.clip_hi);
+    if (cfg.fused_requant && fuse_mul_shift) {
+      // REQ does MULSHR and CLIP in one pass. Its immediate holds the bounds,
+      // so the MULSHR operand becomes a parameter vector even when uniform.
+      AluPass req = s.after.back();
+      s.after.pop_back();
+      if (req.src == AluPass::Src::Imm) {
+        req.src = AluPass::Src::Param;
+        req.param = static_cast<int>(s.params.size());
+        s.params.push_back(std::vector<int32_t>(L.mult.size(), req.imm));
+      }
+      req.op = Op::Req;
+      req.imm = clip;
+      s.after.push_back(req);
+    } else {
+      s.after.push_back(immPass(Op::Clip, clip));
+    }
   } else {
     s.after.push_back(immPass(Op::Max, L.clip_lo));
     s.after.push_back(immPass(Op::Min, L.clip_hi));

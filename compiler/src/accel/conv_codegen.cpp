@@ -235,7 +235,9 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             const auto range = uops.add({u});
             l.uop_begin = range.first;
             l.uop_end = range.second;
-            return em.emit(p.src == AluPass::Src::Imm ? hw::makeAluImm(p.op, l, p.imm) : hw::makeAlu(p.op, l));
+            hw::Instruction insn = p.src == AluPass::Src::Imm ? hw::makeAluImm(p.op, l, p.imm) : hw::makeAlu(p.op, l);
+            if (p.op == hw::AluOp::Req) insn.imm = p.imm;  // its clip bounds beside the tensor operand
+            return em.emit(insn);
           };
 
           if (L.residual) {

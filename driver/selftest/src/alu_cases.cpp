@@ -16,7 +16,7 @@ namespace {
 // The ISA's ALU semantics restated plainly, in 64-bit arithmetic.
 int32_t wrap32(int64_t v) { return int32_t(uint32_t(uint64_t(v))); }
 
-int32_t referenceAlu(hw::AluOp op, int32_t a, int32_t b) {
+int32_t referenceAlu(hw::AluOp op, int32_t a, int32_t b, int32_t imm) {
   const int64_t s = std::clamp<int64_t>(b, -31, 31);
   switch (op) {
     case hw::AluOp::Min: return a < b ? a : b;
@@ -37,6 +37,8 @@ int32_t referenceAlu(hw::AluOp op, int32_t a, int32_t b) {
       const int64_t rounding = sh > 0 ? int64_t(1) << (sh - 1) : 0;
       return wrap32((int64_t(a) * m + rounding) >> sh);
     }
+    case hw::AluOp::Req:  // MULSHR by b, then CLIP by the instruction's imm
+      return referenceAlu(hw::AluOp::Clip, referenceAlu(hw::AluOp::MulShr, a, b, imm), imm, imm);
   }
   return 0;
 }
@@ -80,7 +82,9 @@ CaseResult aluCase(CaseContext& ctx, hw::AluOp op, bool use_imm) {
   prog.push_back(hw::makeLoad(hw::Memory::Acc, 0, a_buf.phys_addr / acc_entry, 1, n, n));
   prog.push_back(hw::makeLoad(hw::Memory::Acc, n, b_buf.phys_addr / acc_entry, 1, n, n));
   hw::LoopNest over_a{0, 1, 1, n, 0, 1, 0, 1};
-  prog.push_back(use_imm ? hw::makeAluImm(op, over_a, imm) : hw::makeAlu(op, over_a));
+  hw::Instruction alu = use_imm ? hw::makeAluImm(op, over_a, imm) : hw::makeAlu(op, over_a);
+  if (op == hw::AluOp::Req) alu.imm = imm;  // its clip bounds, with either operand
+  prog.push_back(alu);
   hw::LoopNest copy_planes{1, 2, 4, n, n, 1, 0, 1};
   prog.push_back(hw::makeAlu(hw::AluOp::Mov, copy_planes));
   for (uint32_t p = 0; p < 4; ++p) {
@@ -100,7 +104,7 @@ CaseResult aluCase(CaseContext& ctx, hw::AluOp op, bool use_imm) {
     return result;
   }
   std::vector<int32_t> expected(a.size()), got(a.size());
-  for (size_t i = 0; i < a.size(); ++i) expected[i] = referenceAlu(op, a[i], use_imm ? imm : b[i]);
+  for (size_t i = 0; i < a.size(); ++i) expected[i] = referenceAlu(op, a[i], use_imm ? imm : b[i], imm);
   std::vector<uint8_t> planes = buffers.download<uint8_t>(out, size_t(4) * n * out_entry);
   for (size_t i = 0; i < a.size(); ++i) {
     uint32_t v = 0;

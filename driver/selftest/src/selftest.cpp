@@ -32,7 +32,7 @@ std::vector<NamedCase> allCases(const hw::HwConfig& cfg) {
                        std::to_string(g.shape.n_blocks * cfg.block_out);
     cases.push_back({name, [g](CaseContext& ctx) { return gemmCase(ctx, g.shape, g.double_buffer, g.shift); }});
   }
-  for (int op = 0; op < hw::kNumAluOps; ++op)
+  for (int op = 0; op < hw::numAluOps(cfg); ++op)
     for (bool imm : {true, false})
       cases.push_back({std::string("alu-") + hw::aluOpName(hw::AluOp(op)) + (imm ? "-imm" : "-tensor"),
                        [op, imm](CaseContext& ctx) { return aluCase(ctx, hw::AluOp(op), imm); }});

@@ -275,7 +275,7 @@ class Generator {
           if (i.iter_in == 0 && i.iter_out == 0) i.iter_in = 1;
           break;
         default:
-          i = hw::makeAluImm(AluOp(rng_.below(hw::kNumAluOps)), {uop_win_.base, uop_win_.base + 1, 0, iterField(2)},
+          i = hw::makeAluImm(AluOp(rng_.below(hw::numAluOps(cfg_))), {uop_win_.base, uop_win_.base + 1, 0, iterField(2)},
                              clampImm(rng_.range(-5, 5)));
           break;
       }
@@ -641,6 +641,7 @@ class Generator {
         const int64_t a = rng_.range(-128, 127), b = rng_.range(-128, 127);
         return clampImm(int16_t(uint16_t((std::max(a, b) & 0xff) << 8 | (std::min(a, b) & 0xff))));
       }
+      case AluOp::Req:  // one immediate is both the MULSHR operand and the clip bounds
       case AluOp::MulShr:  // m = imm >> 6 in [-512, 511]; shifts up to 63
         return clampImm(rng_.chance(0.7) ? rng_.range(-512, 511) * 64 + rng_.range(0, 20) : full);
       default: return clampImm(rng_.chance(0.5) ? rng_.range(-200, 200) : full);
@@ -649,7 +650,7 @@ class Generator {
 
   bool genAlu() {
     std::vector<AluOp> ops;
-    for (int i = 0; i < hw::kNumAluOps; ++i)
+    for (int i = 0; i < hw::numAluOps(cfg_); ++i)
       if (opts_.alu_ops & (1u << i)) ops.push_back(AluOp(i));
     const AluOp op = ops[rng_.below(ops.size())];
     const bool use_imm = rng_.chance(0.5);
@@ -679,6 +680,7 @@ class Generator {
       }
     }
     Instruction insn = use_imm ? hw::makeAluImm(op, l, pickImm(op)) : hw::makeAlu(op, l);
+    if (op == AluOp::Req && !use_imm) insn.imm = pickImm(AluOp::Clip);  // its clip bounds
     if (!opts_.alu_self_overlap && selfOverlaps(insn)) return false;
     emitLoop(insn);
     return true;
@@ -829,6 +831,8 @@ void validateOptions(const hw::HwConfig& cfg, const ProgenOptions& o) {
   if (o.ops & kAlu) {
     if (!(o.ops & kLoadUop) || !acc_load) fail("ALU needs LOAD UOP and LOAD ACC or ACC8, which define its operands");
     if (o.alu_ops == 0 || (o.alu_ops >> hw::kNumAluOps)) fail("alu_ops must be a non-empty set of AluOp bits");
+    if (!(o.alu_ops & ((1u << hw::numAluOps(cfg)) - 1)))
+      fail("alu_ops holds only ALU ops that config '" + cfg.name + "' does not have (REQ needs fused_requant)");
   }
   if ((o.ops & kStore) && !(o.ops & (kGemm | kAlu)))
     fail("STORE needs GEMM or ALU: only they write the OUT entries a STORE reads");

@@ -19,7 +19,7 @@ using hw::Opcode;
 int64_t clampShift(int64_t b) { return b < -31 ? -31 : (b > 31 ? 31 : b); }
 
 // docs/isa.md, ALU table.
-int32_t aluReference(AluOp op, int32_t a32, int32_t b32) {
+int32_t aluReference(AluOp op, int32_t a32, int32_t b32, int32_t imm) {
   const int64_t a = a32, b = b32;
   int64_t r = 0;
   switch (op) {
@@ -51,6 +51,9 @@ int32_t aluReference(AluOp op, int32_t a32, int32_t b32) {
       r = int64_t(p >> s);
       break;
     }
+    case AluOp::Req:  // MULSHR by b, then CLIP by the instruction's imm
+      r = aluReference(AluOp::Clip, aluReference(AluOp::MulShr, a32, b32, imm), imm, imm);
+      break;
   }
   return int32_t(uint32_t(uint64_t(r)));  // low 32 bits
 }
@@ -248,7 +251,7 @@ class Interpreter {
       for (uint32_t k = 0; k < B_ * BO_; ++k) {
         const int32_t b = insn.use_imm ? insn.imm : acc_[s * B_ * BO_ + k];
         int32_t& a = acc_[d * B_ * BO_ + k];
-        a = aluReference(insn.alu_op, a, b);
+        a = aluReference(insn.alu_op, a, b, insn.imm);
       }
       writeOut(d);
     });

@@ -20,6 +20,14 @@ namespace {
 
 using hw::AluOp;
 
+// pynq as the base ISA has it: the shape tests below are about the passes
+// without the fused_requant extension (FusedRequantExtension covers it).
+hw::HwConfig baseIsaPynq() {
+  hw::HwConfig cfg = hw::loadConfig("pynq");
+  cfg.fused_requant = false;
+  return cfg;
+}
+
 int countOp(const AluSequence& s, AluOp op) {
   return static_cast<int>(std::count_if(s.after.begin(), s.after.end(), [&](const AluPass& p) { return p.op == op; }));
 }
@@ -72,7 +80,7 @@ test::LayerData extremeData(const ConvLayer& L, bool maximise) {
 }
 
 TEST(AluSequence, QuantiserParametersFuseIntoMulShrAndClip) {
-  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  const hw::HwConfig cfg = baseIsaPynq();
   std::mt19937 rng(5);
   int fused = 0;
   for (int k = 0; k < 20; ++k) {
@@ -95,7 +103,7 @@ TEST(AluSequence, QuantiserParametersFuseIntoMulShrAndClip) {
 }
 
 TEST(AluSequence, PossibleInt32OverflowKeepsMulAndRshr) {
-  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  const hw::HwConfig cfg = baseIsaPynq();
   std::mt19937 rng(6);
   ConvLayer L = test::randomLayer(rng, false);
   std::fill(L.weights.begin(), L.weights.end(), int8_t{127});
@@ -112,7 +120,7 @@ TEST(AluSequence, PossibleInt32OverflowKeepsMulAndRshr) {
 }
 
 TEST(AluSequence, ResidualLayersKeepTheUnfusedOrder) {
-  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  const hw::HwConfig cfg = baseIsaPynq();
   std::mt19937 rng(7);
   ConvLayer L = test::randomLayer(rng, false);
   requantLikeTheQuantiser(L, rng);
@@ -125,7 +133,7 @@ TEST(AluSequence, ResidualLayersKeepTheUnfusedOrder) {
 }
 
 TEST(AluSequence, WideProductIsMovMulShrClip) {
-  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  const hw::HwConfig cfg = baseIsaPynq();
   std::mt19937 rng(8);
   for (int k = 0; k < 10; ++k) {
     ConvLayer L = test::randomLayer(rng, false);
@@ -143,7 +151,7 @@ TEST(AluSequence, WideProductIsMovMulShrClip) {
 TEST(AluSequence, WideResidualStartsFromTheResidualInTheAccumulators) {
   // acc = R (LOAD ACC8), *= residual_mult, += bias1; GEMM; MULSHR; CLIP: no
   // residual region and no pass after the GEMM reads one.
-  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  const hw::HwConfig cfg = baseIsaPynq();
   std::mt19937 rng(9);
   ConvLayer L = test::randomLayer(rng, false);
   requantLikeTheQuantiser(L, rng, /*allow_wide=*/true);
@@ -175,26 +183,66 @@ TEST(AluSequence, WideResidualStartsFromTheResidualInTheAccumulators) {
   EXPECT_TRUE(layerBlocks(L, cfg).residual_region);
 }
 
+// With the extension every MULSHR followed by the output CLIP is one REQ whose
+// operand is a parameter vector (also for a uniform multiplier, since the
+// immediate holds the bounds) and whose immediate is the CLIP's.
+TEST(AluSequence, FusedRequantExtensionMakesMulShrAndClipOneReq) {
+  const hw::HwConfig fused = hw::loadConfig("pynq"), base = baseIsaPynq();
+  ASSERT_TRUE(fused.fused_requant);
+  std::mt19937 rng(10);
+  int reqs = 0;
+  for (int k = 0; k < 20; ++k) {
+    ConvLayer L = test::randomLayer(rng, false);
+    requantLikeTheQuantiser(L, rng, /*allow_wide=*/k % 2 == 1);
+    if (k % 4 == 1) std::fill(L.mult.begin(), L.mult.end(), L.mult.front());  // uniform: an immediate MULSHR
+    const AluSequence b = buildAluSequence(L, base), f = buildAluSequence(L, fused);
+    if (countOp(b, AluOp::MulShr) == 0) {
+      EXPECT_EQ(countOp(f, AluOp::Req), 0) << "layer " << k;
+      continue;
+    }
+    ++reqs;
+    ASSERT_EQ(f.after.size() + 1, b.after.size()) << "layer " << k;
+    const AluPass& mulshr = b.after[b.after.size() - 2];
+    const AluPass& clip = b.after.back();
+    const AluPass& req = f.after.back();
+    EXPECT_EQ(req.op, AluOp::Req);
+    EXPECT_EQ(req.src, AluPass::Src::Param);
+    EXPECT_EQ(req.imm, clip.imm);
+    const std::vector<int32_t>& operand = f.params[static_cast<size_t>(req.param)];
+    for (size_t o = 0; o < operand.size(); ++o)
+      EXPECT_EQ(operand[o], mulshr.src == AluPass::Src::Imm ? mulshr.imm : b.params[static_cast<size_t>(mulshr.param)][o]);
+  }
+  EXPECT_GE(reqs, 10);
+}
+
 class FusedRequantOnDevice : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FusedRequantOnDevice, MatchesTheDefinitionAtTheAccumulatorBounds) {
-  const hw::HwConfig cfg = hw::loadConfig("tiny");
-  auto dev = driver::createDevice(GetParam(), cfg);
-  std::mt19937 rng(11);
-  const int count = GetParam() == "fsim" ? 12 : 3;
-  for (int k = 0, tried = 0; k < count; ++tried) {
-    ASSERT_LT(tried, 20 * count) << "too few random layers fuse";
-    ConvLayer L = test::randomLayer(rng, false);
-    requantLikeTheQuantiser(L, rng, /*allow_wide=*/k % 2 == 1);  // both definitions
-    if (countOp(buildAluSequence(L, cfg), AluOp::MulShr) != 1) continue;
-    ++k;
-    for (int variant = 0; variant < 3; ++variant) {
-      const test::LayerData d = variant == 0 ? test::randomData(L, rng) : extremeData(L, variant == 1);
-      const ConvProgram prog = generateConvProgram(L, chooseTiling(L, cfg, true), cfg, 0);
-      const rt::Tensor got = test::runOnDevice(*dev, L, prog, d);
-      const rt::Tensor want = test::naiveQConv(L, d);
-      for (int64_t i = 0; i < got.numElements(); ++i)
-        ASSERT_EQ(got.data<int8_t>()[i], want.data<int8_t>()[i]) << "layer " << k << " variant " << variant << " element " << i;
+  // pynq runs MULSHR and CLIP as one REQ (fused_requant), tiny as two passes.
+  const std::vector<std::string> configs =
+      GetParam() == "fsim" ? std::vector<std::string>{"tiny", "pynq"} : std::vector<std::string>{"pynq"};
+  for (const std::string& name : configs) {
+    SCOPED_TRACE(name);
+    const hw::HwConfig cfg = hw::loadConfig(name);
+    auto dev = driver::createDevice(GetParam(), cfg);
+    std::mt19937 rng(11);
+    const int count = GetParam() == "fsim" ? 12 : 3;
+    for (int k = 0, tried = 0; k < count; ++tried) {
+      ASSERT_LT(tried, 20 * count) << "too few random layers fuse";
+      ConvLayer L = test::randomLayer(rng, false);
+      requantLikeTheQuantiser(L, rng, /*allow_wide=*/k % 2 == 1);  // both definitions
+      const AluSequence seq = buildAluSequence(L, cfg);
+      if (countOp(seq, AluOp::MulShr) + countOp(seq, AluOp::Req) != 1) continue;
+      ASSERT_EQ(countOp(seq, AluOp::Req), cfg.fused_requant ? 1 : 0);
+      ++k;
+      for (int variant = 0; variant < 3; ++variant) {
+        const test::LayerData d = variant == 0 ? test::randomData(L, rng) : extremeData(L, variant == 1);
+        const ConvProgram prog = generateConvProgram(L, chooseTiling(L, cfg, true), cfg, 0);
+        const rt::Tensor got = test::runOnDevice(*dev, L, prog, d);
+        const rt::Tensor want = test::naiveQConv(L, d);
+        for (int64_t i = 0; i < got.numElements(); ++i)
+          ASSERT_EQ(got.data<int8_t>()[i], want.data<int8_t>()[i]) << "layer " << k << " variant " << variant << " element " << i;
+      }
     }
   }
 }

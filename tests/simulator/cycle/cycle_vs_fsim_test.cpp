@@ -112,7 +112,7 @@ TEST_P(CornerTest, EveryAluOpImmAndTensorWithHazards) {
   std::vector<Instruction> p;
   p.push_back(hw::makeLoad(Memory::Acc, 0, r.entryOf(acc, Memory::Acc), 1, n, n));
   p.push_back(hw::makeLoad(Memory::Uop, 0, r.entryOf(uop, Memory::Uop), 1, n - 1, n - 1));
-  for (int op = 0; op < hw::kNumAluOps; ++op) {
+  for (int op = 0; op < hw::numAluOps(r.cfg); ++op) {
     p.push_back(hw::makeAlu(AluOp(op), LoopNest{0, n - 1, 1, 1}));
     const int32_t imm = op == int(AluOp::Shr) || op == int(AluOp::Rshr) ? (op == int(AluOp::Shr) ? -3 : 5) : 77 * op - 200;
     p.push_back(hw::makeAluImm(AluOp(op), LoopNest{0, n - 1, 1, 1}, imm));
@@ -266,7 +266,7 @@ TEST_P(OperandRegisterTest, SameSrcRepeatedForEveryOp) {
   std::vector<Instruction> p;
   p.push_back(hw::makeLoad(Memory::Acc, 0, r.entryOf(acc, Memory::Acc), 1, n + params, n + params));
   p.push_back(hw::makeLoad(Memory::Uop, 0, r.entryOf(uop, Memory::Uop), 1, 3, 3));
-  for (int op = 0; op < hw::kNumAluOps; ++op) {
+  for (int op = 0; op < hw::numAluOps(r.cfg); ++op) {
     if (AluOp(op) == AluOp::Mov) continue;  // would overwrite every dst with the parameters
     // dst = o*inner + i, src = P + o: the src stays for `inner` vectors.
     p.push_back(hw::makeAlu(AluOp(op), LoopNest{0, 1, params, inner, inner, 1, 1, 0}));

@@ -57,7 +57,8 @@ TEST(ProgenCoverage, TinyProgramsCoverTheIsa) {
   EXPECT_EQ(f.opcodes[int(hw::Opcode::Finish)], 300u);  // exactly one per program
   for (hw::Memory m : {hw::Memory::Uop, hw::Memory::Weight, hw::Memory::Input, hw::Memory::Acc, hw::Memory::Acc8})
     EXPECT_GT(f.loads_by_memory[int(m)], 0u) << hw::memoryName(m);
-  for (int op = 0; op < hw::kNumAluOps; ++op) {
+  ASSERT_FALSE(cfg.fused_requant);
+  for (int op = 0; op < hw::numAluOps(cfg); ++op) {
     EXPECT_GT(f.alu_imm[op], 0u) << hw::aluOpName(hw::AluOp(op)) << " with an immediate";
     EXPECT_GT(f.alu_tensor[op], 0u) << hw::aluOpName(hw::AluOp(op)) << " with a tensor operand";
   }

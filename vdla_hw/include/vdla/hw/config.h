@@ -45,6 +45,9 @@ struct HwConfig {
 
   // ISA field widths that are not implied by the buffer sizes.
   uint32_t dram_addr_bits = 0, xfer_size_bits = 0, pad_bits = 0, loop_iter_bits = 0, alu_imm_bits = 0;
+  // Datapath extensions (JSON section "extensions"; all off when absent).
+  // fused_requant: the ALU op REQ, MULSHR and CLIP in one pass (docs/isa.md).
+  bool fused_requant = false;
 
   // 64-bit FNV-1a of the canonical form of every hardware-relevant field
   // (everything but name and description). The hardware exposes it; the

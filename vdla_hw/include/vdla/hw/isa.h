@@ -34,8 +34,13 @@ enum class AluOp : uint8_t {
   Clip = 7,    // dst = min(max(dst, lo), hi); lo = int8(b[7:0]), hi = int8(b[15:8])
   MulShr = 8,  // dst = low 32 bits of (dst * m + r) >> s in 64-bit, m = b >> 6 (arithmetic),
                // s = b[5:0], r = s > 0 ? 1 << (s-1) : 0 (round half up)
+  // Extension fused_requant: a whole requantisation in one pass.
+  Req = 9,  // dst = CLIP(MULSHR(dst, b), imm): MULSHR by b, then CLIP with the bounds in the
+            // instruction's imm (imm[7:0], imm[15:8]) whether or not b is the immediate
 };
-constexpr int kNumAluOps = 9;
+constexpr int kNumAluOps = 10;  // every op the ISA defines; numAluOps(cfg) says which a config has
+// ALU ops 0 .. numAluOps(cfg) - 1 exist on a config (REQ only with fused_requant).
+int numAluOps(const HwConfig& cfg);
 const char* aluOpName(AluOp op);  // "MIN", ...
 
 enum class Module : uint8_t { Load = 0, Compute = 1, Store = 2 };

@@ -36,6 +36,7 @@ class IsaLayout {
   uint32_t uopDstBits() const { return uop_dst_bits_; }
   uint32_t uopSrcBits() const { return uop_src_bits_; }
   uint32_t uopWgtBits() const { return uop_wgt_bits_; }
+  int numAluOps() const { return num_alu_ops_; }  // numAluOps(cfg) of the config it was built for
 
   // Packs an instruction; throws vdla::Error naming the field if a value does
   // not fit. `where` prefixes the message (e.g. "instruction 12").
@@ -58,6 +59,8 @@ class IsaLayout {
  private:
   std::vector<BitField> fields_[kNumOpcodes];
   uint32_t uop_dst_bits_, uop_src_bits_, uop_wgt_bits_;
+  int num_alu_ops_;  // numAluOps(cfg): ops beyond the config's extensions are refused
+  std::string config_name_;
 };
 
 // Reads and writes a field of an instruction as a raw integer (signed fields as

@@ -5,7 +5,9 @@
 //   acc = MAX(acc, clip_lo) ; acc = MIN(acc, clip_hi)
 // with two fusions the ISA offers: the multiply and the second shift become one
 // MULSHR when no residual or bias2 comes between them, and the two bounds one
-// CLIP. In the wide_product form a residual belongs to the accumulator: the
+// CLIP; on a config with the fused_requant extension MULSHR and CLIP are one
+// REQ (its operand a parameter vector, the bounds in its immediate). In the
+// wide_product form a residual belongs to the accumulator: the
 // tile's accumulators are loaded with R and scaled before the GEMM,
 //   acc = R (LOAD ACC8) ; acc *= residual_mult ; acc += bias1 ; acc += GEMM ;
 //   acc = MULSHR(acc, mult, shift2) ; acc = CLIP(acc)
@@ -30,7 +32,7 @@ struct AluPass {
   hw::AluOp op = hw::AluOp::Mov;
   Dst dst = Dst::Acc;
   Src src = Src::Imm;
-  int32_t imm = 0;
+  int32_t imm = 0;  // Src::Imm: the operand; REQ: its clip bounds
   int param = -1;  // index into AluSequence::params for Src::Param
 };
 
