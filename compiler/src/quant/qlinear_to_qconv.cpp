@@ -287,6 +287,7 @@ QConvParts buildParts(const IntegerLayer& L, rt::Tensor weights4d, rt::QConvAttr
     spec.bias.push_back((L.bias.empty() ? 0 : L.bias[o]) - int64_t{L.x_zero_point} * sum_w);
     spec.acc_bound.push_back(accumulatorBound(w + o * per, per));
   }
+  spec.allow_wide_product = true;
   RequantParams p = chooseRequantParams(spec);
   QConvParts parts;
   parts.weights = std::move(weights4d);
@@ -298,6 +299,7 @@ QConvParts buildParts(const IntegerLayer& L, rt::Tensor weights4d, rt::QConvAttr
   parts.bias2 = vec(p.bias2);
   parts.attrs = geometry;
   parts.attrs.shift1 = p.shift1;
+  parts.attrs.wide_product = p.wide_product;
   parts.attrs.shift2 = p.shift2;
   parts.attrs.clip_lo = p.clip_lo;
   parts.attrs.clip_hi = p.clip_hi;

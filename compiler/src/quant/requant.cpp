@@ -29,7 +29,7 @@
 // whenever the bound allows it without a measurable loss (1/8 for the wide
 // form with a residual, below).
 //
-//  * wide_product (when the spec allows it: zero point 0):
+//  * wide_product (when the spec allows it):
 //    y = clamp(wrap32(rshr(t * mult, shift2))) with t = acc + R * rm + bias
 //    and the product exact in 64 bits, which the accelerator computes in one
 //    MULSHR. No int32 bound limits mult then, only MULSHR's 26-bit field:
@@ -42,7 +42,10 @@
 //    Mr / M (the residual's scale over the accumulator's) is in the
 //    hundreds, as in ResNets. The form is taken whenever its error is within
 //    the slack of the best other form, which it nearly always beats without
-//    a residual.
+//    a residual. A nonzero output zero point joins the bias in accumulator
+//    units, round(zero_point * 2^shift2 / mult): its rounding is worth at
+//    most mult / 2^(shift2 + 1) output units, half of what the rounding of t
+//    costs the 32-bit form with shift1 = 1.
 #include "vdla/compiler/quant/requant.h"
 
 #include <algorithm>
@@ -160,7 +163,20 @@ std::optional<Candidate> tryWide(const RequantSpec& s) {
         break;
       }
       const int64_t rm = std::llround(rm_real);
-      const int64_t mult = std::llround(mult_real), t_bound = a + 128 * std::llabs(rm) + std::llabs(bias);
+      const int64_t mult = std::llround(mult_real);
+      // The zero point in accumulator units; a channel with mult 0 cannot carry it.
+      const double z = s.output_zero_point;
+      if (z != 0 && mult == 0) {
+        ok = false;
+        break;
+      }
+      const double z_acc = z != 0 ? z * scale / static_cast<double>(mult) : 0.0;
+      if (!(std::fabs(z_acc) < static_cast<double>(kInt32Max))) {
+        ok = false;
+        break;
+      }
+      const int64_t z_rounded = std::llround(z_acc), bias_z = bias + z_rounded;
+      const int64_t t_bound = a + 128 * std::llabs(rm) + std::llabs(bias_z);
       // t = acc + R * rm + bias must not wrap, and neither may the shifted product.
       if (t_bound > kInt32Max || mult > kMaxMult || rshr64(t_bound * mult, shift2) > kInt32Max) {
         ok = false;
@@ -169,13 +185,14 @@ std::optional<Candidate> tryWide(const RequantSpec& s) {
       const double mr = residual ? s.residual_multiplier[o] : 0.0;
       const double headroom = m > 0 ? (256.0 + 128.0 * mr + std::fabs(double(s.output_zero_point))) / m
                                     : std::numeric_limits<double>::infinity();
-      const double useful = std::min(static_cast<double>(t_bound), headroom + std::fabs(static_cast<double>(bias)));
-      p.bias1.push_back(static_cast<int32_t>(bias));
+      const double useful = std::min(static_cast<double>(t_bound), headroom + std::fabs(static_cast<double>(bias_z)));
+      p.bias1.push_back(static_cast<int32_t>(bias_z));
       p.mult.push_back(static_cast<int32_t>(mult));
       p.bias2.push_back(0);
       if (residual) p.residual_mult.push_back(static_cast<int32_t>(rm));
       const double error = std::fabs(static_cast<double>(mult) / scale - m) * useful +
-                           std::fabs(static_cast<double>(rm) - rm_real) * m * 128.0;
+                           std::fabs(static_cast<double>(rm) - rm_real) * m * 128.0 +
+                           std::fabs(static_cast<double>(z_rounded) - z_acc) * static_cast<double>(mult) / scale;
       p.error_bound = std::max(p.error_bound, error);
       c.max_mult = std::max(c.max_mult, static_cast<int32_t>(mult));
     }
@@ -224,7 +241,7 @@ RequantParams chooseRequantParams(const RequantSpec& spec) {
         "(the output would saturate for almost every input)");
   double best = std::numeric_limits<double>::infinity();
   for (const Candidate& c : candidates) best = std::min(best, c.params.error_bound);
-  if (spec.allow_wide_product && spec.output_zero_point == 0)
+  if (spec.allow_wide_product)
     if (std::optional<Candidate> wide = tryWide(spec);
         wide && wide->params.error_bound <= best + (spec.residual_multiplier.empty() ? kSlack : kResidualSlack))
       return wide->params;

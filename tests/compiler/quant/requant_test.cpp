@@ -244,16 +244,33 @@ TEST(Requant, WideProductNeedsNoFirstShiftAndIsMorePrecise) {
     }
 }
 
-TEST(Requant, WideProductOnlyWithZeroPointZero) {
+// A nonzero output zero point joins the bias in accumulator units; the
+// result stays within the error bound of the real-valued requantisation.
+TEST(Requant, WideProductCarriesTheZeroPointInTheBias) {
   RequantSpec s;
-  s.multiplier = {1e-3};
-  s.acc_bound = {1000000};
-  s.bias = {10};
+  s.multiplier = {1e-3, 7.3e-3, 2.1e-4};
+  s.acc_bound = {1000000, 40000, 3000000};
+  s.bias = {10, -523, 91};
   s.allow_wide_product = true;
+  for (int32_t zp : {3, -128, 127, -7}) {
+    SCOPED_TRACE(zp);
+    s.output_zero_point = zp;
+    const RequantParams p = chooseRequantParams(s);
+    ASSERT_TRUE(p.wide_product);
+    EXPECT_LT(p.error_bound, 0.01);
+    for (size_t o = 0; o < s.multiplier.size(); ++o) {
+      const double z_acc = zp * std::ldexp(1.0, p.shift2) / p.mult[o];
+      EXPECT_EQ(p.bias1[o], s.bias[o] + std::llround(z_acc)) << "channel " << o;
+      EXPECT_EQ(p.bias2[o], 0);
+      for (int64_t acc = -s.acc_bound[o]; acc <= s.acc_bound[o]; acc += s.acc_bound[o] / 997 + 1) {
+        const double real = s.multiplier[o] * static_cast<double>(acc + s.bias[o]) + zp;
+        if (std::fabs(real) > 200) continue;
+        const int64_t y = wideSequence(p, o, acc);
+        EXPECT_LE(std::fabs(static_cast<double>(y) - real), p.error_bound + 0.5 + 1e-9) << "acc " << acc;
+      }
+    }
+  }
   s.output_zero_point = 3;
-  EXPECT_FALSE(chooseRequantParams(s).wide_product);
-  s.output_zero_point = 0;
-  EXPECT_TRUE(chooseRequantParams(s).wide_product);
   s.allow_wide_product = false;
   EXPECT_FALSE(chooseRequantParams(s).wide_product);
 }

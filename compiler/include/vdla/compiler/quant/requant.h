@@ -33,8 +33,7 @@ struct RequantSpec {
   int32_t clip_lo = -128;
   int32_t clip_hi = 127;
   // May the result use vdla.QConv's wide_product form (64-bit product, no
-  // shift1, a residual added in accumulator units)? Only with
-  // output_zero_point 0.
+  // shift1, a residual and the output zero point added in accumulator units)?
   bool allow_wide_product = false;
 };
 
