@@ -41,6 +41,22 @@ void broadcastBinary(Node& node) {
   setOutputType(node, 0, a.dtype, broadcastShapes(a.shape, b.shape));
 }
 
+// Mod(A, B): operands of one type, broadcast. fmod = 0 (the default) is the
+// integer remainder with the divisor's sign; fmod = 1 the C remainder with the
+// dividend's, which ONNX requires for floating point.
+void inferMod(Node& node) {
+  const TensorType& a = inputType(node, 0);
+  const TensorType& b = inputType(node, 1);
+  if (a.dtype != b.dtype)
+    throw std::invalid_argument(std::string("operand types differ: ") + rt::dtypeName(a.dtype) + " and " +
+                                rt::dtypeName(b.dtype));
+  expectDType(a, {DType::F32, DType::U8, DType::I8, DType::I32, DType::I64}, "operands");
+  const int64_t fmod = node.attrs().getInt("fmod", 0);
+  if (fmod != 0 && fmod != 1) throw std::invalid_argument("attribute 'fmod' must be 0 or 1, got " + std::to_string(fmod));
+  if (a.dtype == DType::F32 && fmod != 1) throw std::invalid_argument("Mod of f32 operands needs fmod = 1");
+  setOutputType(node, 0, a.dtype, broadcastShapes(a.shape, b.shape));
+}
+
 // Pow(X, Y): f32 base; the exponent f32 or an integer type (ONNX allows the
 // two to differ); the result has the base's type and the broadcast shape.
 void inferPow(Node& node) {
@@ -93,6 +109,7 @@ void registerElementwiseOps(OpRegistry& r) {
   r.add({"Identity", 1, 1, 1, 1, sameAsInput0});
   for (const char* op : {"Add", "Sub", "Mul", "Div"}) r.add({op, 2, 2, 1, 1, broadcastBinary});
   r.add({"Pow", 2, 2, 1, 1, inferPow});
+  r.add({"Mod", 2, 2, 1, 1, inferMod});
   r.add({"Clip", 1, 3, 1, 1, inferClip});
   r.add({"Dropout", 1, 3, 1, 2, inferDropout});
   r.add({"Cast", 1, 1, 1, 1, inferCast});

@@ -1,4 +1,4 @@
-// Type inference of comparison and selection: Equal, Where, Expand. Exporters
+// Type inference of comparison and selection: Equal, Not, Where, Expand. Exporters
 // write them into shape computations (a class token's position, a mask),
 // which constant folding evaluates on the reference kernels when the shapes
 // are static.
@@ -20,6 +20,13 @@ void inferEqual(Node& node) {
     throw std::invalid_argument(std::string("operand types differ: ") + rt::dtypeName(a.dtype) + " and " +
                                 rt::dtypeName(b.dtype));
   setOutputType(node, 0, DType::Bool, broadcastShapes(a.shape, b.shape));
+}
+
+// Not(X): bool to bool, element-wise (attention masks).
+void inferNot(Node& node) {
+  const TensorType& x = inputType(node, 0);
+  expectDType(x, {DType::Bool}, "input");
+  setOutputType(node, 0, DType::Bool, x.shape);
 }
 
 // Where(condition, X, Y) -> X's type, the three broadcast together.
@@ -51,6 +58,7 @@ void inferExpand(Node& node) {
 
 void registerSelectionOps(OpRegistry& r) {
   r.add({"Equal", 2, 2, 1, 1, inferEqual});
+  r.add({"Not", 1, 1, 1, 1, inferNot});
   r.add({"Where", 3, 3, 1, 1, inferWhere});
   r.add({"Expand", 2, 2, 1, 1, inferExpand});
 }

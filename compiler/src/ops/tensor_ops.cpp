@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "register_ops.h"
+#include "vdla/runtime/range_length.h"
 #include "shape_helpers.h"
 
 namespace vdla::ir {
@@ -222,6 +223,52 @@ void inferConstantOfShape(Node& node) {
   setOutputType(node, 0, dtype, shape);
 }
 
+// Range(start, limit, delta): a vector of max(ceil((limit - start) / delta), 0)
+// elements; its length depends on the values, so the three scalars must be
+// constants of one type (exporters compute them from shapes, which fold).
+void inferRange(Node& node) {
+  const TensorType& t = inputType(node, 0);
+  expectDType(t, {DType::F32, DType::I32, DType::I64}, "start");
+  const char* names[] = {"start", "limit", "delta"};
+  for (size_t i = 0; i < 3; ++i) {
+    const TensorType& v = inputType(node, i);
+    if (v.dtype != t.dtype)
+      throw std::invalid_argument(std::string(names[i]) + " must be " + rt::dtypeName(t.dtype) + " like start, got " +
+                                  rt::dtypeName(v.dtype));
+    if (rt::numElements(v.shape) != 1) throw std::invalid_argument(std::string(names[i]) + " must be a scalar");
+    if (!isConstantInput(node, i)) throw std::invalid_argument(std::string(names[i]) + " must be a constant");
+  }
+  setOutputType(node, 0, t.dtype, {rt::rangeLength(node.input(0)->constant(), node.input(1)->constant(),
+                                                   node.input(2)->constant())});
+}
+
+// ScatterND(data, indices, updates): data's type and shape; indices [..., k]
+// (k <= rank) address slices data[i0..ik-1], and updates holds one slice per
+// index tuple: indices.shape[:-1] + data.shape[k:]. Only plain replacement
+// (reduction "none").
+void inferScatterND(Node& node) {
+  const TensorType& x = inputType(node, 0);
+  const TensorType& idx = inputType(node, 1);
+  const TensorType& upd = inputType(node, 2);
+  expectDType(idx, {DType::I64}, "indices");
+  if (upd.dtype != x.dtype)
+    throw std::invalid_argument(std::string("updates must be ") + rt::dtypeName(x.dtype) + " like data, got " +
+                                rt::dtypeName(upd.dtype));
+  const std::string reduction = node.attrs().getString("reduction", "none");
+  if (reduction != "none") throw std::invalid_argument("reduction '" + reduction + "' is not supported (only none)");
+  if (idx.shape.empty()) throw std::invalid_argument("indices must have rank >= 1");
+  const int64_t k = idx.shape.back();
+  if (k < 1 || k > static_cast<int64_t>(x.shape.size()))
+    throw std::invalid_argument("indices' last dimension " + std::to_string(k) + " must be in [1, rank of data " +
+                                std::to_string(x.shape.size()) + "]");
+  Shape want(idx.shape.begin(), idx.shape.end() - 1);
+  want.insert(want.end(), x.shape.begin() + k, x.shape.end());
+  if (upd.shape != want)
+    throw std::invalid_argument("updates must have shape " + rt::shapeToString(want) + ", got " +
+                                rt::shapeToString(upd.shape));
+  setOutputType(node, 0, x.dtype, x.shape);
+}
+
 // Gather(data, indices): out = data.shape[:axis] + indices.shape + data.shape[axis+1:].
 void inferGather(Node& node) {
   const TensorType& x = inputType(node, 0);
@@ -258,6 +305,8 @@ void registerTensorOps(OpRegistry& r) {
   r.add({"Shape", 1, 1, 1, 1, inferShape});
   r.add({"Gather", 2, 2, 1, 1, inferGather});
   r.add({"ConstantOfShape", 1, 1, 1, 1, inferConstantOfShape});
+  r.add({"Range", 3, 3, 1, 1, inferRange});
+  r.add({"ScatterND", 3, 3, 1, 1, inferScatterND});
 }
 
 }  // namespace vdla::ir

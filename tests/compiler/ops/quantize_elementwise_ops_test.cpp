@@ -44,6 +44,12 @@ TEST(ElementwiseShape, BinaryBroadcastAndActivation) {
   EXPECT_EQ(infer1("Div", {tt(DType::I64, {2}), tt(DType::I64, {})}), tt(DType::I64, {2}));
 }
 
+TEST(ElementwiseShape, Mod) {
+  EXPECT_EQ(infer1("Mod", {tt(DType::I64, {2, 1}), tt(DType::I64, {3})}), tt(DType::I64, {2, 3}));
+  EXPECT_INFER_ERROR(inferError("Mod", {f32({2}), f32({2})}), "Mod of f32 operands needs fmod = 1");
+  EXPECT_INFER_ERROR(inferError("Mod", {tt(DType::I32, {2}), tt(DType::I64, {2})}), "operand types differ");
+}
+
 TEST(ElementwiseShape, PowAndErf) {
   EXPECT_EQ(infer1("Pow", {f32({2, 1, 4}), f32({})}), f32({2, 1, 4}));
   EXPECT_EQ(infer1("Pow", {f32({2, 1, 4}), tt(DType::I64, {3, 1})}), f32({2, 3, 4}));

@@ -46,6 +46,29 @@ TEST(SqueezeUnsqueezeShape, AttributeAndInputAxes) {
   EXPECT_INFER_ERROR(inferError("Unsqueeze", {f32({3})}), "'axes' is missing or empty");
 }
 
+TEST(RangeShape, LengthFromTheConstantOperands) {
+  auto i64 = [](int64_t v) { return In::constant(Tensor::fromVector<int64_t>({}, {v})); };
+  auto f = [](float v) { return In::constant(Tensor::fromVector<float>({}, {v})); };
+  EXPECT_EQ(infer1("Range", {i64(0), i64(7), i64(3)}), tt(DType::I64, {3}));    // 0 3 6
+  EXPECT_EQ(infer1("Range", {i64(10), i64(4), i64(-2)}), tt(DType::I64, {3}));  // 10 8 6
+  EXPECT_EQ(infer1("Range", {i64(5), i64(5), i64(1)}), tt(DType::I64, {0}));
+  EXPECT_EQ(infer1("Range", {i64(5), i64(1), i64(1)}), tt(DType::I64, {0}));
+  EXPECT_EQ(infer1("Range", {f(1), f(2), f(0.25f)}), f32({4}));
+  EXPECT_INFER_ERROR(inferError("Range", {i64(0), i64(4), i64(0)}), "nonzero delta");
+  EXPECT_INFER_ERROR(inferError("Range", {i64(0), tt(DType::I64, {}), i64(1)}), "limit must be a constant");
+  EXPECT_INFER_ERROR(inferError("Range", {i64(0), f(4), i64(1)}), "limit must be i64 like start");
+}
+
+TEST(ScatterNDShape, DataShapeAndCheckedUpdates) {
+  EXPECT_EQ(infer1("ScatterND", {f32({4, 5, 6}), tt(DType::I64, {2, 3, 2}), f32({2, 3, 6})}), f32({4, 5, 6}));
+  EXPECT_INFER_ERROR(inferError("ScatterND", {f32({4, 5}), tt(DType::I64, {2, 1}), f32({2, 4})}),
+                     "updates must have shape [2,5], got [2,4]");
+  EXPECT_INFER_ERROR(inferError("ScatterND", {f32({4}), tt(DType::I64, {2, 2}), f32({2})}), "must be in [1, rank");
+  EXPECT_INFER_ERROR(inferError("ScatterND", {f32({4}), tt(DType::I64, {1, 1}), f32({1})},
+                                makeAttrs({{"reduction", std::string("add")}})),
+                     "reduction 'add' is not supported");
+}
+
 TEST(ConstantOfShapeShape, FromTheConstantShapeAndTheValue) {
   EXPECT_EQ(infer1("ConstantOfShape", {In::ints({2, 3})}), f32({2, 3}));
   EXPECT_EQ(infer1("ConstantOfShape", {In::ints({4})}, makeAttrs({{"value", Tensor::fromVector<int64_t>({1}, {1})}})),
@@ -57,6 +80,8 @@ TEST(ConstantOfShapeShape, FromTheConstantShapeAndTheValue) {
 TEST(SelectionShape, EqualWhereExpand) {
   EXPECT_EQ(infer1("Equal", {tt(DType::I64, {2, 1}), tt(DType::I64, {3})}), tt(DType::Bool, {2, 3}));
   EXPECT_INFER_ERROR(inferError("Equal", {tt(DType::I64, {2}), f32({2})}), "operand types differ");
+  EXPECT_EQ(infer1("Not", {tt(DType::Bool, {2, 3})}), tt(DType::Bool, {2, 3}));
+  EXPECT_INFER_ERROR(inferError("Not", {f32({2})}), "input must be bool");
   EXPECT_EQ(infer1("Where", {tt(DType::Bool, {2, 1}), f32({3}), f32({})}), f32({2, 3}));
   EXPECT_INFER_ERROR(inferError("Where", {f32({2}), f32({2}), f32({2})}), "condition must be bool");
   EXPECT_EQ(infer1("Expand", {f32({3, 1}), In::ints({2, 3, 4})}), f32({2, 3, 4}));

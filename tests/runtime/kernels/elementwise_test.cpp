@@ -67,6 +67,26 @@ TEST(BinaryKernels, PowWithFloatAndIntegerExponents) {
   EXPECT_FLOAT_EQ(r.data<float>()[3], 0.25f);
 }
 
+// Mod: the divisor's sign by default (as Python's %), the dividend's with
+// fmod = 1 (as C's % and fmod), broadcast.
+TEST(BinaryKernels, ModTakesTheSignOfDivisorOrDividend) {
+  const Tensor a = Tensor::fromVector<int64_t>({6}, {7, -7, 7, -7, 0, 9});
+  const Tensor b = Tensor::fromVector<int64_t>({6}, {3, 3, -3, -3, 5, 9});
+  EXPECT_EQ(run1("Mod", {a, b}, DType::I64, {6}).toVector<int64_t>(), (std::vector<int64_t>{1, 2, -2, -1, 0, 0}));
+  rt::AttributeMap c;
+  c.set("fmod", int64_t{1});
+  EXPECT_EQ(run1("Mod", {a, b}, DType::I64, {6}, c).toVector<int64_t>(), (std::vector<int64_t>{1, -1, 1, -1, 0, 0}));
+  const Tensor i8 = run1("Mod", {Tensor::fromVector<int8_t>({3}, {-128, 127, -5}), Tensor::fromVector<int8_t>({}, {-1})},
+                         DType::I8, {3});
+  EXPECT_EQ(i8.toVector<int8_t>(), (std::vector<int8_t>{0, 0, 0}));
+  const Tensor f = run1("Mod", {Tensor::fromVector<float>({3}, {5.5f, -5.5f, 5.5f}), Tensor::fromVector<float>({3}, {2, 2, -2})},
+                        DType::F32, {3}, c);
+  EXPECT_EQ(f.toVector<float>(), (std::vector<float>{1.5f, -1.5f, 1.5f}));
+  EXPECT_THROW(run1("Mod", {Tensor::fromVector<float>({1}, {1}), Tensor::fromVector<float>({1}, {1})}, DType::F32, {1}),
+               std::exception);
+  EXPECT_THROW(run1("Mod", {a, Tensor::fromVector<int64_t>({1}, {0})}, DType::I64, {6}), std::exception);
+}
+
 TEST(UnaryKernels, Erf) {
   const Tensor y = run1("Erf", {Tensor::fromVector<float>({4}, {0, 0.5f, -1, 3})}, DType::F32, {4});
   // erf(0) = 0, erf(0.5) = 0.5204999, erf(-1) = -0.8427008, erf(3) = 0.9999779.

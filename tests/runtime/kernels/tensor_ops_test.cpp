@@ -139,6 +139,34 @@ TEST(ReduceKernels, AxesKeepdimsAndAll) {
             x.toVector<float>());
 }
 
+TEST(RangeKernel, CountsFromStartByDelta) {
+  auto i64 = [](int64_t v) { return Tensor::fromVector<int64_t>({}, {v}); };
+  EXPECT_EQ(run1("Range", {i64(10), i64(3), i64(-3)}, DType::I64, {3}).toVector<int64_t>(),
+            (std::vector<int64_t>{10, 7, 4}));
+  const Tensor f = run1("Range", {Tensor::fromVector<float>({}, {-1}), Tensor::fromVector<float>({}, {1}),
+                                  Tensor::fromVector<float>({}, {0.5f})},
+                        DType::F32, {4});
+  EXPECT_EQ(f.toVector<float>(), (std::vector<float>{-1, -0.5f, 0, 0.5f}));
+  EXPECT_THROW(run1("Range", {i64(0), i64(3), i64(1)}, DType::I64, {2}), std::exception);  // wrong output size
+}
+
+TEST(ScatterNDKernel, ReplacesAddressedSlicesInOrder) {
+  const Tensor data = Tensor::fromVector<float>({3, 2}, {1, 2, 3, 4, 5, 6});
+  // Rows 2 and -3 (= 0) replaced; a repeated tuple: the last write wins.
+  const Tensor rows = run1("ScatterND",
+                           {data, Tensor::fromVector<int64_t>({3, 1}, {2, -3, 2}),
+                            Tensor::fromVector<float>({3, 2}, {7, 8, 9, 10, 11, 12})},
+                           DType::F32, {3, 2});
+  EXPECT_EQ(rows.toVector<float>(), (std::vector<float>{9, 10, 3, 4, 11, 12}));
+  const Tensor elems = run1("ScatterND",
+                            {data, Tensor::fromVector<int64_t>({2, 2}, {0, 1, 1, 0}), Tensor::fromVector<float>({2}, {-1, -2})},
+                            DType::F32, {3, 2});
+  EXPECT_EQ(elems.toVector<float>(), (std::vector<float>{1, -1, -2, 4, 5, 6}));
+  EXPECT_THROW(run1("ScatterND", {data, Tensor::fromVector<int64_t>({1, 1}, {3}), Tensor::fromVector<float>({1, 2}, {0, 0})},
+                    DType::F32, {3, 2}),
+               std::exception);
+}
+
 TEST(ConstantOfShapeKernel, FillsWithTheValueOrZeros) {
   EXPECT_EQ(run1("ConstantOfShape", {Tensor::fromVector<int64_t>({2}, {2, 3})}, DType::F32, {2, 3}).toVector<float>(),
             std::vector<float>(6, 0.0f));
@@ -153,6 +181,7 @@ TEST(SelectionKernels, EqualWhereExpand) {
   const Tensor b = Tensor::fromVector<int64_t>({2}, {1, 4});
   const Tensor eq = run1("Equal", {a, b}, DType::Bool, {2, 2});
   EXPECT_EQ(eq.toVector<bool>(), (std::vector<bool>{true, false, false, true}));
+  EXPECT_EQ(run1("Not", {eq}, DType::Bool, {2, 2}).toVector<bool>(), (std::vector<bool>{false, true, true, false}));
   const Tensor f = run1("Equal", {Tensor::fromVector<float>({2}, {0.0f, NAN}), Tensor::fromVector<float>({2}, {-0.0f, NAN})},
                         DType::Bool, {2});
   EXPECT_EQ(f.toVector<bool>(), (std::vector<bool>{true, false}));

@@ -46,10 +46,15 @@ void normalizeBatchNorm(OnnxNode& n, ir::Graph&) {
 
 void normalizeDropout(OnnxNode& n, ir::Graph&) {
   // Inference: Dropout passes its input through; the optional mask is all true.
+  // Training mode with ratio 0 drops nothing and scales by 1/(1-0): the
+  // identity too (exporters write it for attention dropouts of probability 0).
   if (n.input(2)) {
     const rt::Tensor& training = requireConstantInput(n, 2, "training_mode");
-    if (training.numElements() != 1 || training.getAsInt(0) != 0)
-      unsupported("training_mode=true is not supported (inference only)");
+    const bool train = training.numElements() != 1 || training.getAsInt(0) != 0;
+    const bool zero_ratio = n.input(1) && requireConstantInput(n, 1, "ratio").numElements() == 1 &&
+                            requireConstantInput(n, 1, "ratio").getAsDouble(0) == 0.0;
+    if (train && !zero_ratio)
+      unsupported("training_mode=true with a nonzero (or default 0.5) ratio is not supported (inference only)");
   }
   if (n.attrs.getInt("is_test", 1) == 0) unsupported("is_test=0 (training mode) is not supported");
   n.inputs.resize(1);
@@ -216,6 +221,7 @@ std::vector<OpSpec> buildTable() {
   add("", "LeakyRelu", 1, 1, 1, {"alpha"});
   add("", "HardSigmoid", 1, 1, 1, {"alpha", "beta"});
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow"}) add("", op, 2, 2, 1, {});
+  add("", "Mod", 2, 2, 1, {"fmod"});
   add("", "Clip", 1, 3, 1, {"min", "max"}, normalizeClip);
   add("", "Flatten", 1, 1, 1, {"axis"});
   add("", "Reshape", 2, 2, 1, {"allowzero"}, normalizeReshape);
@@ -231,7 +237,10 @@ std::vector<OpSpec> buildTable() {
   add("", "Shape", 1, 1, 1, {"start", "end"});
   add("", "Gather", 2, 2, 1, {"axis"});
   add("", "ConstantOfShape", 1, 1, 1, {"value"});
+  add("", "Range", 3, 3, 1, {});
+  add("", "ScatterND", 3, 3, 1, {"reduction"});
   add("", "Equal", 2, 2, 1, {});
+  add("", "Not", 1, 1, 1, {});
   add("", "Where", 3, 3, 1, {});
   add("", "Expand", 2, 2, 1, {});
   add("", "Slice", 1, 5, 1, {"starts", "ends", "axes"}, normalizeSlice);

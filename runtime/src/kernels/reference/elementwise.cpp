@@ -96,6 +96,43 @@ void pow(const KernelArgs& a) {
   });
 }
 
+// Mod(a, b): fmod = 0 takes the divisor's sign (a - floor(a / b) * b for
+// integers), fmod = 1 the dividend's (C's % and std::fmod).
+template <typename T>
+void modTyped(const KernelArgs& a, bool c_remainder) {
+  const T* xp = a.input(0).data<T>();
+  const T* zp = a.input(1).data<T>();
+  T* yp = a.output(0).data<T>();
+  forEachBroadcast(a.output(0).shape(), a.input(0).shape(), a.input(1).shape(), [&](int64_t i, int64_t ix, int64_t iz) {
+    const T p = xp[ix], q = zp[iz];
+    if constexpr (std::is_floating_point_v<T>) {
+      yp[i] = std::fmod(p, q);
+    } else {
+      require(q != 0, "integer Mod by zero");
+      // In 64 bits: INT_MIN % -1 is undefined in the narrower type's arithmetic.
+      int64_t r = static_cast<int64_t>(p) % static_cast<int64_t>(q);
+      if (!c_remainder && r != 0 && ((r < 0) != (q < 0))) r += q;
+      yp[i] = static_cast<T>(r);
+    }
+  });
+}
+
+void mod(const KernelArgs& a) {
+  const DType t = a.input(0).dtype();
+  require(a.input(1).dtype() == t && a.output(0).dtype() == t, "operand and output types must agree");
+  const bool c_remainder = a.attributes().getInt("fmod", 0) != 0;
+  switch (t) {
+    case DType::F32:
+      require(c_remainder, "Mod of f32 operands needs fmod = 1");
+      return modTyped<float>(a, true);
+    case DType::U8: return modTyped<uint8_t>(a, c_remainder);
+    case DType::I8: return modTyped<int8_t>(a, c_remainder);
+    case DType::I32: return modTyped<int32_t>(a, c_remainder);
+    case DType::I64: return modTyped<int64_t>(a, c_remainder);
+    default: throw KernelError(std::string("Mod: unsupported element type ") + dtypeName(t));
+  }
+}
+
 // Clip(x, min?, max?) or, before opset 11, attributes min and max.
 void clip(const KernelArgs& a) {
   const Tensor& x = a.input(0);
@@ -200,6 +237,7 @@ void registerElementwise(KernelRegistry& r) {
   r.add("ref.Mul", binary<BinaryOp::Mul>);
   r.add("ref.Div", binary<BinaryOp::Div>);
   r.add("ref.Pow", pow);
+  r.add("ref.Mod", mod);
   r.add("ref.Clip", clip);
   r.add("ref.Cast", cast);
 }

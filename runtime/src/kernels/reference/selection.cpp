@@ -1,4 +1,4 @@
-// Comparison and selection: Equal, Where, Expand, broadcasting like numpy.
+// Comparison and selection: Equal, Not, Where, Expand, broadcasting like numpy.
 #include <cstring>
 #include <vector>
 
@@ -27,6 +27,15 @@ void equal(const KernelArgs& a) {
     else
       yp[i] = std::memcmp(xp + size_t(ix) * size, zp + size_t(iz) * size, size) == 0;
   });
+}
+
+void logicalNot(const KernelArgs& a) {
+  const Tensor& x = a.input(0);
+  Tensor& y = a.output(0);
+  requireDType(x, DType::Bool, "input");
+  requireDType(y, DType::Bool, "output");
+  require(y.numElements() == x.numElements(), "output and input sizes differ");
+  for (int64_t i = 0; i < x.numElements(); ++i) y.data<bool>()[i] = !x.data<bool>()[i];
 }
 
 void where(const KernelArgs& a) {
@@ -73,6 +82,7 @@ void expand(const KernelArgs& a) {
 
 void registerSelection(KernelRegistry& r) {
   r.add("ref.Equal", equal);
+  r.add("ref.Not", logicalNot);
   r.add("ref.Where", where);
   r.add("ref.Expand", expand);
 }

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common.h"
+#include "vdla/runtime/range_length.h"
 #include "register.h"
 
 namespace vdla::rt::ref {
@@ -233,6 +234,43 @@ void gather(const KernelArgs& a) {
     }
 }
 
+// ScatterND: a copy of data with the slice data[i0..ik-1] replaced by the
+// matching slice of updates for every index tuple, in order (a repeated tuple:
+// the last write wins, as sequential application defines it).
+void scatterND(const KernelArgs& a) {
+  const Tensor& x = a.input(0);
+  const Tensor& idx = a.input(1);
+  const Tensor& upd = a.input(2);
+  Tensor& y = a.output(0);
+  requireDType(y, x.dtype(), "output");
+  requireShape(y, x.shape());
+  require(upd.dtype() == x.dtype(), "updates must have data's type");
+  require(a.attributes().getString("reduction", "none") == "none", "only reduction none is supported");
+  const int64_t k = idx.dim(idx.rank() - 1), tuples = idx.numElements() / std::max<int64_t>(k, 1);
+  int64_t slice = 1;
+  for (int64_t d = k; d < x.rank(); ++d) slice *= x.dim(d);
+  require(upd.numElements() == tuples * slice, "updates hold " + std::to_string(upd.numElements()) +
+                                                   " elements, the indices address " + std::to_string(tuples * slice));
+  const size_t bytes = dtypeSize(x.dtype()), chunk = static_cast<size_t>(slice) * bytes;
+  std::memcpy(y.raw(), x.raw(), static_cast<size_t>(x.numElements()) * bytes);
+  const std::vector<int64_t> indices = readInts(idx);
+  auto* dst = static_cast<uint8_t*>(y.raw());
+  const auto* src = static_cast<const uint8_t*>(upd.raw());
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < k; ++d) {
+      int64_t i = indices[static_cast<size_t>(t * k + d)];
+      const int64_t size = x.dim(d);
+      require(i >= -size && i < size, "index " + std::to_string(i) + " of tuple " + std::to_string(t) +
+                                          " is out of range for axis " + std::to_string(d) + " of size " +
+                                          std::to_string(size));
+      if (i < 0) i += size;
+      offset = offset * size + i;
+    }
+    if (chunk) std::memcpy(dst + static_cast<size_t>(offset) * chunk, src + static_cast<size_t>(t) * chunk, chunk);
+  }
+}
+
 // ConstantOfShape: the output (already of the requested shape) filled with
 // the element of attribute `value`, or f32 zeros without it.
 void constantOfShape(const KernelArgs& a) {
@@ -250,6 +288,31 @@ void constantOfShape(const KernelArgs& a) {
   for (int64_t i = 0; i < y.numElements(); ++i) std::memcpy(out + size_t(i) * size, v.raw(), size);
 }
 
+// Range: start + i * delta, in the operands' type (integers exactly).
+void range(const KernelArgs& a) {
+  const Tensor &start = a.input(0), &limit = a.input(1), &delta = a.input(2);
+  Tensor& y = a.output(0);
+  require(start.dtype() == limit.dtype() && start.dtype() == delta.dtype() && y.dtype() == start.dtype(),
+          "start, limit, delta and the output must share one type");
+  const int64_t n = rangeLength(start, limit, delta);
+  require(y.numElements() == n, "output holds " + std::to_string(y.numElements()) + " elements, the range " +
+                                    std::to_string(n));
+  switch (y.dtype()) {
+    case DType::F32: {
+      const float s = start.data<float>()[0], d = delta.data<float>()[0];
+      for (int64_t i = 0; i < n; ++i) y.data<float>()[i] = s + static_cast<float>(i) * d;
+      return;
+    }
+    case DType::I32:
+      for (int64_t i = 0; i < n; ++i) y.data<int32_t>()[i] = static_cast<int32_t>(start.getAsInt(0) + i * delta.getAsInt(0));
+      return;
+    case DType::I64:
+      for (int64_t i = 0; i < n; ++i) y.data<int64_t>()[i] = start.getAsInt(0) + i * delta.getAsInt(0);
+      return;
+    default: throw KernelError(std::string("Range: unsupported element type ") + dtypeName(y.dtype()));
+  }
+}
+
 }  // namespace
 
 void registerTensorOps(KernelRegistry& r) {
@@ -262,6 +325,8 @@ void registerTensorOps(KernelRegistry& r) {
   r.add("ref.Shape", shape);
   r.add("ref.Gather", gather);
   r.add("ref.ConstantOfShape", constantOfShape);
+  r.add("ref.Range", range);
+  r.add("ref.ScatterND", scatterND);
 }
 
 }  // namespace vdla::rt::ref

@@ -301,6 +301,26 @@ TEST(OnnxNormalize, DropoutKeepsOnlyItsDataInput) {
   EXPECT_EQ(out[0].toVector<float>(), (std::vector<float>{1, 2, 3, 4}));
 }
 
+// Training mode with ratio 0 (as exporters write attention dropouts of
+// probability 0) drops nothing: the identity.
+TEST(OnnxNormalize, TrainingDropoutWithRatioZeroIsTheIdentity) {
+  ModelBuilder b(13);
+  b.input("x", {4});
+  b.floatInitializer("r", {}, {0.0f});
+  onnx::TensorProto* t = b.graph().add_initializer();
+  t->set_name("train");
+  t->set_data_type(onnx::TensorProto::BOOL);
+  t->add_int32_data(1);
+  b.node("Dropout", {"x", "r", "train"}, {"y"});
+  b.output("y");
+  auto g = import(b);
+  const ir::Node* d = onlyNode(*g, "Dropout");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->numInputs(), 1u);
+  auto out = runReference(*g, {rt::Tensor::fromVector<float>({4}, {1, -2, 3, 4})});
+  EXPECT_EQ(out[0].toVector<float>(), (std::vector<float>{1, -2, 3, 4}));
+}
+
 TEST(OnnxNormalize, AutoPadSameUpperBecomesExplicitPads) {
   ModelBuilder b(11);
   b.input("x", {1, 1, 5, 5});
