@@ -30,13 +30,34 @@ TOLERANCE = 1e-4  # the CI's bound on ref and llvm
 
 
 def export_all(models, opset, work):
+    """Exports what the cache under `work` lacks and returns the requested
+    models' export status. The cache keeps every model exported so far, so a
+    later run with another model list exports only the new ones and reports
+    exactly the models it was asked for."""
     out = os.path.join(work, f"opset{opset}")
     status_path = os.path.join(out, "export_status.json")
-    if not os.path.exists(status_path):
-        subprocess.run([sys.executable, EXPORTER, out, "--models", models, "--opset", str(opset), "--keep-going"],
-                       check=True)
-    with open(status_path) as f:
-        return out, json.load(f)["models"]
+    cached = {"models": {}, "all": False}
+    if os.path.exists(status_path):
+        with open(status_path) as f:
+            cached = json.load(f)
+        cached.setdefault("all", False)
+    wanted = None if models == "all" else [m for m in models.split(",") if m]
+    if wanted is None:
+        missing = [] if cached["all"] else ["all"]
+    else:
+        missing = [m for m in wanted if m not in cached["models"]]
+    if missing:
+        subprocess.run([sys.executable, EXPORTER, out, "--models", ",".join(missing), "--opset", str(opset),
+                        "--keep-going"], check=True)
+        with open(status_path) as f:  # the exporter's status of this run
+            fresh = json.load(f)["models"]
+        cached["models"].update(fresh)
+        cached["all"] = cached["all"] or missing == ["all"]
+        with open(status_path, "w") as f:
+            json.dump(cached, f, indent=1)
+    if wanted is None:
+        return out, cached["models"]
+    return out, {m: cached["models"][m] for m in wanted if m in cached["models"]}
 
 
 def first_error_line(text):
