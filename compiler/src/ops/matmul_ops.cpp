@@ -3,6 +3,7 @@
 // broadcast batch dimensions), MatMulInteger and QLinearMatMul.
 #include "register_ops.h"
 #include "shape_helpers.h"
+#include "vdla/runtime/einsum_equation.h"
 
 namespace vdla::ir {
 
@@ -191,9 +192,23 @@ void inferQGemm(Node& node) {
   setOutputType(node, 0, out, {m, n});
 }
 
+// Einsum(inputs...): f32 operands; the output shape from the equation
+// resolved against their shapes (rt::resolveEinsum, shared with the kernel).
+void inferEinsum(Node& node) {
+  std::vector<Shape> shapes;
+  for (size_t i = 0; i < node.numInputs(); ++i) {
+    const TensorType& t = inputType(node, i);
+    expectDType(t, {DType::F32}, "operand " + std::to_string(i));
+    shapes.push_back(t.shape);
+  }
+  if (!node.attrs().has("equation")) throw std::invalid_argument("attribute 'equation' is missing");
+  setOutputType(node, 0, DType::F32, rt::resolveEinsum(node.attrs().getString("equation"), shapes).outputShape());
+}
+
 }  // namespace
 
 void registerMatMulOps(OpRegistry& r) {
+  r.add({"Einsum", 1, 16, 1, 1, inferEinsum});
   r.add({"Gemm", 2, 3, 1, 1, inferGemm});
   r.add({"MatMul", 2, 2, 1, 1, inferMatMul});
   r.add({"MatMulInteger", 2, 4, 1, 1, inferMatMulInteger});

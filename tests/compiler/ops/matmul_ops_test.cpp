@@ -4,6 +4,20 @@
 namespace vdla::ir::testing {
 namespace {
 
+TEST(EinsumShape, FromTheEquation) {
+  auto eq = [](const char* e) { return makeAttrs({{"equation", std::string(e)}}); };
+  EXPECT_EQ(infer1("Einsum", {f32({2, 3, 4, 5}), f32({2, 3, 6, 5})}, eq("B G I D, B G J D -> B G I J")), f32({2, 3, 4, 6}));
+  EXPECT_EQ(infer1("Einsum", {f32({3, 4}), f32({4, 5})}, eq("ij,jk")), f32({3, 5}));  // implicit output
+  EXPECT_EQ(infer1("Einsum", {f32({4, 4})}, eq("ii->i")), f32({4}));
+  EXPECT_EQ(infer1("Einsum", {f32({3, 4})}, eq("ij->")), f32({}));
+  EXPECT_EQ(infer1("Einsum", {f32({7, 1, 3, 4}), f32({5, 4, 2})}, eq("...ij,...jk->...ik")), f32({7, 5, 3, 2}));
+  EXPECT_INFER_ERROR(inferError("Einsum", {f32({3, 4}), f32({5, 6})}, eq("ij,jk->ik")),
+                     "label 'j' is 4 in one place and 5 in operand 1");
+  EXPECT_INFER_ERROR(inferError("Einsum", {f32({3, 4})}, eq("ijk->i")), "operand 0 has rank 2 but its term names 3");
+  EXPECT_INFER_ERROR(inferError("Einsum", {f32({3, 4})}, eq("ij->iz")), "output label 'z' names no input dimension");
+  EXPECT_INFER_ERROR(inferError("Einsum", {f32({3})}, eq("i1->i")), "unexpected character '1'");
+}
+
 TEST(MatMulShape, NumpySemantics) {
   EXPECT_EQ(infer1("MatMul", {f32({3, 4}), f32({4, 5})}), f32({3, 5}));
   EXPECT_EQ(infer1("MatMul", {f32({2, 1, 3, 4}), f32({6, 4, 5})}), f32({2, 6, 3, 5}));

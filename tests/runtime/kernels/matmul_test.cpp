@@ -75,6 +75,57 @@ void checkMatMul(std::mt19937& rng, const Shape& as, const Shape& bs, const Shap
       }
 }
 
+// Einsum against products written out by hand: attention's two contractions
+// (as maxvit writes them), a diagonal, a full sum and broadcast ellipses.
+TEST(EinsumKernel, MatchesExplicitSums) {
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<float> u(-1, 1);
+  auto random = [&](const Shape& s) {
+    Tensor t(DType::F32, s);
+    for (int64_t i = 0; i < t.numElements(); ++i) t.data<float>()[i] = u(rng);
+    return t;
+  };
+  auto eq = [](const char* e) {
+    AttributeMap m;
+    m.set("equation", std::string(e));
+    return m;
+  };
+  const int64_t G = 2, I = 3, J = 4, D = 5;
+  const Tensor q = random({G, I, D}), k = random({G, J, D}), v = random({G, J, D});
+  const Tensor s = run1("Einsum", {q, k}, DType::F32, {G, I, J}, eq("G I D, G J D -> G I J"));
+  for (int64_t g = 0; g < G; ++g)
+    for (int64_t i = 0; i < I; ++i)
+      for (int64_t j = 0; j < J; ++j) {
+        double want = 0;
+        for (int64_t d = 0; d < D; ++d) want += double(q.data<float>()[(g * I + i) * D + d]) * k.data<float>()[(g * J + j) * D + d];
+        EXPECT_NEAR(s.data<float>()[(g * I + i) * J + j], want, 1e-6);
+      }
+  const Tensor o = run1("Einsum", {s, v}, DType::F32, {G, I, D}, eq("GIJ,GJD->GID"));
+  for (int64_t g = 0; g < G; ++g)
+    for (int64_t i = 0; i < I; ++i)
+      for (int64_t d = 0; d < D; ++d) {
+        double want = 0;
+        for (int64_t j = 0; j < J; ++j) want += double(s.data<float>()[(g * I + i) * J + j]) * v.data<float>()[(g * J + j) * D + d];
+        EXPECT_NEAR(o.data<float>()[(g * I + i) * D + d], want, 1e-6);
+      }
+  const Tensor m = Tensor::fromVector<float>({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  EXPECT_EQ(run1("Einsum", {m}, DType::F32, {3}, eq("ii->i")).toVector<float>(), (std::vector<float>{1, 5, 9}));
+  EXPECT_EQ(run1("Einsum", {m}, DType::F32, {}, eq("ij->")).toVector<float>(), (std::vector<float>{45}));
+  EXPECT_EQ(run1("Einsum", {m}, DType::F32, {3, 3}, eq("ij->ji")).toVector<float>(),
+            (std::vector<float>{1, 4, 7, 2, 5, 8, 3, 6, 9}));
+  // Batch dimensions under "..." broadcast: [2,1] against [3].
+  const Tensor a = random({2, 1, 2, 3}), b = random({3, 3, 2});
+  const Tensor c = run1("Einsum", {a, b}, DType::F32, {2, 3, 2, 2}, eq("...ij,...jk->...ik"));
+  for (int64_t x = 0; x < 2; ++x)
+    for (int64_t y = 0; y < 3; ++y)
+      for (int64_t i = 0; i < 2; ++i)
+        for (int64_t kk = 0; kk < 2; ++kk) {
+          double want = 0;
+          for (int64_t j = 0; j < 3; ++j) want += double(a.data<float>()[(x * 2 + i) * 3 + j]) * b.data<float>()[(y * 3 + j) * 2 + kk];
+          EXPECT_NEAR(c.data<float>()[((x * 3 + y) * 2 + i) * 2 + kk], want, 1e-6);
+        }
+}
+
 TEST(MatMulKernel, NumpySemantics) {
   std::mt19937 rng(8);
   checkMatMul(rng, {5, 6}, {6, 7}, {5, 7});

@@ -227,6 +227,7 @@ std::vector<OpSpec> buildTable() {
   add("", "Reshape", 2, 2, 1, {"allowzero"}, normalizeReshape);
   add("", "Gemm", 2, 3, 1, {"alpha", "beta", "transA", "transB"});
   add("", "MatMul", 2, 2, 1, {});
+  add("", "Einsum", 1, 16, 1, {"equation"});
   add("", "Softmax", 1, 1, 1, {"axis"}, normalizeSoftmax);
   add("", "LogSoftmax", 1, 1, 1, {"axis"}, normalizeSoftmax);
   add("", "Concat", 1, -1, 1, {"axis"});

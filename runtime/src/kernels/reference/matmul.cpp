@@ -2,8 +2,10 @@
 // QLinearMatMul. The integer forms subtract zero points (per tensor, per row of
 // A, per column of B) and accumulate exactly in int32; QLinearMatMul
 // requantises with the float a_scale * b_scale / y_scale, rounding half to even;
-// com.microsoft.QGemm adds an int32 C and the alpha of Gemm.
+// com.microsoft.QGemm adds an int32 C and the alpha of Gemm. Einsum contracts
+// any equation (accumulating in double).
 #include "common.h"
+#include "vdla/runtime/einsum_equation.h"
 #include "gemm.h"
 #include "register.h"
 
@@ -224,9 +226,70 @@ void qgemm(const KernelArgs& a) {
   }
 }
 
+// Einsum: every output element sums, over the contracted labels, the product
+// of one element of each operand. A label repeated in one operand (a diagonal)
+// adds its strides; an ellipsis dimension of extent 1 broadcasts (stride 0).
+void einsum(const KernelArgs& a) {
+  std::vector<Shape> shapes;
+  for (size_t i = 0; i < a.inputs.size(); ++i) {
+    const std::string what = "operand " + std::to_string(i);
+    requireDType(a.input(i), DType::F32, what.c_str());
+    shapes.push_back(a.input(i).shape());
+  }
+  const EinsumEquation e = resolveEinsum(a.attributes().getString("equation"), shapes);
+  Tensor& y = a.output(0);
+  requireDType(y, DType::F32, "output");
+  requireShape(y, e.outputShape());
+  const size_t labels = e.extents.size(), n = a.inputs.size();
+  std::vector<std::vector<int64_t>> stride(n, std::vector<int64_t>(labels, 0));
+  for (size_t i = 0; i < n; ++i) {
+    int64_t s = 1;
+    for (size_t d = shapes[i].size(); d-- > 0;) {
+      const size_t l = static_cast<size_t>(e.operands[i][d]);
+      if (!(shapes[i][d] == 1 && e.extents[l] != 1)) stride[i][l] += s;
+      s *= shapes[i][d];
+    }
+  }
+  std::vector<const float*> data(n);
+  for (size_t i = 0; i < n; ++i) data[i] = a.input(i).data<float>();
+  int64_t summed_count = 1;
+  for (int l : e.summed) summed_count *= e.extents[static_cast<size_t>(l)];
+  std::vector<int64_t> base(n), offset(n), count(e.summed.size());
+  float* out = y.data<float>();
+  const int64_t outputs = y.numElements();
+  for (int64_t o = 0; o < outputs; ++o) {
+    // The output element's position: its labels in row-major order.
+    std::fill(base.begin(), base.end(), 0);
+    for (int64_t rest = o, k = static_cast<int64_t>(e.output.size()) - 1; k >= 0; --k) {
+      const size_t l = static_cast<size_t>(e.output[static_cast<size_t>(k)]);
+      const int64_t v = rest % e.extents[l];
+      rest /= e.extents[l];
+      for (size_t i = 0; i < n; ++i) base[i] += v * stride[i][l];
+    }
+    offset = base;
+    std::fill(count.begin(), count.end(), 0);
+    double acc = 0;
+    for (int64_t t = 0; t < summed_count; ++t) {
+      double p = 1;
+      for (size_t i = 0; i < n; ++i) p *= static_cast<double>(data[i][offset[i]]);
+      acc += p;
+      // Next contracted position: an odometer over the summed labels, last fastest.
+      for (size_t k = e.summed.size(); k-- > 0;) {
+        const size_t l = static_cast<size_t>(e.summed[k]);
+        for (size_t i = 0; i < n; ++i) offset[i] += stride[i][l];
+        if (++count[k] < e.extents[l]) break;
+        for (size_t i = 0; i < n; ++i) offset[i] -= stride[i][l] * e.extents[l];
+        count[k] = 0;
+      }
+    }
+    out[o] = static_cast<float>(acc);
+  }
+}
+
 }  // namespace
 
 void registerMatMul(KernelRegistry& r) {
+  r.add("ref.Einsum", einsum);
   r.add("ref.Gemm", gemmF32);
   r.add("ref.MatMul", matMulF32);
   r.add("ref.MatMulInteger", matMulInteger);
