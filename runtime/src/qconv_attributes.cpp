@@ -56,6 +56,8 @@ QConvAttributes readQConvAttributes(const AttributeMap& attrs) {
   checkRange("wide_product", wide, 0, 1);
   checkRange("shift1", shift1, 0, 31);
   checkRange("shift2", shift2, 0, wide ? 62 : 31);
+  const int64_t residual_shift = attrs.getInt("residual_shift", 0);
+  checkRange("residual_shift", residual_shift, 0, wide ? 62 : 0);
   const int64_t lo = readRequired(attrs, "clip_lo"), hi = readRequired(attrs, "clip_hi");
   checkRange("clip_lo", lo, -128, 127);
   checkRange("clip_hi", hi, -128, 127);
@@ -67,6 +69,7 @@ QConvAttributes readQConvAttributes(const AttributeMap& attrs) {
   q.shift1 = static_cast<int>(shift1);
   q.shift2 = static_cast<int>(shift2);
   q.wide_product = wide != 0;
+  q.residual_shift = static_cast<int>(residual_shift);
   q.clip_lo = static_cast<int32_t>(lo);
   q.clip_hi = static_cast<int32_t>(hi);
   q.x_zero_point = static_cast<int32_t>(zp);
@@ -81,6 +84,8 @@ void writeQConvAttributes(const QConvAttributes& q, AttributeMap& attrs) {
   attrs.set("shift1", int64_t{q.shift1});
   attrs.set("shift2", int64_t{q.shift2});
   attrs.set("wide_product", int64_t{q.wide_product});
+  // Only when used, so that every other layer's attributes stay as they were.
+  if (q.residual_shift != 0) attrs.set("residual_shift", int64_t{q.residual_shift});
   attrs.set("clip_lo", int64_t{q.clip_lo});
   attrs.set("clip_hi", int64_t{q.clip_hi});
   attrs.set("x_zero_point", int64_t{q.x_zero_point});

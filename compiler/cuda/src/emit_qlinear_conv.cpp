@@ -196,6 +196,7 @@ void emitVdlaQConv(const StepContext& ctx, KernelSpec& k) {
   ConvGeometry g = geometryParams(win, xs, ws, q.group);
   k.params = g.params + constant("w_zp_kind", 0) + constantB("has_res", has_res) +
              constantB("wide_product", q.wide_product) + constant("shift1", q.shift1) + constant("shift2", q.shift2) +
+             constant("residual_shift", q.residual_shift) +
              constant("clip_lo", q.clip_lo) + constant("clip_hi", q.clip_hi);
   k.args = {arg(rt::DType::I8, "x"), arg(rt::DType::I8, "w"), arg(rt::DType::I32, "bias1"), arg(rt::DType::I32, "mult"),
             arg(rt::DType::I32, "bias2")};

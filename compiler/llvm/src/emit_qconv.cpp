@@ -47,16 +47,25 @@ struct Requant {
 Value* requantize(StepEmitter& e, Value* acc, const Requant& p, Value* r) {
   IRBuilder<>& b = e.b();
   Value* v = nullptr;
-  // wide_product: a residual joins the accumulator (in its units) before the bias.
-  if (p.q->wide_product && r)
-    acc = b.CreateAdd(acc, b.CreateMul(b.CreateSExt(r, acc->getType()), like(e, acc, p.residual_mult)));
+  Type* wide = acc->getType()->isVectorTy()
+                   ? static_cast<Type*>(FixedVectorType::get(b.getInt64Ty(),
+                                                             cast<FixedVectorType>(acc->getType())->getNumElements()))
+                   : static_cast<Type*>(b.getInt64Ty());
+  // wide_product: a residual joins the accumulator (in its units, with
+  // residual_shift fractional bits rounded away in 64 bits) before the bias.
+  if (p.q->wide_product && r) {
+    if (p.q->residual_shift == 0) {
+      acc = b.CreateAdd(acc, b.CreateMul(b.CreateSExt(r, acc->getType()), like(e, acc, p.residual_mult)));
+    } else {
+      Value* rp = b.CreateMul(b.CreateSExt(r, wide), b.CreateSExt(like(e, acc, p.residual_mult), wide));
+      Value* half = like(e, rp, b.getInt64(int64_t{1} << (p.q->residual_shift - 1)));
+      rp = b.CreateAShr(b.CreateAdd(rp, half), like(e, rp, b.getInt64(p.q->residual_shift)));
+      acc = b.CreateAdd(acc, b.CreateTrunc(rp, acc->getType()));
+    }
+  }
   Value* t = roundingShiftRight(e, b.CreateAdd(acc, like(e, acc, p.bias1)), p.q->shift1);
   if (p.q->wide_product) {
     // The product and its shift in 64-bit lanes, then the low 32 bits.
-    Type* wide = acc->getType()->isVectorTy()
-                     ? static_cast<Type*>(FixedVectorType::get(b.getInt64Ty(),
-                                                               cast<FixedVectorType>(acc->getType())->getNumElements()))
-                     : static_cast<Type*>(b.getInt64Ty());
     Value* prod = b.CreateMul(b.CreateSExt(t, wide), b.CreateSExt(like(e, acc, p.mult), wide));
     if (p.q->shift2 > 0) {
       Value* half = b.CreateShl(like(e, prod, b.getInt64(1)), like(e, prod, b.getInt64(p.q->shift2 - 1)));

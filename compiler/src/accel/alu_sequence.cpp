@@ -106,7 +106,14 @@ AluSequence buildAluSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
   if (L.residual && L.wide_product) {
     // R is already in the accumulators; MOV would overwrite it.
     s.residual_in_acc = true;
-    if (!isAll(L.residual_mult, 1)) s.init.push_back(vectorPass(Op::Mul, D::Acc, L.residual_mult, s, cfg));
+    if (L.residual_shift > 0) {
+      // R * residual_mult rounded back to accumulator units: one MULSHR.
+      std::vector<int32_t> packed(L.residual_mult.size());
+      for (size_t o = 0; o < packed.size(); ++o) packed[o] = packMulShr(L.residual_mult[o], L.residual_shift);
+      s.init.push_back(vectorPass(Op::MulShr, D::Acc, packed, s, cfg));
+    } else if (!isAll(L.residual_mult, 1)) {
+      s.init.push_back(vectorPass(Op::Mul, D::Acc, L.residual_mult, s, cfg));
+    }
     if (!isAll(bias1, 0)) s.init.push_back(vectorPass(Op::Add, D::Acc, bias1, s, cfg));
   } else {
     s.init.push_back(vectorPass(Op::Mov, D::Acc, bias1, s, cfg));

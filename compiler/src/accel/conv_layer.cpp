@@ -30,6 +30,12 @@ std::string whyNotOffloadable(const ir::Node& node) {
     for (int64_t i = 0; i < mult.numElements(); ++i)
       if (mult.data<int32_t>()[i] < -(1 << 25) || mult.data<int32_t>()[i] >= (1 << 25))
         return "wide_product multiplier beyond the 26 bits of MULSHR";
+    if (node.input(5) && a.getInt("residual_shift", 0) != 0) {
+      const rt::Tensor& rm = node.input(6)->constant();
+      for (int64_t i = 0; i < rm.numElements(); ++i)
+        if (rm.data<int32_t>()[i] < -(1 << 25) || rm.data<int32_t>()[i] >= (1 << 25))
+          return "residual multiplier beyond the 26 bits of MULSHR";
+    }
   }
   return "";
 }
@@ -61,6 +67,7 @@ ConvLayer convLayerFromNode(const ir::Node& node) {
   L.shift1 = static_cast<int32_t>(a.getInt("shift1", 0));
   L.shift2 = static_cast<int32_t>(a.getInt("shift2", 0));
   L.wide_product = a.getInt("wide_product", 0) != 0;
+  L.residual_shift = static_cast<int32_t>(a.getInt("residual_shift", 0));
   L.clip_lo = static_cast<int32_t>(a.getInt("clip_lo", -128));
   L.clip_hi = static_cast<int32_t>(a.getInt("clip_hi", 127));
   L.bias1 = int32Vector(node.input(2), L.o);

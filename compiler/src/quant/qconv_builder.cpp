@@ -81,6 +81,7 @@ QConvConstants buildQConv(const FloatConv& conv, double x_scale, double y_scale,
   c.attrs.shift1 = c.requant.shift1;
   c.attrs.shift2 = c.requant.shift2;
   c.attrs.wide_product = c.requant.wide_product;
+  c.attrs.residual_shift = c.requant.residual_shift;
   c.attrs.clip_lo = c.requant.clip_lo;
   c.attrs.clip_hi = c.requant.clip_hi;
   c.attrs.x_zero_point = 0;

@@ -42,7 +42,11 @@
 //    Mr / M (the residual's scale over the accumulator's) is in the
 //    hundreds, as in ResNets. The form is taken whenever its error is within
 //    the slack of the best other form, which it nearly always beats without
-//    a residual. A nonzero output zero point joins the bias in accumulator
+//    a residual. When Mr / M is small (a few accumulator units, as in
+//    ResNet-50's bottlenecks) an integer rm would be coarse, so rm carries
+//    residual_shift fractional bits: R * rm is rounded back to accumulator
+//    units (one MULSHR on the accelerator, before the GEMM), for an error of
+//    at most 128 * |rm / 2^residual_shift - Mr / M| * M plus M / 2. A nonzero output zero point joins the bias in accumulator
 //    units, round(zero_point * 2^shift2 / mult): its rounding is worth at
 //    most mult / 2^(shift2 + 1) output units, half of what the rounding of t
 //    costs the 32-bit form with shift1 = 1.
@@ -138,10 +142,21 @@ std::optional<Candidate> tryWide(const RequantSpec& s) {
   constexpr int64_t kMaxMult = (int64_t{1} << 25) - 1;  // MULSHR's operand field
   const size_t n = s.multiplier.size();
   const bool residual = !s.residual_multiplier.empty();
+  // As many fractional bits for rm as its largest channel leaves room for in
+  // MULSHR's field (30 are far below any other error term).
+  int residual_shift = 0;
+  if (residual) {
+    double max_ratio = 0;
+    for (size_t o = 0; o < n; ++o)
+      if (s.multiplier[o] > 0) max_ratio = std::max(max_ratio, s.residual_multiplier[o] / s.multiplier[o]);
+    while (residual_shift < 30 && std::ldexp(max_ratio, residual_shift + 1) < static_cast<double>(kMaxMult))
+      ++residual_shift;
+  }
   for (int shift2 = 62; shift2 >= 0; --shift2) {
     Candidate c;
     RequantParams& p = c.params;
     p.wide_product = true;
+    p.residual_shift = residual_shift;
     p.shift1 = 0;
     p.shift2 = shift2;
     p.clip_lo = s.clip_lo;
@@ -156,13 +171,19 @@ std::optional<Candidate> tryWide(const RequantSpec& s) {
         ok = false;
         break;
       }
-      // The residual in accumulator units (no residual: 0).
+      // The residual in accumulator units (no residual: 0), with the
+      // fractional bits the layer's residual shift gives it.
       const double rm_real = residual ? (m > 0 ? s.residual_multiplier[o] / m : 0.0) : 0.0;
       if (!(std::fabs(rm_real) < static_cast<double>(kInt32Max) / 128)) {
         ok = false;
         break;
       }
-      const int64_t rm = std::llround(rm_real);
+      const double rm_scaled = std::ldexp(rm_real, residual_shift);
+      if (residual_shift > 0 && !(std::fabs(rm_scaled) < static_cast<double>(kMaxMult))) {
+        ok = false;
+        break;
+      }
+      const int64_t rm = std::llround(rm_scaled);
       const int64_t mult = std::llround(mult_real);
       // The zero point in accumulator units; a channel with mult 0 cannot carry it.
       const double z = s.output_zero_point;
@@ -176,7 +197,8 @@ std::optional<Candidate> tryWide(const RequantSpec& s) {
         break;
       }
       const int64_t z_rounded = std::llround(z_acc), bias_z = bias + z_rounded;
-      const int64_t t_bound = a + 128 * std::llabs(rm) + std::llabs(bias_z);
+      const int64_t r_bound = residual_shift > 0 ? ((128 * std::llabs(rm)) >> residual_shift) + 1 : 128 * std::llabs(rm);
+      const int64_t t_bound = a + r_bound + std::llabs(bias_z);
       // t = acc + R * rm + bias must not wrap, and neither may the shifted product.
       if (t_bound > kInt32Max || mult > kMaxMult || rshr64(t_bound * mult, shift2) > kInt32Max) {
         ok = false;
@@ -190,8 +212,9 @@ std::optional<Candidate> tryWide(const RequantSpec& s) {
       p.mult.push_back(static_cast<int32_t>(mult));
       p.bias2.push_back(0);
       if (residual) p.residual_mult.push_back(static_cast<int32_t>(rm));
-      const double error = std::fabs(static_cast<double>(mult) / scale - m) * useful +
-                           std::fabs(static_cast<double>(rm) - rm_real) * m * 128.0 +
+      const double rm_error = std::fabs(std::ldexp(static_cast<double>(rm), -residual_shift) - rm_real) * m * 128.0 +
+                              (residual_shift > 0 ? 0.5 * m : 0.0);  // rounding R * rm back to accumulator units
+      const double error = std::fabs(static_cast<double>(mult) / scale - m) * useful + rm_error +
                            std::fabs(static_cast<double>(z_rounded) - z_acc) * static_cast<double>(mult) / scale;
       p.error_bound = std::max(p.error_bound, error);
       c.max_mult = std::max(c.max_mult, static_cast<int32_t>(mult));

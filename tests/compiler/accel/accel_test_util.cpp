@@ -73,6 +73,11 @@ ConvLayer randomLayer(std::mt19937& rng, bool allow_residual) {
     L.mult = param(-(1 << 25), (1 << 25) - 1, 1);
     L.shift2 = static_cast<int32_t>(uniform(rng, 0, 1) ? uniform(rng, 0, 62) : uniform(rng, 10, 24));
     L.bias2.assign(static_cast<size_t>(L.o), 0);
+    if (L.residual && uniform(rng, 0, 1)) {
+      // A residual multiplier with fractional bits: R * rm rounded by a MULSHR.
+      L.residual_shift = static_cast<int32_t>(uniform(rng, 1, 40));
+      L.residual_mult = param(-(1 << 25), (1 << 25) - 1, 1);
+    }
   }
   // A third of the layers are grouped: depthwise, or g groups of several channels.
   const int64_t kind = uniform(rng, 0, 5);
@@ -126,7 +131,12 @@ rt::Tensor naiveQConv(const ConvLayer& L, const LayerData& d) {
           const size_t oi = static_cast<size_t>(o);
           const int8_t r = L.residual ? d.r.data<int8_t>()[((n * L.o + o) * L.oh + oy) * L.ow + ox] : 0;
           // The wide form adds the residual to the accumulator.
-          const int64_t in_acc = L.residual && L.wide_product ? wrap(int64_t(r) * L.residual_mult[oi]) : 0;
+          const int64_t r_prod = int64_t(r) * L.residual_mult[oi];
+          const int64_t in_acc =
+              L.residual && L.wide_product
+                  ? wrap(L.residual_shift == 0 ? r_prod
+                                               : (r_prod + (int64_t{1} << (L.residual_shift - 1))) >> L.residual_shift)
+                  : 0;
           int32_t t = rshr(wrap(int64_t(wrap(int64_t(wrap(acc)) + in_acc)) + L.bias1[oi]), L.shift1);
           if (L.wide_product) {  // the exact 64-bit product, shifted, then wrapped
             const int64_t prod = int64_t(t) * L.mult[oi];

@@ -138,7 +138,7 @@ void appendIntegerCases(std::vector<OpCase>& c) {
                       scalar<float>(g, "ys", 0.5f), nullptr},
                      1, attrs({{"pads", Ints{1, 2}}}), "conv1d")->outputs();
   }));
-  auto qconv = [](const std::string& name, bool residual, bool wide, int64_t x_zero_point) {
+  auto qconv = [](const std::string& name, bool residual, bool wide, int64_t x_zero_point, int64_t residual_shift = 0) {
     return make(name, [=](ir::Graph& g) {
       ir::Value* x = g.addInput("x", typed(DType::I8, {1, 8, 9, 9}));
       std::vector<ir::Value*> ins = {x, g.addConstant("w", seeded(DType::I8, {12, 8, 3, 3}, 26)),
@@ -154,12 +154,14 @@ void appendIntegerCases(std::vector<OpCase>& c) {
       AttributeMap a = attrs({{"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"shift1", int64_t{wide ? 2 : 6}},
                               {"shift2", int64_t{wide ? 20 : 4}}, {"clip_lo", int64_t{-100}}, {"clip_hi", int64_t{90}},
                               {"x_zero_point", x_zero_point}, {"wide_product", int64_t{wide}}});
+      if (residual_shift) a.set("residual_shift", residual_shift);
       return g.addNode("QConv", ins, 1, a, name, "vdla")->outputs();
     });
   };
   c.push_back(qconv("vdla_qconv", false, false, 0));
   c.push_back(qconv("vdla_qconv_residual_pad_value", true, false, -7));
   c.push_back(qconv("vdla_qconv_wide_residual", true, true, 3));
+  c.push_back(qconv("vdla_qconv_wide_residual_shift", true, true, 3, 9));
   c.push_back(make("matmulinteger_batched_zero_points", [](ir::Graph& g) {
     ir::Value* a = g.addInput("a", typed(DType::U8, {2, 5, 70}));
     ir::Value* b = g.addConstant("b", seeded(DType::U8, {70, 9}, 30));

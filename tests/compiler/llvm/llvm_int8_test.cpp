@@ -96,6 +96,9 @@ void runQConv(const QConvCase& c, uint32_t seed, bool wide, bool wide_product = 
   a.set("shift1", int64_t{pick(rng, 0, 1) ? pick(rng, 1, 31) : 0});
   a.set("shift2", int64_t{pick(rng, 0, wide_product ? 62 : 31)});
   a.set("wide_product", int64_t{wide_product});
+  // The wide form's residual multiplier with fractional bits, half the time.
+  const int64_t residual_shift = wide_product && c.residual && pick(rng, 0, 1) ? pick(rng, 1, 40) : 0;
+  if (residual_shift) a.set("residual_shift", residual_shift);
   const int lo = pick(rng, -128, 0);
   a.set("clip_lo", int64_t{lo});
   a.set("clip_hi", int64_t{pick(rng, lo, 127)});
@@ -106,7 +109,9 @@ void runQConv(const QConvCase& c, uint32_t seed, bool wide, bool wide_product = 
     const rt::Shape ys = {c.x[0], o, (c.x[2] + pads[0] + pads[2] - span) / c.stride + 1,
                           (c.x[3] + pads[1] + pads[3] - span) / c.stride + 1};
     ins.push_back(g.addInput("r", {rt::DType::I8, ys}));
-    ins.push_back(g.addConstant("rmult", randomInts<int32_t>(rt::DType::I32, {o}, rng, wide ? INT32_MIN : -big, big)));
+    ins.push_back(g.addConstant("rmult", residual_shift ? randomInts<int32_t>(rt::DType::I32, {o}, rng, -(1 << 25), (1 << 25) - 1)
+                                                        : randomInts<int32_t>(rt::DType::I32, {o}, rng,
+                                                                              wide ? INT32_MIN : -big, big)));
     inputs.push_back(randomInts<int8_t>(rt::DType::I8, ys, rng, -128, 127));
   }
   y = g.addNode("QConv", ins, 1, a, "qconv", "vdla")->output();

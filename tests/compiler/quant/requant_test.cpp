@@ -201,9 +201,16 @@ TEST(Requant, DeepLayersShiftTheAccumulatorFirst) {
 
 // The wide_product form: y = clamp(wrap32(rshr(t * mult, shift2))), the
 // product exact in 64 bits, restated here independently.
-// A residual r joins the accumulator first, in its units.
+// A residual r joins the accumulator first, in its units: r * rm rounded by
+// the residual shift.
+int64_t wideResidual(const RequantParams& p, size_t o, int64_t r) {
+  if (p.residual_mult.empty()) return 0;
+  const int64_t prod = r * p.residual_mult[o];
+  return p.residual_shift == 0 ? prod : (prod + (int64_t{1} << (p.residual_shift - 1))) >> p.residual_shift;
+}
+
 int64_t wideSequence(const RequantParams& p, size_t o, int64_t acc, int64_t r = 0) {
-  const int64_t t = acc + (p.residual_mult.empty() ? 0 : r * p.residual_mult[o]) + p.bias1[o];
+  const int64_t t = acc + wideResidual(p, o, r) + p.bias1[o];
   const int64_t prod = t * p.mult[o];
   return p.shift2 == 0 ? prod : (prod + (int64_t{1} << (p.shift2 - 1))) >> p.shift2;
 }
@@ -277,7 +284,8 @@ TEST(Requant, WideProductCarriesTheZeroPointInTheBias) {
 
 TEST(Requant, WideProductCarriesTheResidualInAccumulatorUnits) {
   // A ResNet block's second convolution: the residual's scale is hundreds of
-  // accumulator units, so rounding Mr / M to an integer costs little.
+  // accumulator units; rm carries as many fractional bits as MULSHR's field
+  // leaves room for.
   RequantSpec s;
   s.multiplier = {1.1e-4, 0.7e-4, 2.3e-4};
   s.acc_bound = {int64_t{1} << 22, 3000000, 2000000};
@@ -287,8 +295,10 @@ TEST(Requant, WideProductCarriesTheResidualInAccumulatorUnits) {
   const RequantParams p = chooseRequantParams(s);
   ASSERT_TRUE(p.wide_product);
   ASSERT_EQ(p.residual_mult.size(), 3u);
+  EXPECT_EQ(p.residual_shift, 10);  // Mr / M up to 17286: 17286 * 2^10 < 2^25 - 1 < 17286 * 2^11
   for (size_t o = 0; o < 3; ++o)
-    EXPECT_EQ(p.residual_mult[o], std::llround(s.residual_multiplier[o] / s.multiplier[o])) << "channel " << o;
+    EXPECT_EQ(p.residual_mult[o], std::llround(std::ldexp(s.residual_multiplier[o] / s.multiplier[o], p.residual_shift)))
+        << "channel " << o;
   EXPECT_EQ(p.bias1, (std::vector<int32_t>{30000, -20000, 0}));
   std::mt19937 rng(5);
   for (size_t o = 0; o < 3; ++o)
@@ -297,7 +307,7 @@ TEST(Requant, WideProductCarriesTheResidualInAccumulatorUnits) {
       const int64_t acc = i % 4 == 0 ? a : i % 4 == 1 ? -a : std::uniform_int_distribution<int64_t>(-a, a)(rng);
       const int64_t r = i < 4 ? (i % 2 ? 127 : -128) : std::uniform_int_distribution<int64_t>(-128, 127)(rng);
       // t = acc + R * rm + bias must not wrap, nor the shifted product.
-      ASSERT_LE(std::llabs(acc + r * p.residual_mult[o] + p.bias1[o]), int64_t{INT32_MAX});
+      ASSERT_LE(std::llabs(acc + wideResidual(p, o, r) + p.bias1[o]), int64_t{INT32_MAX});
       const int64_t y = wideSequence(p, o, acc, r);
       ASSERT_LE(std::llabs(y), int64_t{INT32_MAX});
       const double real = s.multiplier[o] * static_cast<double>(acc + s.bias[o]) +
@@ -306,16 +316,25 @@ TEST(Requant, WideProductCarriesTheResidualInAccumulatorUnits) {
         EXPECT_LE(std::fabs(static_cast<double>(y) - real), p.error_bound + 0.5 + 1e-9) << "acc " << acc << " r " << r;
       }
     }
-  // A residual only a few accumulator units wide would round badly
-  // (Mr / M = 2.5: half a unit of it is 64 * M = 25 output units at |R| = 128):
-  // the classic form keeps it exact in u instead.
+  // A residual only a few accumulator units wide (Mr / M = 2.5) would round
+  // badly as an integer (half a unit of it is 64 * M = 25 output units at
+  // |R| = 128); with fractional bits only the final rounding of R * rm is
+  // left, M / 2.
   s.multiplier = {0.4};
   s.acc_bound = {300};
   s.bias = {0};
   s.residual_multiplier = {1.0};
   const RequantParams coarse = chooseRequantParams(s);
-  EXPECT_FALSE(coarse.wide_product);
-  EXPECT_LT(coarse.error_bound, 0.1);
+  EXPECT_LT(coarse.error_bound, 0.25);
+  if (coarse.wide_product) {
+    EXPECT_EQ(coarse.residual_shift, 23);
+    for (int64_t acc = -300; acc <= 300; acc += 7)
+      for (int64_t r = -128; r <= 127; r += 5) {
+        const double real = 0.4 * static_cast<double>(acc) + static_cast<double>(r);
+        if (std::fabs(real) <= 200)
+          EXPECT_LE(std::fabs(static_cast<double>(wideSequence(coarse, 0, acc, r)) - real), coarse.error_bound + 0.5 + 1e-9);
+      }
+  }
 }
 
 TEST(Requant, Errors) {

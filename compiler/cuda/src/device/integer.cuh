@@ -176,7 +176,13 @@ struct QConvEpilogue {
     const unsigned in_r = P::has_res ? (unsigned)(int)r[idx] * (unsigned)residual_mult[oc] : 0u;
     int v;
     if (P::wide_product) {
-      const int t = roundingShiftRight((int)(sum + in_r + (unsigned)bias1[oc]), P::shift1);
+      // The residual in accumulator units, with residual_shift fractional bits.
+      unsigned wide_r = in_r;
+      if (P::has_res && P::residual_shift > 0) {
+        const long long p = (long long)(int)r[idx] * residual_mult[oc];
+        wide_r = (unsigned)(unsigned long long)((p + (1LL << (P::residual_shift - 1))) >> P::residual_shift);
+      }
+      const int t = roundingShiftRight((int)(sum + wide_r + (unsigned)bias1[oc]), P::shift1);
       const long long prod = (long long)t * mult[oc];
       const long long rounded = P::shift2 == 0 ? prod : (prod + (1LL << (P::shift2 - 1))) >> P::shift2;
       v = (int)(unsigned)(unsigned long long)rounded;

@@ -24,9 +24,12 @@
 //
 // With wide_product = 1 (bias2 all zero) the product is not wrapped, and a
 // residual joins the accumulator in its own units instead of u:
-//   t   = rshr(acc + (R ? R[n,o,y,x] * residual_mult[o] : 0) + bias1[o], shift1)
+//   t   = rshr(acc + (R ? wrap32(rshr(R[n,o,y,x] * residual_mult[o], residual_shift)) : 0) + bias1[o], shift1)
 //   Y   = clamp(wrap32(rshr(t * mult[o], shift2)), clip_lo, clip_hi)
-// with t * mult[o] and the shift exact in 64 bits and shift2 in [0, 62]. The
+// with t * mult[o], R * residual_mult[o] and their shifts exact in 64 bits,
+// shift2 and residual_shift in [0, 62] (residual_shift lets residual_mult
+// carry fractional accumulator units: the accelerator scales R with one
+// MULSHR). The
 // accelerator computes it in one MULSHR, so a deep layer needs no shift1 to
 // keep the product within int32, and it loads R straight into the
 // accumulator before the GEMM (see compiler/src/quant/requant.cpp).
@@ -46,6 +49,7 @@ struct QConvAttributes {
   int shift1 = 0;                   // in [0, 31]
   int shift2 = 0;                   // in [0, 31]; [0, 62] with wide_product
   bool wide_product = false;        // see above
+  int residual_shift = 0;           // in [0, 62]; nonzero only with wide_product
   int32_t clip_lo = -128;           // -128 <= clip_lo <= clip_hi <= 127
   int32_t clip_hi = 127;
   int32_t x_zero_point = 0;         // the int8 value padding positions hold
@@ -71,6 +75,13 @@ inline int32_t roundingShiftRight(int32_t v, int shift) {
   if (shift == 0) return v;
   const int64_t rounded = (static_cast<int64_t>(v) + (int64_t{1} << (shift - 1))) >> shift;  // >> floors
   return static_cast<int32_t>(rounded);
+}
+
+// The wide form's residual in accumulator units: wrap32(rshr(r * rm, shift)).
+inline uint32_t wideResidual(int32_t r, int32_t rm, int shift) {
+  const int64_t p = static_cast<int64_t>(r) * rm;
+  const int64_t rounded = shift == 0 ? p : (p + (int64_t{1} << (shift - 1))) >> shift;
+  return static_cast<uint32_t>(static_cast<uint64_t>(rounded));
 }
 
 // The wide form's requantisation of one accumulator (t already shifted).

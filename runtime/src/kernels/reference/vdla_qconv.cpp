@@ -238,7 +238,7 @@ void qconv(const KernelArgs& a) {
         if (q.wide_product) {
           // A residual joins the accumulator (in its units) before the bias.
           for (int64_t p = 0; p < plane; ++p) {
-            const uint32_t in_acc = residual ? static_cast<uint32_t>(static_cast<int32_t>(r[base + p])) * rm : 0u;
+            const uint32_t in_acc = residual ? wideResidual(r[base + p], residual_mult[o], q.residual_shift) : 0u;
             const int32_t t = roundingShiftRight(static_cast<int32_t>(am[p] + in_acc + b1), q.shift1);
             const int32_t v = wideRequant(t, mult[o], q.shift2);
             yp[base + p] = static_cast<int8_t>(std::clamp(v, q.clip_lo, q.clip_hi));

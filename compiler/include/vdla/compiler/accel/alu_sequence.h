@@ -9,7 +9,7 @@
 // REQ (its operand a parameter vector, the bounds in its immediate). In the
 // wide_product form a residual belongs to the accumulator: the
 // tile's accumulators are loaded with R and scaled before the GEMM,
-//   acc = R (LOAD ACC8) ; acc *= residual_mult ; acc += bias1 ; acc += GEMM ;
+//   acc = R (LOAD ACC8) ; acc *= residual_mult (a MULSHR with residual_shift) ; acc += bias1 ; acc += GEMM ;
 //   acc = MULSHR(acc, mult, shift2) ; acc = CLIP(acc)
 // so no separate residual region or residual pass is needed.
 // Passes with a neutral parameter are dropped; a per-channel parameter whose

@@ -46,6 +46,7 @@ struct RequantParams {
   int32_t clip_hi = 127;
   bool wide_product = false;  // shift1 = 0, bias2 = 0, shift2 up to 62, |mult| < 2^25,
                               // residual_mult in accumulator units
+  int residual_shift = 0;     // wide form: residual_mult's fractional bits (|residual_mult| < 2^25)
   // Worst-case distance, in output units, between the integer sequence before
   // its final rounding and the real-valued M * (acc + bias) + Mr * R + zero
   // point, over the inputs whose output does not saturate. The final rounding
