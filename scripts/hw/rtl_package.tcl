@@ -12,11 +12,8 @@ lassign $::argv config part pkg_file rtl_dir out_dir
 create_project -force vdla_rtl_$config $out_dir/rtl_package_$config -part $part
 # The generated package first: every module imports vdla_pkg.
 add_files -norecurse $pkg_file
-add_files -norecurse $rtl_dir/vdla_status_pkg.sv
 foreach f [lsort [glob $rtl_dir/vdla_*.sv]] {
-  if {[file tail $f] ne "vdla_status_pkg.sv"} {
-    add_files -norecurse $f
-  }
+  add_files -norecurse $f
 }
 set_property top vdla_top [current_fileset]
 update_compile_order -fileset sources_1

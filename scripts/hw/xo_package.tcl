@@ -37,11 +37,8 @@ if {$flow eq "rtl"} {
   create_project -force ${kernel}_$config $work/xo_project_$config -part $part
   # The generated package first: every module imports vdla_pkg.
   add_files -norecurse $pkg_file
-  add_files -norecurse $rtl_dir/vdla_status_pkg.sv
   foreach f [lsort [glob $rtl_dir/vdla_*.sv]] {
-    if {[file tail $f] ne "vdla_status_pkg.sv"} {
-      add_files -norecurse $f
-    }
+    add_files -norecurse $f
   }
   add_files -norecurse $wrapper
   set_property top $kernel [current_fileset]

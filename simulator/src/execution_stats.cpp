@@ -2,12 +2,36 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vdla/hw/registers.h"
+
 namespace vdla::sim {
 
 uint64_t ExecutionStats::totalInstructions() const {
   uint64_t total = 0;
   for (uint64_t c : instructions) total += c;
   return total;
+}
+
+ExecutionStats::CycleCounters cycleCountersFromRegisters(const std::function<uint64_t(uint32_t index)>& counter) {
+  namespace regs = hw::regs;
+  auto module = [&](uint32_t busy, uint32_t token, uint32_t room, uint32_t dram) {
+    ExecutionStats::ModuleCycles m;
+    m.busy = counter(busy);
+    m.wait_token = token == ~0u ? 0 : counter(token);
+    m.wait_room = counter(room);
+    m.wait_dram = counter(dram);
+    return m;
+  };
+  ExecutionStats::CycleCounters c;
+  // Fetch waits for a command-queue slot where the others wait for token-queue room.
+  c.fetch = module(regs::kCntFetchBusy, ~0u, regs::kCntFetchWaitQueue, regs::kCntFetchWaitDram);
+  c.load = module(regs::kCntLoadBusy, regs::kCntLoadWaitToken, regs::kCntLoadWaitRoom, regs::kCntLoadWaitDram);
+  c.compute =
+      module(regs::kCntComputeBusy, regs::kCntComputeWaitToken, regs::kCntComputeWaitRoom, regs::kCntComputeWaitDram);
+  c.store = module(regs::kCntStoreBusy, regs::kCntStoreWaitToken, regs::kCntStoreWaitRoom, regs::kCntStoreWaitDram);
+  c.gemm_uop_cycles = counter(regs::kCntGemmUops);
+  c.alu_cycles = counter(regs::kCntAluVectors);
+  return c;
 }
 
 double ExecutionStats::gemmUtilisation() const {

@@ -6,6 +6,7 @@
 #include "datapath.h"
 #include "vdla/hw/error.h"
 #include "vdla/hw/program_binary.h"
+#include "vdla/hw/run_status.h"
 
 namespace vdla::sim {
 namespace {
@@ -14,53 +15,15 @@ using hw::Instruction;
 using hw::Module;
 
 std::string describe(const std::vector<Instruction>& program, size_t index) {
-  const Instruction& insn = program[index];
-  std::string what = hw::opcodeName(insn.opcode);
-  if (insn.opcode == hw::Opcode::Load || insn.opcode == hw::Opcode::Store)
-    what += std::string(" ") + hw::memoryName(insn.memory);
-  if (insn.opcode == hw::Opcode::Alu) what += std::string(" ") + hw::aluOpName(insn.alu_op);
-  return "instruction " + std::to_string(index) + " (" + what + ", " + hw::moduleName(hw::moduleOf(insn)) +
-         " module)";
+  return hw::describeInstruction([&](uint32_t i) { return std::optional<Instruction>(program[i]); }, uint32_t(index));
 }
 
-// The queues an instruction pops from / pushes to. Load has no previous stage
-// and store no next one; checkProgramStructure rejects flags that name them.
-struct TokenPorts {
-  int pop_prev = -1, pop_next = -1, push_prev = -1, push_next = -1;
-};
-
-TokenPorts portsOf(Module m) {
-  TokenPorts p;
-  switch (m) {
-    case Module::Load:
-      p.pop_next = int(TokenQueue::ComputeToLoad);
-      p.push_next = int(TokenQueue::LoadToCompute);
-      break;
-    case Module::Compute:
-      p.pop_prev = int(TokenQueue::LoadToCompute);
-      p.push_prev = int(TokenQueue::ComputeToLoad);
-      p.pop_next = int(TokenQueue::StoreToCompute);
-      p.push_next = int(TokenQueue::ComputeToStore);
-      break;
-    case Module::Store:
-      p.pop_prev = int(TokenQueue::ComputeToStore);
-      p.push_prev = int(TokenQueue::StoreToCompute);
-      break;
-  }
-  return p;
-}
+using hw::TokenPorts;
+// Load has no previous stage and store no next one; checkProgramStructure
+// rejects flags that name them.
+TokenPorts portsOf(Module m) { return hw::tokenPorts(m); }
 
 }  // namespace
-
-const char* tokenQueueName(TokenQueue q) {
-  switch (q) {
-    case TokenQueue::LoadToCompute: return "load->compute";
-    case TokenQueue::ComputeToLoad: return "compute->load";
-    case TokenQueue::ComputeToStore: return "compute->store";
-    case TokenQueue::StoreToCompute: return "store->compute";
-  }
-  return "?";
-}
 
 void checkProgramStructure(const std::vector<Instruction>& program) {
   if (program.empty()) throw Error("program is empty (it must end with FINISH)");

@@ -8,8 +8,11 @@
 #include <regex>
 #include <sstream>
 
+#include <fstream>
+
 #include "hw_test_util.h"
 #include "vdla/hw/isa_layout.h"
+#include "vdla/hw/registers.h"
 
 namespace vdla::hw {
 namespace {
@@ -35,7 +38,15 @@ Params parseParams(const std::string& text, const std::string& decl) {
 }
 
 Params hlsParams(const HwConfig& c) { return parseParams(generateHlsHeader(c, "src.json"), "constexpr int"); }
-Params svParams(const HwConfig& c) { return parseParams(generateSvPackage(c, "src.json"), "localparam int"); }
+// The config's parameters: the package up to its host-interface section,
+// which has no counterpart in the HLS header (the HLS C++ reads
+// vdla/hw/registers.h).
+Params svParams(const HwConfig& c) {
+  const std::string sv = generateSvPackage(c, "src.json");
+  const size_t iface = sv.find("  // Host interface");
+  EXPECT_NE(iface, std::string::npos);
+  return parseParams(sv.substr(0, iface), "localparam int");
+}
 
 std::vector<std::string> nonBlankLines(const std::string& text) {
   std::vector<std::string> lines;
@@ -108,7 +119,7 @@ TEST(ParamGenTest, PynqSvPackage) {
   EXPECT_EQ(lines.back(), "endpackage");
   EXPECT_EQ(sv.back(), '\n');
   for (size_t i = first + 1; i + 1 < lines.size(); ++i) {
-    EXPECT_EQ(lines[i].rfind("  localparam ", 0), 0u) << lines[i];
+    EXPECT_TRUE(lines[i].rfind("  localparam ", 0) == 0 || lines[i].rfind("  // ", 0) == 0) << lines[i];
   }
   EXPECT_NE(sv.find("localparam logic [63:0] CONFIG_HASH = 64'h" + c.hashHex() + ";"), std::string::npos);
   Params p = svParams(c);
@@ -175,6 +186,59 @@ TEST(ParamGenTest, HashDiffersPerConfig) {
   EXPECT_EQ(hlsParams(tiny).at("BLOCK_IN"), 4u);
   EXPECT_EQ(hlsParams(tiny).at("BLOCK_OUT"), 8u);
   EXPECT_EQ(hlsParams(tiny).at("ACC_DEPTH"), 64u);
+}
+
+// The host interface's localparams: "localparam logic [W:0] NAME = W'hX;" or
+// "'dX", and "localparam int NAME = N;".
+Params interfaceParams(const std::string& sv) {
+  Params out;
+  const std::regex re(R"(^\s*localparam (?:logic \[\d+:0\]|int) ([A-Z0-9_]+)\s*=\s*(?:\d+'([hd]))?([0-9a-f]+)\s*;.*$)");
+  std::istringstream in(sv);
+  std::string line;
+  for (std::smatch m; std::getline(in, line);)
+    if (std::regex_match(line, m, re)) out[m[1]] = std::stoull(m[3], nullptr, m[2] == "h" ? 16 : 10);
+  return out;
+}
+
+TEST(ParamGenTest, RtlPackageCarriesTheHostInterfaceTable) {
+  const Params p = interfaceParams(generateSvPackage(loadConfig("tiny"), "t"));
+  size_t checked = 0;
+  auto expect = [&](const std::string& name, uint64_t value) {
+    ASSERT_TRUE(p.count(name)) << name << " is missing from the package";
+    EXPECT_EQ(p.at(name), value) << name;
+    ++checked;
+  };
+#define VDLA_HW_X(name, sv, offset, access, meaning) expect("REG_" #sv, regs::k##name);
+  VDLA_HW_REGISTERS(VDLA_HW_X)
+#undef VDLA_HW_X
+#define VDLA_HW_X(name, sv, bit, meaning) expect("CTRL_" #sv, bit);
+  VDLA_HW_CTRL_BITS(VDLA_HW_X)
+#undef VDLA_HW_X
+#define VDLA_HW_X(name, sv, code, meaning) expect("E_" #sv, regs::kErr##name);
+  VDLA_HW_ERRORS(VDLA_HW_X)
+#undef VDLA_HW_X
+#define VDLA_HW_X(name, sv, value, label, meaning) expect("S_" #sv, regs::kSt##name);
+  VDLA_HW_STATES(VDLA_HW_X)
+#undef VDLA_HW_X
+#define VDLA_HW_X(name, sv, meaning) expect("CNT_" #sv, regs::kCnt##name);
+  VDLA_HW_COUNTERS(VDLA_HW_X)
+#undef VDLA_HW_X
+  expect("NUM_COUNTERS", regs::kNumCounters);
+  expect("UNMAPPED_READ", regs::kUnmappedRead);
+  EXPECT_EQ(checked, 18u + 4 + 19 + 8 + 18 + 2);
+  EXPECT_EQ(regs::kCntAluVectors + 1, regs::kNumCounters);
+  EXPECT_STREQ(regs::errorName(regs::kErrTokensLeft), "TOKENS_LEFT");
+  EXPECT_EQ(regs::errorName(200), nullptr);
+}
+
+TEST(ParamGenTest, HardwareDocShowsTheHostInterfaceTable) {
+  std::ifstream in(VDLA_HARDWARE_DOC);
+  ASSERT_TRUE(in) << VDLA_HARDWARE_DOC;
+  std::stringstream doc;
+  doc << in.rdbuf();
+  EXPECT_NE(doc.str().find(generateInterfaceDoc()), std::string::npos)
+      << "docs/hardware.md does not hold the tables of vdla/hw/interface_table.h; paste the output of "
+         "`vdla_hwgen --interface-doc` between its markers";
 }
 
 }  // namespace

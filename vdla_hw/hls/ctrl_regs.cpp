@@ -23,13 +23,13 @@ uint32_t axil_read(const RegFile& r, uint32_t offset) {
     case regs::kErrorInfo: return r.error_info;
     case regs::kModuleState: return r.module_state;
     case regs::kFetchIndex: return r.index[0];
-    case regs::kFetchIndex + 4: return r.index[1];
-    case regs::kFetchIndex + 8: return r.index[2];
-    case regs::kFetchIndex + 12: return r.index[3];
+    case regs::kLoadIndex: return r.index[1];
+    case regs::kComputeIndex: return r.index[2];
+    case regs::kStoreIndex: return r.index[3];
     case regs::kTokens: return r.tokens;
     case regs::kQueues: return r.queues;
     case regs::kClockKhz: return uint32_t(CLOCK_KHZ);
-    default: return 0;
+    default: return regs::kUnmappedRead;
   }
 }
 

@@ -92,8 +92,14 @@ struct Command {
   uint32_t index;  // position in the program, for errors and the status registers
 };
 
-// Dependency-token queues, as in fsim: counters bounded by TOKEN_QUEUE_DEPTH.
-enum TokenQueueId { TQ_L2C = 0, TQ_C2L = 1, TQ_C2S = 2, TQ_S2C = 3 };
+// Dependency-token queues, as in fsim: counters bounded by TOKEN_QUEUE_DEPTH,
+// numbered as in the TOKENS register (vdla/hw/interface_table.h).
+enum TokenQueueId {
+  TQ_L2C = vdla::hw::regs::kTqLoadToCompute,
+  TQ_C2L = vdla::hw::regs::kTqComputeToLoad,
+  TQ_C2S = vdla::hw::regs::kTqComputeToStore,
+  TQ_S2C = vdla::hw::regs::kTqStoreToCompute
+};
 struct TokenCounts {
   uint32_t count[4];
 };

@@ -115,7 +115,7 @@ STATUS:
   if (c.finished && drained) {
     regs.running = false;
     if (regs.tokens != 0) {
-      stop_with_error(regs, MOD_FETCH, step_error(ERR_TOKENS_LEFT, c.fetch.count - 1, regs.tokens));
+      stop_with_error(regs, MOD_COMPUTE, step_error(ERR_TOKENS_LEFT, c.fetch.count - 1, regs.tokens));
     } else {
       regs.done = true;
     }

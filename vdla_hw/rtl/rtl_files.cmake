@@ -3,7 +3,6 @@
 # them; it is the only place parameters come from.
 set(VDLA_RTL_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(VDLA_RTL_SOURCES
-  ${VDLA_RTL_DIR}/vdla_status_pkg.sv
   ${VDLA_RTL_DIR}/vdla_ram.sv
   ${VDLA_RTL_DIR}/vdla_cmd_queue.sv
   ${VDLA_RTL_DIR}/vdla_token_queue.sv

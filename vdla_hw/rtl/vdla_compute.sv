@@ -173,7 +173,7 @@ module vdla_compute (
           if (is_load) begin
             if (block_end > load_depth) begin
               err_valid <= 1'b1;
-              err_code <= vdla_status_pkg::E_SRAM_RANGE;
+              err_code <= vdla_pkg::E_SRAM_RANGE;
               err_info <= block_end[31:0];
               cstate <= C_IDLE;  // never completes; the error halts the run
             end else begin
@@ -183,7 +183,7 @@ module vdla_compute (
           end else if (is_gemm || is_alu) begin
             if (uop_begin > uop_end || uop_end > vdla_pkg::UOP_DEPTH) begin
               err_valid <= 1'b1;
-              err_code <= vdla_status_pkg::E_UOP_RANGE;
+              err_code <= vdla_pkg::E_UOP_RANGE;
               err_info <= uop_end;
               cstate <= C_IDLE;
             end else begin
@@ -284,24 +284,24 @@ module vdla_compute (
   wire s1_live = s1_valid && !loop_abort;
   always_comb begin
     idx_err = 1'b0;
-    idx_err_code = vdla_status_pkg::E_NONE;
+    idx_err_code = vdla_pkg::E_NONE;
     idx_err_info = '0;
     if (s1_live) begin
       if (d1 >= vdla_pkg::ACC_DEPTH) begin
         idx_err = 1'b1;
-        idx_err_code = vdla_status_pkg::E_DST_RANGE;
+        idx_err_code = vdla_pkg::E_DST_RANGE;
         idx_err_info = d1;
       end else if (is_gemm && !gemm_reset && s1 >= vdla_pkg::INP_DEPTH) begin
         idx_err = 1'b1;
-        idx_err_code = vdla_status_pkg::E_SRC_RANGE;
+        idx_err_code = vdla_pkg::E_SRC_RANGE;
         idx_err_info = s1;
       end else if (is_gemm && !gemm_reset && w1 >= vdla_pkg::WGT_DEPTH) begin
         idx_err = 1'b1;
-        idx_err_code = vdla_status_pkg::E_WGT_RANGE;
+        idx_err_code = vdla_pkg::E_WGT_RANGE;
         idx_err_info = w1;
       end else if (tensor_alu && s1 >= vdla_pkg::ACC_DEPTH) begin
         idx_err = 1'b1;
-        idx_err_code = vdla_status_pkg::E_SRC_RANGE;
+        idx_err_code = vdla_pkg::E_SRC_RANGE;
         idx_err_info = s1;
       end
     end

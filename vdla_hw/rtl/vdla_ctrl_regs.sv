@@ -1,9 +1,11 @@
 // The AXI4-Lite control slave: start/status, program address and length, the
 // configuration hash, error reporting, live module state and the performance
-// counters. The register map is in docs/hardware.md. One transaction at a time
-// (write address and data are taken together), which is all a driver needs.
+// counters. The offsets, bits and counter count come from vdla_pkg, which is
+// generated from vdla/hw/interface_table.h (docs/hardware.md shows the map).
+// One transaction at a time (write address and data are taken together),
+// which is all a driver needs.
 module vdla_ctrl_regs #(
-    parameter int NUM_COUNTERS = 18
+    parameter int NUM_COUNTERS = vdla_pkg::NUM_COUNTERS
 ) (
     input  logic        clk,
     input  logic        rst,
@@ -63,10 +65,10 @@ module vdla_ctrl_regs #(
       if (write) begin
         bvalid <= 1'b1;
         case (awaddr)
-          12'h000: start <= wdata[0];
-          12'h004: insn_addr <= wdata;
-          12'h008: insn_addr_hi <= wdata;
-          12'h00c: insn_count <= wdata;
+          vdla_pkg::REG_CTRL: start <= wdata[vdla_pkg::CTRL_START];
+          vdla_pkg::REG_INSN_ADDR: insn_addr <= wdata;
+          vdla_pkg::REG_INSN_ADDR_HI: insn_addr_hi <= wdata;
+          vdla_pkg::REG_INSN_COUNT: insn_count <= wdata;
           default: ;
         endcase
       end
@@ -79,27 +81,33 @@ module vdla_ctrl_regs #(
   end
 
   function automatic logic [31:0] read_value(input logic [11:0] addr);
-    read_value = 32'hdead_beef;
-    if (addr >= 12'h100 && 32'(addr) < 32'h100 + 8 * NUM_COUNTERS) read_value = counters[(addr-12'h100)*8+:32];
+    read_value = vdla_pkg::UNMAPPED_READ;
+    if (addr >= vdla_pkg::REG_COUNTERS && 32'(addr) < 32'(vdla_pkg::REG_COUNTERS) + 8 * NUM_COUNTERS)
+      read_value = counters[(addr-vdla_pkg::REG_COUNTERS)*8+:32];
     else case (addr)
-      12'h000: read_value = {29'd0, error, done, running};
-      12'h004: read_value = insn_addr;
-      12'h008: read_value = insn_addr_hi;
-      12'h00c: read_value = insn_count;
-      12'h010: read_value = vdla_pkg::CONFIG_HASH[31:0];
-      12'h014: read_value = vdla_pkg::CONFIG_HASH[63:32];
-      12'h018: read_value = error_code;
-      12'h01c: read_value = error_index;
-      12'h020: read_value = error_info;
-      12'h024: read_value = module_state;
-      12'h028: read_value = module_index[31:0];
-      12'h02c: read_value = module_index[63:32];
-      12'h030: read_value = module_index[95:64];
-      12'h034: read_value = module_index[127:96];
-      12'h038: read_value = tokens;
-      12'h03c: read_value = queues;
-      12'h040: read_value = 32'(vdla_pkg::CLOCK_KHZ);
-      default: read_value = 32'hdead_beef;
+      vdla_pkg::REG_CTRL: begin
+        read_value = '0;
+        read_value[vdla_pkg::CTRL_RUNNING] = running;
+        read_value[vdla_pkg::CTRL_DONE] = done;
+        read_value[vdla_pkg::CTRL_ERROR] = error;
+      end
+      vdla_pkg::REG_INSN_ADDR: read_value = insn_addr;
+      vdla_pkg::REG_INSN_ADDR_HI: read_value = insn_addr_hi;
+      vdla_pkg::REG_INSN_COUNT: read_value = insn_count;
+      vdla_pkg::REG_HASH_LO: read_value = vdla_pkg::CONFIG_HASH[31:0];
+      vdla_pkg::REG_HASH_HI: read_value = vdla_pkg::CONFIG_HASH[63:32];
+      vdla_pkg::REG_ERROR_CODE: read_value = error_code;
+      vdla_pkg::REG_ERROR_INDEX: read_value = error_index;
+      vdla_pkg::REG_ERROR_INFO: read_value = error_info;
+      vdla_pkg::REG_MODULE_STATE: read_value = module_state;
+      vdla_pkg::REG_FETCH_INDEX: read_value = module_index[31:0];
+      vdla_pkg::REG_LOAD_INDEX: read_value = module_index[63:32];
+      vdla_pkg::REG_COMPUTE_INDEX: read_value = module_index[95:64];
+      vdla_pkg::REG_STORE_INDEX: read_value = module_index[127:96];
+      vdla_pkg::REG_TOKENS: read_value = tokens;
+      vdla_pkg::REG_QUEUES: read_value = queues;
+      vdla_pkg::REG_CLOCK_KHZ: read_value = 32'(vdla_pkg::CLOCK_KHZ);
+      default: read_value = vdla_pkg::UNMAPPED_READ;
     endcase
   endfunction
 endmodule

@@ -101,13 +101,13 @@ module vdla_fetch (
   logic [7:0] dispatch_error;
   always_comb begin
     dispatch_error = head_error;
-    if (dispatch_error == vdla_status_pkg::E_NONE) begin
-      if (head_is_finish && !is_last) dispatch_error = vdla_status_pkg::E_FINISH_NOT_LAST;
-      else if (!head_is_finish && is_last) dispatch_error = vdla_status_pkg::E_NO_FINISH;
+    if (dispatch_error == vdla_pkg::E_NONE) begin
+      if (head_is_finish && !is_last) dispatch_error = vdla_pkg::E_FINISH_NOT_LAST;
+      else if (!head_is_finish && is_last) dispatch_error = vdla_pkg::E_NO_FINISH;
     end
   end
   wire target_full = q_full[head_module];
-  wire dispatch = active && !halt && have_head && dispatch_error == vdla_status_pkg::E_NONE && !target_full;
+  wire dispatch = active && !halt && have_head && dispatch_error == vdla_pkg::E_NONE && !target_full;
 
   assign q_push = dispatch ? (3'b001 << head_module) : 3'b000;
   assign q_data = {disp_idx, head};
@@ -129,7 +129,7 @@ module vdla_fetch (
         active <= insn_count != 0;
         if (insn_count == 0) begin
           err_valid <= 1'b1;
-          err_code  <= vdla_status_pkg::E_EMPTY;
+          err_code  <= vdla_pkg::E_EMPTY;
           err_index <= '0;
           err_info  <= '0;
         end
@@ -144,12 +144,12 @@ module vdla_fetch (
           end
           if (r_resp != 2'b00 && active) begin
             err_valid <= 1'b1;
-            err_code  <= vdla_status_pkg::E_AXI_READ;
+            err_code  <= vdla_pkg::E_AXI_READ;
             err_index <= rcv_idx;
             err_info  <= insn_addr + (rcv_idx << 4);
           end
         end
-        if (active && have_head && dispatch_error != vdla_status_pkg::E_NONE && !halt) begin
+        if (active && have_head && dispatch_error != vdla_pkg::E_NONE && !halt) begin
           err_valid <= 1'b1;
           err_code  <= dispatch_error;
           err_index <= disp_idx;
@@ -164,10 +164,10 @@ module vdla_fetch (
   end
 
   always_comb begin
-    if (!active) state = vdla_status_pkg::S_FETCH_DONE;
-    else if (!have_head) state = vdla_status_pkg::S_FETCH_WAIT_DRAM;
-    else if (target_full) state = vdla_status_pkg::S_FETCH_WAIT_QUEUE;
-    else state = vdla_status_pkg::S_BUSY;
+    if (!active) state = vdla_pkg::S_FETCH_DONE;
+    else if (!have_head) state = vdla_pkg::S_FETCH_WAIT_DRAM;
+    else if (target_full) state = vdla_pkg::S_FETCH_WAIT_QUEUE;
+    else state = vdla_pkg::S_BUSY;
   end
   // Run-time checks (simulation only: synthesis defines SYNTHESIS, and the fast
   // cycle model defines VDLA_NO_ASSERTIONS). See docs/hardware.md, "Assertions".

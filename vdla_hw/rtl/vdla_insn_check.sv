@@ -7,7 +7,7 @@ module vdla_insn_check (
     input  logic [127:0] insn,
     output logic [1:0]   module_id,  // 0 load, 1 compute, 2 store
     output logic         is_finish,
-    output logic [7:0]   error       // vdla_status_pkg::E_*, E_NONE when legal
+    output logic [7:0]   error       // vdla_pkg::E_*, E_NONE when legal
 );
   localparam int LOAD_USED = vdla_pkg::LOAD_X_PAD_RIGHT_LSB + vdla_pkg::LOAD_X_PAD_RIGHT_W;
   localparam int STORE_USED = vdla_pkg::STORE_X_PAD_RIGHT_LSB + vdla_pkg::STORE_X_PAD_RIGHT_W;
@@ -48,34 +48,34 @@ module vdla_insn_check (
   end
 
   always_comb begin
-    error = vdla_status_pkg::E_NONE;
+    error = vdla_pkg::E_NONE;
     case (opcode)
       3'(vdla_pkg::OPCODE_LOAD): begin
-        if (!load_mem_ok) error = vdla_status_pkg::E_MEMORY;
-        else if (stray(insn, LOAD_USED)) error = vdla_status_pkg::E_STRAY_BITS;
-        else if (module_id == 2'd0 && (pop_prev || push_prev)) error = vdla_status_pkg::E_FLAGS;
-        else if (memory == 3'(vdla_pkg::MEM_UOP) && padded) error = vdla_status_pkg::E_PAD;
+        if (!load_mem_ok) error = vdla_pkg::E_MEMORY;
+        else if (stray(insn, LOAD_USED)) error = vdla_pkg::E_STRAY_BITS;
+        else if (module_id == 2'd0 && (pop_prev || push_prev)) error = vdla_pkg::E_FLAGS;
+        else if (memory == 3'(vdla_pkg::MEM_UOP) && padded) error = vdla_pkg::E_PAD;
       end
       3'(vdla_pkg::OPCODE_STORE): begin
-        if (memory != 3'(vdla_pkg::MEM_OUT)) error = vdla_status_pkg::E_MEMORY;
-        else if (stray(insn, STORE_USED)) error = vdla_status_pkg::E_STRAY_BITS;
-        else if (pop_next || push_next) error = vdla_status_pkg::E_FLAGS;
-        else if (padded) error = vdla_status_pkg::E_PAD;
+        if (memory != 3'(vdla_pkg::MEM_OUT)) error = vdla_pkg::E_MEMORY;
+        else if (stray(insn, STORE_USED)) error = vdla_pkg::E_STRAY_BITS;
+        else if (pop_next || push_next) error = vdla_pkg::E_FLAGS;
+        else if (padded) error = vdla_pkg::E_PAD;
       end
       3'(vdla_pkg::OPCODE_GEMM): begin
-        if (stray(insn, GEMM_USED)) error = vdla_status_pkg::E_STRAY_BITS;
+        if (stray(insn, GEMM_USED)) error = vdla_pkg::E_STRAY_BITS;
       end
       3'(vdla_pkg::OPCODE_ALU): begin
-        if (alu_op > vdla_pkg::ALU_ALU_OP_W'(vdla_pkg::ALU_OP_LAST)) error = vdla_status_pkg::E_ALU_OP;
-        else if (stray(insn, ALU_USED)) error = vdla_status_pkg::E_STRAY_BITS;
+        if (alu_op > vdla_pkg::ALU_ALU_OP_W'(vdla_pkg::ALU_OP_LAST)) error = vdla_pkg::E_ALU_OP;
+        else if (stray(insn, ALU_USED)) error = vdla_pkg::E_STRAY_BITS;
         // REQ's imm holds its clip bounds with either operand
         else if (!use_imm && imm_nonzero && alu_op != vdla_pkg::ALU_ALU_OP_W'(vdla_pkg::ALU_REQ))
-          error = vdla_status_pkg::E_IMM;
+          error = vdla_pkg::E_IMM;
       end
       3'(vdla_pkg::OPCODE_FINISH): begin
-        if (stray(insn, FINISH_USED)) error = vdla_status_pkg::E_STRAY_BITS;
+        if (stray(insn, FINISH_USED)) error = vdla_pkg::E_STRAY_BITS;
       end
-      default: error = vdla_status_pkg::E_OPCODE;
+      default: error = vdla_pkg::E_OPCODE;
     endcase
   end
 endmodule

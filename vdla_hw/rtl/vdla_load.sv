@@ -77,7 +77,7 @@ module vdla_load #(
       if (checking) begin
         if (block_end > depth) begin
           err_valid <= 1'b1;
-          err_code  <= vdla_status_pkg::E_SRAM_RANGE;
+          err_code  <= vdla_pkg::E_SRAM_RANGE;
           err_info  <= block_end[31:0];
         end else engine_start <= 1'b1;
       end

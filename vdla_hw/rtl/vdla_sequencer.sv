@@ -67,9 +67,9 @@ module vdla_sequencer (
 
   always_comb begin
     case (phase)
-      IDLE: state = q_empty ? vdla_status_pkg::S_IDLE : vdla_status_pkg::S_DECODE;
-      CHECK: state = tokens_missing ? vdla_status_pkg::S_WAIT_TOKEN : (room_missing ? vdla_status_pkg::S_WAIT_ROOM : vdla_status_pkg::S_DECODE);
-      default: state = vdla_status_pkg::S_BUSY;
+      IDLE: state = q_empty ? vdla_pkg::S_IDLE : vdla_pkg::S_DECODE;
+      CHECK: state = tokens_missing ? vdla_pkg::S_WAIT_TOKEN : (room_missing ? vdla_pkg::S_WAIT_ROOM : vdla_pkg::S_DECODE);
+      default: state = vdla_pkg::S_BUSY;
     endcase
   end
   // Run-time checks (simulation only: synthesis defines SYNTHESIS, and the fast

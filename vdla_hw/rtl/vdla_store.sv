@@ -131,7 +131,7 @@ module vdla_store (
       if (checking) begin
         if (block_end > 64'(vdla_pkg::OUT_DEPTH)) begin
           err_valid <= 1'b1;
-          err_code <= vdla_status_pkg::E_SRAM_RANGE;
+          err_code <= vdla_pkg::E_SRAM_RANGE;
           err_info <= block_end[31:0];
         end else begin
           busy <= 1'b1;
@@ -156,7 +156,7 @@ module vdla_store (
           aw_beats_left <= x_size * BPE;
         end else if (aw_active && aw_next[47:32] != '0) begin
           err_valid <= 1'b1;
-          err_code <= vdla_status_pkg::E_ADDR_OVERFLOW;
+          err_code <= vdla_pkg::E_ADDR_OVERFLOW;
           err_info <= aw_row_entry[31:0];
           aw_active <= 1'b0;
         end else if (can_issue) begin
@@ -177,7 +177,7 @@ module vdla_store (
         len_count <= len_count + 3'(aw_fire) - 3'(w_fire && w_last);
         if (b_valid && b_resp != 2'b00) begin
           err_valid <= 1'b1;
-          err_code <= vdla_status_pkg::E_AXI_WRITE;
+          err_code <= vdla_pkg::E_AXI_WRITE;
           err_info <= 32'(aw_row_entry << ENTRY_LOG2);  // byte address of the row
         end
 

@@ -57,7 +57,7 @@ module vdla_top (
     output logic [31:0] trace_compute,
     output logic [31:0] trace_store
 );
-  localparam int NUM_COUNTERS = 18;
+  localparam int NUM_COUNTERS = vdla_pkg::NUM_COUNTERS;
   localparam int INP_LANE = (vdla_pkg::INP_ENTRY_BITS < vdla_pkg::AXI_DATA_BITS) ?
       vdla_pkg::INP_ENTRY_BITS : vdla_pkg::AXI_DATA_BITS;
   localparam int WGT_LANE = (vdla_pkg::WGT_ENTRY_BITS < vdla_pkg::AXI_DATA_BITS) ?
@@ -241,7 +241,7 @@ module vdla_top (
           running <= 1'b0;
           if (tokens_left) begin
             error <= 1'b1;
-            err_code <= vdla_status_pkg::E_TOKENS_LEFT;
+            err_code <= vdla_pkg::E_TOKENS_LEFT;
             err_module <= 2'd2;
             err_index <= insn_count - 1;
             err_info <= {t_count[3], t_count[2], t_count[1], t_count[0]};
@@ -254,9 +254,8 @@ module vdla_top (
   end
 
   // ---------------- counters ----------------
-  // 0 cycles; fetch: 1 busy, 2 wait DRAM, 3 wait queue; then for load (4),
-  // compute (8), store (12): busy, wait token, wait room, wait DRAM;
-  // 16 GEMM micro-ops, 17 ALU vectors.
+  // The counters and their order are vdla_pkg's CNT_* (generated from
+  // vdla/hw/interface_table.h); each is given its event here.
   // Each counter is its own register, always written (no per-element delayed
   // assignment bookkeeping for an array), and its event comes from a function
   // of the (constant) counter number called inside its always_ff: the
@@ -265,24 +264,24 @@ module vdla_top (
   // re-evaluated at both clock edges.)
   function automatic logic counter_event(input int i);
     case (i)
-      0: counter_event = 1'b1;
-      1: counter_event = f_state == vdla_status_pkg::S_BUSY;
-      2: counter_event = f_state == vdla_status_pkg::S_FETCH_WAIT_DRAM;
-      3: counter_event = f_state == vdla_status_pkg::S_FETCH_WAIT_QUEUE;
-      4: counter_event = l_state == vdla_status_pkg::S_BUSY;
-      5: counter_event = l_state == vdla_status_pkg::S_WAIT_TOKEN;
-      6: counter_event = l_state == vdla_status_pkg::S_WAIT_ROOM;
-      7: counter_event = l_wait;
-      8: counter_event = c_state == vdla_status_pkg::S_BUSY;
-      9: counter_event = c_state == vdla_status_pkg::S_WAIT_TOKEN;
-      10: counter_event = c_state == vdla_status_pkg::S_WAIT_ROOM;
-      11: counter_event = c_wait;
-      12: counter_event = s_state == vdla_status_pkg::S_BUSY;
-      13: counter_event = s_state == vdla_status_pkg::S_WAIT_TOKEN;
-      14: counter_event = s_state == vdla_status_pkg::S_WAIT_ROOM;
-      15: counter_event = s_wait;
-      16: counter_event = gemm_fire;
-      17: counter_event = alu_fire;
+      vdla_pkg::CNT_CYCLES: counter_event = 1'b1;
+      vdla_pkg::CNT_FETCH_BUSY: counter_event = f_state == vdla_pkg::S_BUSY;
+      vdla_pkg::CNT_FETCH_WAIT_DRAM: counter_event = f_state == vdla_pkg::S_FETCH_WAIT_DRAM;
+      vdla_pkg::CNT_FETCH_WAIT_QUEUE: counter_event = f_state == vdla_pkg::S_FETCH_WAIT_QUEUE;
+      vdla_pkg::CNT_LOAD_BUSY: counter_event = l_state == vdla_pkg::S_BUSY;
+      vdla_pkg::CNT_LOAD_WAIT_TOKEN: counter_event = l_state == vdla_pkg::S_WAIT_TOKEN;
+      vdla_pkg::CNT_LOAD_WAIT_ROOM: counter_event = l_state == vdla_pkg::S_WAIT_ROOM;
+      vdla_pkg::CNT_LOAD_WAIT_DRAM: counter_event = l_wait;
+      vdla_pkg::CNT_COMPUTE_BUSY: counter_event = c_state == vdla_pkg::S_BUSY;
+      vdla_pkg::CNT_COMPUTE_WAIT_TOKEN: counter_event = c_state == vdla_pkg::S_WAIT_TOKEN;
+      vdla_pkg::CNT_COMPUTE_WAIT_ROOM: counter_event = c_state == vdla_pkg::S_WAIT_ROOM;
+      vdla_pkg::CNT_COMPUTE_WAIT_DRAM: counter_event = c_wait;
+      vdla_pkg::CNT_STORE_BUSY: counter_event = s_state == vdla_pkg::S_BUSY;
+      vdla_pkg::CNT_STORE_WAIT_TOKEN: counter_event = s_state == vdla_pkg::S_WAIT_TOKEN;
+      vdla_pkg::CNT_STORE_WAIT_ROOM: counter_event = s_state == vdla_pkg::S_WAIT_ROOM;
+      vdla_pkg::CNT_STORE_WAIT_DRAM: counter_event = s_wait;
+      vdla_pkg::CNT_GEMM_UOPS: counter_event = gemm_fire;
+      vdla_pkg::CNT_ALU_VECTORS: counter_event = alu_fire;
       default: counter_event = 1'b0;
     endcase
   endfunction

@@ -159,7 +159,7 @@ module vdla_xfer_read (
       end else if (ar_active && ar_next[47:32] != '0) begin
         // The row lies beyond the 32-bit AXI address space: no buffer is there.
         err_valid <= 1'b1;
-        err_code <= vdla_status_pkg::E_ADDR_OVERFLOW;
+        err_code <= vdla_pkg::E_ADDR_OVERFLOW;
         err_info <= ar_row_entry[31:0];
         ar_active <= 1'b0;
       end else if (can_issue) begin
@@ -181,7 +181,7 @@ module vdla_xfer_read (
       if (r_valid) begin
         if (r_resp != 2'b00) begin
           err_valid <= 1'b1;
-          err_code <= vdla_status_pkg::E_AXI_READ;
+          err_code <= vdla_pkg::E_AXI_READ;
           err_info <= d_entry << elog2;  // byte address, as fetch and the HLS C++ report it
         end
         d_beat <= entry_complete ? 8'd0 : d_beat + 1'b1;

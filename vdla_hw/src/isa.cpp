@@ -52,7 +52,7 @@ Module moduleOf(const Instruction& insn) {
 }
 
 bool Instruction::operator==(const Instruction& o) const {
-  for (int f = 0; f <= int(Field::Imm); ++f)
+  for (int f = 0; f < kNumFields; ++f)
     if (getField(*this, Field(f)) != getField(o, Field(f))) return false;
   return true;
 }

@@ -118,14 +118,13 @@ std::string illegalEnumValue(Opcode op, Field field, uint64_t raw) {
 }  // namespace
 
 const char* fieldName(Field f) {
-  static const char* const names[] = {
-      "opcode",         "pop_prev",      "pop_next",       "push_prev",      "push_next",      "memory",
-      "sram_base",      "dram_base",     "y_size",         "x_size",         "x_stride",       "y_pad_top",
-      "y_pad_bottom",   "x_pad_left",    "x_pad_right",    "reset",          "alu_op",         "use_imm",
-      "uop_begin",      "uop_end",       "iter_out",       "iter_in",        "dst_factor_out", "dst_factor_in",
-      "src_factor_out", "src_factor_in", "wgt_factor_out", "wgt_factor_in",  "imm",
-  };
-  return names[int(f)];
+  switch (f) {
+#define VDLA_ISA_X(name, member) \
+  case Field::name: return #member;
+    VDLA_ISA_FIELDS(VDLA_ISA_X)
+#undef VDLA_ISA_X
+  }
+  return "?";
 }
 
 IsaLayout::IsaLayout(const HwConfig& cfg) {
@@ -248,70 +247,22 @@ Uop IsaLayout::decodeUop(uint32_t bits) const {
 
 int64_t getField(const Instruction& i, Field f) {
   switch (f) {
-    case Field::Opcode: return int64_t(i.opcode);
-    case Field::PopPrev: return i.pop_prev;
-    case Field::PopNext: return i.pop_next;
-    case Field::PushPrev: return i.push_prev;
-    case Field::PushNext: return i.push_next;
-    case Field::Memory: return int64_t(i.memory);
-    case Field::SramBase: return i.sram_base;
-    case Field::DramBase: return int64_t(i.dram_base);
-    case Field::YSize: return i.y_size;
-    case Field::XSize: return i.x_size;
-    case Field::XStride: return i.x_stride;
-    case Field::YPadTop: return i.y_pad_top;
-    case Field::YPadBottom: return i.y_pad_bottom;
-    case Field::XPadLeft: return i.x_pad_left;
-    case Field::XPadRight: return i.x_pad_right;
-    case Field::Reset: return i.reset;
-    case Field::AluOp: return int64_t(i.alu_op);
-    case Field::UseImm: return i.use_imm;
-    case Field::UopBegin: return i.uop_begin;
-    case Field::UopEnd: return i.uop_end;
-    case Field::IterOut: return i.iter_out;
-    case Field::IterIn: return i.iter_in;
-    case Field::DstFactorOut: return i.dst_factor_out;
-    case Field::DstFactorIn: return i.dst_factor_in;
-    case Field::SrcFactorOut: return i.src_factor_out;
-    case Field::SrcFactorIn: return i.src_factor_in;
-    case Field::WgtFactorOut: return i.wgt_factor_out;
-    case Field::WgtFactorIn: return i.wgt_factor_in;
-    case Field::Imm: return i.imm;
+#define VDLA_ISA_X(name, member) \
+  case Field::name: return int64_t(i.member);
+    VDLA_ISA_FIELDS(VDLA_ISA_X)
+#undef VDLA_ISA_X
   }
   return 0;
 }
 
 void setField(Instruction& i, Field f, int64_t v) {
   switch (f) {
-    case Field::Opcode: i.opcode = Opcode(v); break;
-    case Field::PopPrev: i.pop_prev = v != 0; break;
-    case Field::PopNext: i.pop_next = v != 0; break;
-    case Field::PushPrev: i.push_prev = v != 0; break;
-    case Field::PushNext: i.push_next = v != 0; break;
-    case Field::Memory: i.memory = Memory(v); break;
-    case Field::SramBase: i.sram_base = uint32_t(v); break;
-    case Field::DramBase: i.dram_base = uint64_t(v); break;
-    case Field::YSize: i.y_size = uint32_t(v); break;
-    case Field::XSize: i.x_size = uint32_t(v); break;
-    case Field::XStride: i.x_stride = uint32_t(v); break;
-    case Field::YPadTop: i.y_pad_top = uint32_t(v); break;
-    case Field::YPadBottom: i.y_pad_bottom = uint32_t(v); break;
-    case Field::XPadLeft: i.x_pad_left = uint32_t(v); break;
-    case Field::XPadRight: i.x_pad_right = uint32_t(v); break;
-    case Field::Reset: i.reset = v != 0; break;
-    case Field::AluOp: i.alu_op = AluOp(v); break;
-    case Field::UseImm: i.use_imm = v != 0; break;
-    case Field::UopBegin: i.uop_begin = uint32_t(v); break;
-    case Field::UopEnd: i.uop_end = uint32_t(v); break;
-    case Field::IterOut: i.iter_out = uint32_t(v); break;
-    case Field::IterIn: i.iter_in = uint32_t(v); break;
-    case Field::DstFactorOut: i.dst_factor_out = uint32_t(v); break;
-    case Field::DstFactorIn: i.dst_factor_in = uint32_t(v); break;
-    case Field::SrcFactorOut: i.src_factor_out = uint32_t(v); break;
-    case Field::SrcFactorIn: i.src_factor_in = uint32_t(v); break;
-    case Field::WgtFactorOut: i.wgt_factor_out = uint32_t(v); break;
-    case Field::WgtFactorIn: i.wgt_factor_in = uint32_t(v); break;
-    case Field::Imm: i.imm = int32_t(v); break;
+#define VDLA_ISA_X(name, member)              \
+  case Field::name:                           \
+    i.member = decltype(i.member)(v);         \
+    break;
+    VDLA_ISA_FIELDS(VDLA_ISA_X)
+#undef VDLA_ISA_X
   }
 }
 

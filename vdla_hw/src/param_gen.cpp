@@ -1,10 +1,13 @@
 #include "vdla/hw/param_gen.h"
 
 #include <cctype>
+#include <cstdio>
 #include <sstream>
 #include <vector>
 
+#include "vdla/hw/interface_table.h"
 #include "vdla/hw/isa_layout.h"
+#include "vdla/hw/registers.h"
 
 namespace vdla::hw {
 namespace {
@@ -75,6 +78,38 @@ std::vector<Param> collectParams(const HwConfig& c) {
 
 std::string hexHash(const HwConfig& c) { return c.hashHex(); }
 
+// The host interface (vdla/hw/interface_table.h) as typed localparams, at the
+// widths the RTL compares them at: 12-bit AXI-Lite addresses, 8-bit error
+// codes, 4-bit states.
+void printInterface(std::ostream& o) {
+  char line[160];
+  o << "\n  // Host interface (vdla/hw/interface_table.h): AXI-Lite register offsets.\n";
+#define VDLA_HW_X(name, sv, offset, access, meaning)                                            \
+  std::snprintf(line, sizeof line, "  localparam logic [11:0] REG_%s = 12'h%03x;\n", #sv, offset); \
+  o << line;
+  VDLA_HW_REGISTERS(VDLA_HW_X)
+#undef VDLA_HW_X
+  std::snprintf(line, sizeof line, "  localparam logic [31:0] UNMAPPED_READ = 32'h%08x;\n", regs::kUnmappedRead);
+  o << line << "  // CTRL bits.\n";
+#define VDLA_HW_X(name, sv, bit, meaning) o << "  localparam int CTRL_" #sv " = " << bit << ";\n";
+  VDLA_HW_CTRL_BITS(VDLA_HW_X)
+#undef VDLA_HW_X
+  o << "  // Error codes (ERROR_CODE[7:0]).\n  localparam logic [7:0] E_NONE = 8'd0;\n";
+#define VDLA_HW_X(name, sv, code, meaning) o << "  localparam logic [7:0] E_" #sv " = 8'd" << code << ";  // " << meaning << "\n";
+  VDLA_HW_ERRORS(VDLA_HW_X)
+#undef VDLA_HW_X
+  o << "  // Module states (MODULE_STATE, 4 bits per module).\n";
+#define VDLA_HW_X(name, sv, value, label, meaning) \
+  o << "  localparam logic [3:0] S_" #sv " = 4'd" << value << ";  // " << meaning << "\n";
+  VDLA_HW_STATES(VDLA_HW_X)
+#undef VDLA_HW_X
+  o << "  // Performance counter indices.\n";
+#define VDLA_HW_X(name, sv, meaning) o << "  localparam int CNT_" #sv " = " << regs::kCnt##name << ";  // " << meaning << "\n";
+  VDLA_HW_COUNTERS(VDLA_HW_X)
+#undef VDLA_HW_X
+  o << "  localparam int NUM_COUNTERS = " << regs::kNumCounters << ";\n";
+}
+
 }  // namespace
 
 std::string generateHlsHeader(const HwConfig& c, const std::string& source) {
@@ -103,7 +138,36 @@ std::string generateSvPackage(const HwConfig& c, const std::string& source) {
     if (!p.comment.empty()) o << "  // " << p.comment;
     o << "\n";
   }
+  printInterface(o);
   o << "\nendpackage\n";
+  return o.str();
+}
+
+std::string generateInterfaceDoc() {
+  std::ostringstream o;
+  char offset[16];
+  o << "| offset | name | access | meaning |\n|--------|------|--------|---------|\n";
+#define VDLA_HW_X(name, sv, off, access, meaning)    \
+  std::snprintf(offset, sizeof offset, "0x%03x", off); \
+  o << "| " << offset << " | " #sv " | " << access << " | " << meaning << " |\n";
+  VDLA_HW_REGISTERS(VDLA_HW_X)
+#undef VDLA_HW_X
+  o << "\nCTRL bits:\n\n| bit | name | meaning |\n|-----|------|---------|\n";
+#define VDLA_HW_X(name, sv, bit, meaning) o << "| " << bit << " | " #sv " | " << meaning << " |\n";
+  VDLA_HW_CTRL_BITS(VDLA_HW_X)
+#undef VDLA_HW_X
+  o << "\nError codes (ERROR_CODE[7:0]; 0 is none):\n\n| code | name | meaning |\n|------|------|---------|\n";
+#define VDLA_HW_X(name, sv, code, meaning) o << "| " << code << " | " #sv " | " << meaning << " |\n";
+  VDLA_HW_ERRORS(VDLA_HW_X)
+#undef VDLA_HW_X
+  o << "\nModule states (MODULE_STATE):\n\n| value | name | meaning |\n|-------|------|---------|\n";
+#define VDLA_HW_X(name, sv, value, label, meaning) o << "| " << value << " | " #sv " | " << meaning << " |\n";
+  VDLA_HW_STATES(VDLA_HW_X)
+#undef VDLA_HW_X
+  o << "\nCounters:\n\n| index | name | counts |\n|-------|------|--------|\n";
+#define VDLA_HW_X(name, sv, meaning) o << "| " << regs::kCnt##name << " | " #sv " | " << meaning << " |\n";
+  VDLA_HW_COUNTERS(VDLA_HW_X)
+#undef VDLA_HW_X
   return o.str();
 }
 

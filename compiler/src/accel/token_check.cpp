@@ -3,39 +3,28 @@
 #include <deque>
 #include <stdexcept>
 
+#include "vdla/hw/token_ports.h"
+
 namespace vdla::accel {
 
 namespace {
 
-enum Queue { L2C = 0, C2L = 1, C2S = 2, S2C = 3 };
-const char* queueName(int q) {
-  static const char* names[] = {"load->compute", "compute->load", "compute->store", "store->compute"};
-  return names[q];
-}
+const char* queueName(int q) { return hw::tokenQueueName(hw::TokenQueue(q)); }
 
 struct Needs {
   int pop[2] = {-1, -1};
   int push[2] = {-1, -1};
 };
 
+// The queues an instruction pops and pushes (vdla/hw/token_ports.h); a flag
+// naming a neighbour the module does not have names no queue.
 Needs needsOf(const hw::Instruction& insn) {
+  const hw::TokenPorts p = hw::tokenPorts(hw::moduleOf(insn));
   Needs n;
-  switch (hw::moduleOf(insn)) {
-    case hw::Module::Load:
-      if (insn.pop_next) n.pop[0] = C2L;
-      if (insn.push_next) n.push[0] = L2C;
-      break;
-    case hw::Module::Compute:
-      if (insn.pop_prev) n.pop[0] = L2C;
-      if (insn.pop_next) n.pop[1] = S2C;
-      if (insn.push_prev) n.push[0] = C2L;
-      if (insn.push_next) n.push[1] = C2S;
-      break;
-    case hw::Module::Store:
-      if (insn.pop_prev) n.pop[0] = C2S;
-      if (insn.push_prev) n.push[0] = S2C;
-      break;
-  }
+  if (insn.pop_prev) n.pop[0] = p.pop_prev;
+  if (insn.pop_next) n.pop[1] = p.pop_next;
+  if (insn.push_prev) n.push[0] = p.push_prev;
+  if (insn.push_next) n.push[1] = p.push_next;
   return n;
 }
 

@@ -6,47 +6,32 @@
 #include "model_cache.h"
 #include "model_registry.h"
 #include "program_stats.h"
-#include "rtl_status.h"
-#include "run_report.h"
+#include "vdla/hw/registers.h"
 #include "vdla/hw/error.h"
 #include "vdla/hw/isa_layout.h"
+#include "vdla/hw/run_status.h"
 
 namespace vdla::sim {
+
+namespace regs = hw::regs;
 namespace {
 
-ProgramView decodeProgram(const hw::HwConfig& cfg, const uint8_t* stream, uint32_t count) {
+// The program as fetch will see it; an instruction that does not decode is
+// empty (the hardware reports why).
+std::vector<std::optional<hw::Instruction>> decodeProgram(const hw::HwConfig& cfg, const uint8_t* stream,
+                                                          uint32_t count) {
   hw::IsaLayout layout(cfg);
-  ProgramView view;
-  view.insns.resize(count);
+  std::vector<std::optional<hw::Instruction>> insns(count);
   for (uint32_t i = 0; i < count; ++i) {
     hw::EncodedInstruction bits;
     std::memcpy(bits.data(), stream + 16 * size_t(i), 16);
     try {
-      view.insns[i] = layout.decode(bits);
+      insns[i] = layout.decode(bits);
     } catch (const std::exception&) {
       // The hardware reports it when fetch gets there.
     }
   }
-  return view;
-}
-
-StatusSnapshot readStatus(CycleHarness& h) {
-  StatusSnapshot s;
-  s.module_state = h.axilRead(rtl::kModuleState);
-  for (int m = 0; m < 4; ++m) s.index[m] = h.axilRead(rtl::kFetchIndex + 4 * m);
-  s.tokens = h.axilRead(rtl::kTokens);
-  s.queues = h.axilRead(rtl::kQueues);
-  return s;
-}
-
-ExecutionStats::ModuleCycles moduleCycles(CycleHarness& h, uint32_t busy, uint32_t token, uint32_t room,
-                                          uint32_t dram) {
-  ExecutionStats::ModuleCycles m;
-  m.busy = h.readCounter(busy);
-  if (token != ~0u) m.wait_token = h.readCounter(token);
-  m.wait_room = h.readCounter(room);
-  m.wait_dram = h.readCounter(dram);
-  return m;
+  return insns;
 }
 
 }  // namespace
@@ -106,7 +91,14 @@ ExecutionStats CycleSimulator::run(uint64_t insn_addr, uint32_t count, const std
     throw Error(msg.str());
   }
   if (insn_addr + bytes > (uint64_t(1) << 32)) throw Error("instruction stream lies beyond the 32-bit AXI address space");
-  const ProgramView program = decodeProgram(cfg_, stream, count);
+  const std::vector<std::optional<hw::Instruction>> insns = decodeProgram(cfg_, stream, count);
+  const hw::InstructionLookup program = [&](uint32_t index) {
+    return index < insns.size() ? insns[index] : std::nullopt;
+  };
+  auto name = [&](uint32_t index) {
+    return index < insns.size() && insns[index] ? hw::instructionName(*insns[index]) : std::string("instruction");
+  };
+  auto readStatus = [&](CycleHarness& h) { return hw::readStatus([&](uint32_t offset) { return h.axilRead(offset); }); };
 
   std::lock_guard<std::recursive_mutex> lock(systemcMutex());
   CycleHarness& h = *harness_;
@@ -122,22 +114,22 @@ ExecutionStats CycleSimulator::run(uint64_t insn_addr, uint32_t count, const std
     }
   } cleanup{h};
 
-  h.axilWrite(rtl::kInsnAddr, uint32_t(insn_addr));
-  h.axilWrite(rtl::kInsnAddrHi, 0);
-  h.axilWrite(rtl::kInsnCount, count);
+  h.axilWrite(regs::kInsnAddr, uint32_t(insn_addr));
+  h.axilWrite(regs::kInsnAddrHi, 0);
+  h.axilWrite(regs::kInsnCount, count);
   const uint64_t start_cycle = h.cycle();
-  h.axilWrite(rtl::kCtrl, 1);
+  h.axilWrite(regs::kCtrl, regs::kCtrlStart);
 
   // Poll like a driver would; the interval grows so that short programs end
   // promptly and long ones spend almost nothing on polling.
   uint64_t interval = 64;
   uint32_t ctrl = 0;
-  std::optional<StatusSnapshot> previous;
+  std::optional<hw::StatusSnapshot> previous;
   std::string failure;
   while (true) {
     h.runCycles(interval);
-    ctrl = h.axilRead(rtl::kCtrl);
-    if (!(ctrl & 1)) break;
+    ctrl = h.axilRead(regs::kCtrl);
+    if (!(ctrl & regs::kCtrlRunning)) break;
     if (interval < 8192) interval *= 2;
     const uint64_t elapsed = h.cycle() - start_cycle;
     if (cancel && cancel->load(std::memory_order_relaxed)) {
@@ -145,17 +137,17 @@ ExecutionStats CycleSimulator::run(uint64_t insn_addr, uint32_t count, const std
       break;
     }
     if (elapsed >= options_.max_cycles) {
-      StatusSnapshot s = readStatus(h);
+      hw::StatusSnapshot s = readStatus(h);
       failure = "cycle limit of " + std::to_string(options_.max_cycles) + " cycles reached" +
-                (isDeadlocked(s) ? " (deadlock: no module can make progress)" : "") + ": " +
-                describeWaits(s, program, count, cfg_);
+                (hw::isDeadlocked(s) ? " (deadlock: no module can make progress)" : "") + ": " +
+                hw::describeWaits(s, program, count, cfg_);
       break;
     }
     // Deadlock: every module blocked on tokens or queue room, twice in a row.
-    StatusSnapshot s = readStatus(h);
-    if (isDeadlocked(s) && h.axi().idle()) {
+    hw::StatusSnapshot s = readStatus(h);
+    if (hw::isDeadlocked(s) && h.axi().idle()) {
       if (previous && *previous == s) {
-        failure = "deadlock: no module can make progress; " + describeWaits(s, program, count, cfg_);
+        failure = "deadlock: no module can make progress; " + hw::describeWaits(s, program, count, cfg_);
         break;
       }
       previous = s;
@@ -166,10 +158,10 @@ ExecutionStats CycleSimulator::run(uint64_t insn_addr, uint32_t count, const std
   if (!options_.trace_path.empty() || options_.record_activity) timeline.finish(h.cycle());
   if (!options_.trace_path.empty())
     timeline.write(options_.trace_path, 1000.0 / cfg_.clock_mhz,
-                   [&](uint32_t index) { return program.name(index); });
-  if (failure.empty() && (ctrl & 4)) {
-    failure = describeError(h.axilRead(rtl::kErrorCode), h.axilRead(rtl::kErrorIndex), h.axilRead(rtl::kErrorInfo),
-                            program, cfg_, h.axi().firstError());
+                   name);
+  if (failure.empty() && (ctrl & regs::kCtrlError)) {
+    failure = hw::describeRunError(h.axilRead(regs::kErrorCode), h.axilRead(regs::kErrorIndex),
+                                   h.axilRead(regs::kErrorInfo), count, program, cfg_, h.axi().firstError());
   }
   if (!failure.empty()) {
     h.reset();  // a clean accelerator for the next run
@@ -177,20 +169,14 @@ ExecutionStats CycleSimulator::run(uint64_t insn_addr, uint32_t count, const std
   }
 
   std::vector<hw::Instruction> decoded;
-  for (const auto& i : program.insns)
+  for (const auto& i : insns)
     if (i) decoded.push_back(*i);
   ExecutionStats stats = programStats(cfg_, decoded);
-  stats.cycles = h.readCounter(rtl::kCntCycles);
+  stats.cycles = h.readCounter(regs::kCntCycles);
   stats.has_cycle_counters = true;
-  auto& c = stats.cycle_counters;
-  c.fetch = moduleCycles(h, rtl::kCntFetchBusy, ~0u, rtl::kCntFetchWaitQueue, rtl::kCntFetchWaitDram);
-  c.load = moduleCycles(h, rtl::kCntLoadBusy, rtl::kCntLoadWaitToken, rtl::kCntLoadWaitRoom, rtl::kCntLoadWaitDram);
-  c.compute = moduleCycles(h, rtl::kCntComputeBusy, rtl::kCntComputeWaitToken, rtl::kCntComputeWaitRoom, rtl::kCntComputeWaitDram);
-  c.store = moduleCycles(h, rtl::kCntStoreBusy, rtl::kCntStoreWaitToken, rtl::kCntStoreWaitRoom, rtl::kCntStoreWaitDram);
-  c.gemm_uop_cycles = h.readCounter(rtl::kCntGemmUops);
-  c.alu_cycles = h.readCounter(rtl::kCntAluVectors);
+  stats.cycle_counters = cycleCountersFromRegisters([&](uint32_t i) { return h.readCounter(i); });
   if (options_.record_activity)
-    stats.activity = timeline.activity(start_cycle, [&](uint32_t index) { return program.name(index); });
+    stats.activity = timeline.activity(start_cycle, name);
   return stats;
 }
 

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "rtl_status.h"
+#include "vdla/hw/registers.h"
 #include "vdla/hw/error.h"
 
 namespace vdla::sim {
@@ -13,21 +13,7 @@ std::recursive_mutex& systemcMutex() {
   return m;
 }
 
-namespace rtl {
-const char* stateName(uint32_t state) {
-  switch (state) {
-    case kIdle: return "idle";
-    case kWaitToken: return "token";
-    case kWaitRoom: return "queue room";
-    case kBusy: return "busy";
-    case kDecode: return "decode";
-    case kFetchWaitDram: return "instruction data";
-    case kFetchWaitQueue: return "command queue slot";
-    case kFetchDone: return "done";
-    default: return "?";
-  }
-}
-}  // namespace rtl
+namespace regs = hw::regs;
 
 CycleHarness::CycleHarness(const hw::HwConfig& cfg, Dram& dram, const DramTiming& timing)
     : cfg_(cfg), bus_bytes_(cfg.axi_data_bits / 8), axi_(dram, cfg.axi_data_bits / 8, timing) {
@@ -62,8 +48,8 @@ void CycleHarness::runCycles(uint64_t cycles) {
     static const char* const kModules[3] = {"load", "compute", "store"};
     for (int m = 0; m < 3; ++m) {
       const uint32_t t = assertion_trace_[m];
-      msg << (m ? ", " : "") << kModules[m] << " " << rtl::stateName(t >> 28);
-      if ((t >> 28) != rtl::kIdle) msg << " at instruction " << (t & 0x0fffffffu);
+      msg << (m ? ", " : "") << kModules[m] << " " << regs::stateName(t >> 28);
+      if ((t >> 28) != regs::kStIdle) msg << " at instruction " << (t & 0x0fffffffu);
     }
     msg << "): " << assertion_;
     assertion_.clear();
@@ -122,7 +108,7 @@ uint32_t CycleHarness::axilRead(uint32_t addr) {
 }
 
 uint64_t CycleHarness::readCounter(uint32_t index) {
-  const uint32_t addr = rtl::kCounters + 8 * index;
+  const uint32_t addr = regs::kCounters + 8 * index;
   const uint64_t lo = axilRead(addr);
   return lo | (uint64_t(axilRead(addr + 4)) << 32);
 }

@@ -30,10 +30,10 @@ ExecutionStats programStats(const hw::HwConfig& cfg, const std::vector<hw::Instr
       case hw::Opcode::Alu: s.alu_element_ops += iterations * cfg.batch * cfg.block_out; break;
       case hw::Opcode::Finish: break;
     }
-    // Queue numbering as in TokenQueue: which queue a flag names depends on the module.
-    const hw::Module m = hw::moduleOf(insn);
-    if (insn.push_next) s.tokens_pushed[int(m == hw::Module::Load ? TokenQueue::LoadToCompute : TokenQueue::ComputeToStore)]++;
-    if (insn.push_prev) s.tokens_pushed[int(m == hw::Module::Store ? TokenQueue::StoreToCompute : TokenQueue::ComputeToLoad)]++;
+    // Which queue a flag names depends on the module.
+    const hw::TokenPorts ports = hw::tokenPorts(hw::moduleOf(insn));
+    if (insn.push_next && ports.push_next >= 0) s.tokens_pushed[ports.push_next]++;
+    if (insn.push_prev && ports.push_prev >= 0) s.tokens_pushed[ports.push_prev]++;
   }
   return s;
 }

@@ -3,15 +3,17 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "rtl_status.h"
+#include "vdla/hw/registers.h"
 #include "vdla/hw/error.h"
 
 namespace vdla::sim {
 
+namespace regs = hw::regs;
+
 void TimelineTrace::close(int module, uint64_t cycle) {
   const uint32_t state = last_[module] >> 28;
   // Idle time is the absence of events; every other state is an interval.
-  if (state != rtl::kIdle && cycle > since_[module])
+  if (state != regs::kStIdle && cycle > since_[module])
     intervals_.push_back({module, state, last_[module] & 0x0fffffffu, since_[module], cycle});
 }
 
@@ -35,8 +37,8 @@ std::vector<ExecutionStats::ActivityInterval> TimelineTrace::activity(
   for (const Interval& iv : intervals_) {
     ExecutionStats::ActivityInterval a;
     a.module = static_cast<uint8_t>(iv.module);
-    a.busy = iv.state == rtl::kBusy;
-    a.what = a.busy ? describe(iv.index) : std::string("wait: ") + rtl::stateName(iv.state);
+    a.busy = iv.state == regs::kStBusy;
+    a.what = a.busy ? describe(iv.index) : std::string("wait: ") + regs::stateName(iv.state);
     a.instruction = iv.index;
     a.begin = iv.begin >= origin ? iv.begin - origin : 0;
     a.end = iv.end >= origin ? iv.end - origin : 0;
@@ -55,8 +57,8 @@ void TimelineTrace::write(const std::string& path, double ns_per_cycle,
   const double us_per_cycle = ns_per_cycle / 1000.0;
   for (const Interval& iv : intervals_) {
     const std::string what = describe(iv.index);
-    const bool busy = iv.state == rtl::kBusy;
-    events.push_back({{"name", busy ? what : std::string("wait: ") + rtl::stateName(iv.state)},
+    const bool busy = iv.state == regs::kStBusy;
+    events.push_back({{"name", busy ? what : std::string("wait: ") + regs::stateName(iv.state)},
                       {"cat", busy ? "busy" : "wait"},
                       {"ph", "X"},
                       {"pid", 1},
@@ -66,7 +68,7 @@ void TimelineTrace::write(const std::string& path, double ns_per_cycle,
                       {"args",
                        {{"index", iv.index},
                         {"opcode", what},
-                        {"state", rtl::stateName(iv.state)},
+                        {"state", regs::stateName(iv.state)},
                         {"first_cycle", iv.begin},
                         {"cycles", iv.end - iv.begin}}}});
   }

@@ -30,8 +30,8 @@ void countStatic(const Instruction& i, ProgramFeatures& f) {
   f.opcodes[int(i.opcode)]++;
   const int m = int(hw::moduleOf(i));
   for (int q = 0; q < 4; ++q) {
-    if (kQueueEnds[q].producer == m && pushes(i, q)) f.pushes[q]++;
-    if (kQueueEnds[q].consumer == m && pops(i, q)) f.pops[q]++;
+    if (queueEnds(q).producer == m && pushes(i, q)) f.pushes[q]++;
+    if (queueEnds(q).consumer == m && pops(i, q)) f.pops[q]++;
   }
   if (isEmpty(i)) {
     f.empty_ops++;
@@ -126,20 +126,20 @@ void modelSchedule(const hw::HwConfig& cfg, const std::vector<Instruction>& prog
         const Instruction& insn = prog[idx];
         bool ready = true;
         for (int q = 0; q < 4; ++q) {
-          if (kQueueEnds[q].consumer == m && pops(insn, q) && tokens[q] == 0) {
+          if (queueEnds(q).consumer == m && pops(insn, q) && tokens[q] == 0) {
             ready = false;
             if (!pop_waited[idx * 4 + q]) f.pop_waits[q]++, pop_waited[idx * 4 + q] = true;
           }
-          if (kQueueEnds[q].producer == m && pushes(insn, q) && tokens[q] >= cfg.token_queue_depth) {
+          if (queueEnds(q).producer == m && pushes(insn, q) && tokens[q] >= cfg.token_queue_depth) {
             ready = false;
             if (!push_waited[idx * 4 + q]) f.push_stalls[q]++, push_waited[idx * 4 + q] = true;
           }
         }
         if (!ready) break;
         for (int q = 0; q < 4; ++q)
-          if (kQueueEnds[q].consumer == m && pops(insn, q)) tokens[q]--;
+          if (queueEnds(q).consumer == m && pops(insn, q)) tokens[q]--;
         for (int q = 0; q < 4; ++q)
-          if (kQueueEnds[q].producer == m && pushes(insn, q)) {
+          if (queueEnds(q).producer == m && pushes(insn, q)) {
             tokens[q]++;
             if (tokens[q] > f.max_tokens[q]) f.max_tokens[q] = tokens[q];
           }

@@ -212,7 +212,7 @@ class Generator {
     const int m = int(hw::moduleOf(insn));
     VectorClock vc = vc_now_[m];
     for (int q = 0; q < 4; ++q) {
-      if (kQueueEnds[q].consumer != m) continue;
+      if (queueEnds(q).consumer != m) continue;
       bool pop = forced_pops[q] || (voluntary && !pending_[q].empty() && rng_.chance(popProbability(q)));
       if (!pop) continue;
       if (pending_[q].empty()) throw Error("progen internal error: pop from an empty token queue");
@@ -224,7 +224,7 @@ class Generator {
     vc.done[m] = count_[m];
     vc_now_[m] = vc;
     for (int q = 0; q < 4; ++q) {
-      if (kQueueEnds[q].producer != m) continue;
+      if (queueEnds(q).producer != m) continue;
       bool push = forced_pushes[q] || (voluntary && insn.opcode != Opcode::Finish &&
                                        pending_[q].size() < token_depth_ && rng_.chance(pushProbability(q)));
       if (push) {
@@ -299,7 +299,7 @@ class Generator {
   // Makes the front of queue q's pending tokens one pushed after the first
   // `need` instructions of the producer completed (see the file comment).
   void satisfy(int q, uint64_t need) {
-    const int producer = kQueueEnds[q].producer, consumer = kQueueEnds[q].consumer;
+    const int producer = queueEnds(q).producer, consumer = queueEnds(q).consumer;
     while (true) {
       auto& pend = pending_[q];
       size_t j = 0;
@@ -776,7 +776,7 @@ class Generator {
   }
 
   double weightOf(Kind k, double w) const {
-    if (burst_queue_ >= 0 && moduleOfKind(k) == kQueueEnds[burst_queue_].producer) return 4 * w;
+    if (burst_queue_ >= 0 && moduleOfKind(k) == queueEnds(burst_queue_).producer) return 4 * w;
     return w;
   }
 
@@ -784,11 +784,11 @@ class Generator {
   // compute consumes), then FINISH.
   void finish() {
     for (int q = 0; q < 4; ++q) {
-      const bool finish_pops = kQueueEnds[q].consumer == kComputeModule;
-      while (pending_[q].size() > (finish_pops ? 1u : 0u)) nop(kQueueEnds[q].consumer, q, -1);
+      const bool finish_pops = queueEnds(q).consumer == kComputeModule;
+      while (pending_[q].size() > (finish_pops ? 1u : 0u)) nop(queueEnds(q).consumer, q, -1);
     }
     bool pops[4] = {}, none[4] = {};
-    for (int q = 0; q < 4; ++q) pops[q] = kQueueEnds[q].consumer == kComputeModule && !pending_[q].empty();
+    for (int q = 0; q < 4; ++q) pops[q] = queueEnds(q).consumer == kComputeModule && !pending_[q].empty();
     place(hw::makeFinish(), -1, pops, none, false);
   }
 

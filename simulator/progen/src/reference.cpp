@@ -106,7 +106,7 @@ class Interpreter {
     if (m == kLoadModule && (insn.pop_prev || insn.push_prev)) fail("load has no previous stage");
     if (m == kStoreModule && (insn.pop_next || insn.push_next)) fail("store has no next stage");
     for (int q = 0; q < 4; ++q)
-      if (kQueueEnds[q].consumer == m && pops(insn, q)) {
+      if (queueEnds(q).consumer == m && pops(insn, q)) {
         if (tokens_[q] == 0) fail("pops an empty token queue in program order");
         tokens_[q]--;
       }
@@ -114,7 +114,7 @@ class Interpreter {
   void tokensAfter(const Instruction& insn) {
     const int m = int(hw::moduleOf(insn));
     for (int q = 0; q < 4; ++q)
-      if (kQueueEnds[q].producer == m && pushes(insn, q)) {
+      if (queueEnds(q).producer == m && pushes(insn, q)) {
         if (tokens_[q] >= cfg_.token_queue_depth) fail("pushes to a full token queue in program order");
         tokens_[q]++;
       }

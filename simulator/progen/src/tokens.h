@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "vdla/hw/isa.h"
+#include "vdla/hw/token_ports.h"
 
 namespace vdla::sim::progen {
 
@@ -14,28 +15,28 @@ constexpr int kLoadModule = int(hw::Module::Load);
 constexpr int kComputeModule = int(hw::Module::Compute);
 constexpr int kStoreModule = int(hw::Module::Store);
 
-// Queues in vdla::sim::TokenQueue order: load->compute, compute->load,
-// compute->store, store->compute.
+// Queues in hw::TokenQueue order (vdla/hw/token_ports.h).
 struct QueueEnds {
   int producer, consumer;
 };
-constexpr QueueEnds kQueueEnds[4] = {
-    {kLoadModule, kComputeModule}, {kComputeModule, kLoadModule},
-    {kComputeModule, kStoreModule}, {kStoreModule, kComputeModule}};
+inline QueueEnds queueEnds(int q) {
+  const hw::TokenQueueEnds e = hw::tokenQueueEnds(hw::TokenQueue(q));
+  return {int(e.producer), int(e.consumer)};
+}
 
 inline int queueBetween(int producer, int consumer) {
   for (int q = 0; q < 4; ++q)
-    if (kQueueEnds[q].producer == producer && kQueueEnds[q].consumer == consumer) return q;
+    if (queueEnds(q).producer == producer && queueEnds(q).consumer == consumer) return q;
   return -1;  // load and store are not neighbours
 }
 
 // The producer pushes to the stage after it with push_next, to the one before
 // with push_prev; likewise for the consumer's pops.
 inline bool& pushFlag(hw::Instruction& insn, int q) {
-  return kQueueEnds[q].producer < kQueueEnds[q].consumer ? insn.push_next : insn.push_prev;
+  return queueEnds(q).producer < queueEnds(q).consumer ? insn.push_next : insn.push_prev;
 }
 inline bool& popFlag(hw::Instruction& insn, int q) {
-  return kQueueEnds[q].producer < kQueueEnds[q].consumer ? insn.pop_prev : insn.pop_next;
+  return queueEnds(q).producer < queueEnds(q).consumer ? insn.pop_prev : insn.pop_next;
 }
 inline bool pushes(const hw::Instruction& insn, int q) { return pushFlag(const_cast<hw::Instruction&>(insn), q); }
 inline bool pops(const hw::Instruction& insn, int q) { return popFlag(const_cast<hw::Instruction&>(insn), q); }

@@ -4,7 +4,10 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+
 #include "vdla/hw/isa.h"
+#include "vdla/hw/token_ports.h"
 
 namespace vdla::sim {
 
@@ -17,7 +20,7 @@ struct ExecutionStats {
   uint64_t gemm_macs = 0;                            // multiply-accumulates (reset passes excluded)
   uint64_t gemm_uop_iterations = 0;                  // micro-op executions, reset passes included
   uint64_t alu_element_ops = 0;                      // one per accumulator element updated
-  uint64_t tokens_pushed[4] = {};                    // see TokenQueue
+  uint64_t tokens_pushed[hw::kNumTokenQueues] = {};  // by hw::TokenQueue
   // Filled by timing models only (0 for the functional simulator).
   uint64_t cycles = 0;
   // Hardware counters of the cycle-accurate simulator (absent for fsim).
@@ -52,8 +55,12 @@ struct ExecutionStats {
   std::string toJson(int indent = -1) const;
 };
 
-// The four dependency-token queues, named by their producer and consumer.
-enum class TokenQueue : uint8_t { LoadToCompute = 0, ComputeToLoad = 1, ComputeToStore = 2, StoreToCompute = 3 };
-const char* tokenQueueName(TokenQueue q);  // "load->compute", ...
+// The four dependency-token queues (vdla/hw/token_ports.h).
+using hw::TokenQueue;
+using hw::tokenQueueName;
+
+// The per-module cycle counters of the accelerator's register interface
+// (vdla/hw/registers.h), from a reader of counter i.
+ExecutionStats::CycleCounters cycleCountersFromRegisters(const std::function<uint64_t(uint32_t index)>& counter);
 
 }  // namespace vdla::sim

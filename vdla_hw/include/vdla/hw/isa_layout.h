@@ -7,15 +7,20 @@
 
 #include "vdla/hw/config.h"
 #include "vdla/hw/isa.h"
+#include "vdla/hw/isa_fields.h"
 
 namespace vdla::hw {
 
 enum class Field : uint8_t {
-  Opcode, PopPrev, PopNext, PushPrev, PushNext,
-  Memory, SramBase, DramBase, YSize, XSize, XStride, YPadTop, YPadBottom, XPadLeft, XPadRight,
-  Reset, AluOp, UseImm, UopBegin, UopEnd, IterOut, IterIn,
-  DstFactorOut, DstFactorIn, SrcFactorOut, SrcFactorIn, WgtFactorOut, WgtFactorIn, Imm,
+#define VDLA_ISA_X(name, member) name,
+  VDLA_ISA_FIELDS(VDLA_ISA_X)
+#undef VDLA_ISA_X
 };
+constexpr int kNumFields = 0
+#define VDLA_ISA_X(name, member) +1
+    VDLA_ISA_FIELDS(VDLA_ISA_X)
+#undef VDLA_ISA_X
+    ;
 const char* fieldName(Field f);  // snake_case, as in Instruction
 
 struct BitField {

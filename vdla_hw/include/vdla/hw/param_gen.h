@@ -13,4 +13,8 @@ namespace vdla::hw {
 std::string generateHlsHeader(const HwConfig& cfg, const std::string& source);
 std::string generateSvPackage(const HwConfig& cfg, const std::string& source);
 
+// The host interface's tables (registers, CTRL bits, error codes, module
+// states, counters) in Markdown, as docs/hardware.md shows them.
+std::string generateInterfaceDoc();
+
 }  // namespace vdla::hw
