@@ -1,5 +1,12 @@
 # Warnings, host tuning and sanitizers, applied to every target of the project.
 add_compile_options(-Wall -Wextra -Wpedantic -Wno-unused-parameter)
+# The test command (scripts/test.sh, CI) builds with warnings as errors, so the
+# project's own code stays warning-free; users' builds are not stopped by a
+# newer compiler's new warnings.
+option(VDLA_WERROR "Treat compiler warnings in the project's code as errors" OFF)
+if(VDLA_WERROR)
+  add_compile_options(-Werror)
+endif()
 if(VDLA_NATIVE AND NOT CMAKE_CROSSCOMPILING)
   add_compile_options(-march=native)
 endif()

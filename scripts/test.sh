@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-release}
+# Warnings in the project's code fail the build here.
+export VDLA_CMAKE_ARGS="${VDLA_CMAKE_ARGS:-} -DVDLA_WERROR=ON"
 bash scripts/setup.sh "$preset"
 bash scripts/setup_python.sh
 # The model tests compare against onnxruntime; a missing onnxruntime must fail

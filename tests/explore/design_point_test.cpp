@@ -23,7 +23,7 @@ NetworkWorkload resnet18Small() {
 TEST(DesignPointTest, AgreesWithTheCompilersLayerDecisions) {
   const NetworkWorkload w = resnet18Small();
   ASSERT_EQ(w.layers.size(), 21u);  // ResNet-18's 20 convolutions and the classifier as a 1x1 one
-  for (const std::string& name : {"pynq", "zcu104"})
+  for (const char* name : {"pynq", "zcu104"})
     for (bool lh : {true, false}) {
       SCOPED_TRACE(std::string(name) + (lh ? " with" : " without") + " latency hiding");
       const hw::HwConfig cfg = hw::loadConfig(name);

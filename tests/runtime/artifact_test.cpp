@@ -104,23 +104,26 @@ void expectSameTensor(const Tensor& a, const Tensor& b, const std::string& what)
   ASSERT_EQ(a.type(), b.type()) << what;
   EXPECT_EQ(a.type().layout, b.type().layout) << what;
   ASSERT_EQ(a.byteSize(), b.byteSize()) << what;
-  if (a.byteSize()) EXPECT_EQ(std::memcmp(a.raw(), b.raw(), a.byteSize()), 0) << what;
+  if (a.byteSize()) {
+    EXPECT_EQ(std::memcmp(a.raw(), b.raw(), a.byteSize()), 0) << what;
+  }
 }
 
 void expectSameAttribute(const Attribute& a, const Attribute& b, const std::string& what) {
   ASSERT_EQ(a.index(), b.index()) << what;
-  if (auto* t = std::get_if<Tensor>(&a))
+  if (auto* t = std::get_if<Tensor>(&a)) {
     expectSameTensor(*t, std::get<Tensor>(b), what);
-  else if (auto* f = std::get_if<double>(&a))
+  } else if (auto* f = std::get_if<double>(&a)) {
     EXPECT_EQ(std::memcmp(f, &std::get<double>(b), 8), 0) << what;  // bit-exact
-  else if (auto* i = std::get_if<int64_t>(&a))
+  } else if (auto* i = std::get_if<int64_t>(&a)) {
     EXPECT_EQ(*i, std::get<int64_t>(b)) << what;
-  else if (auto* str = std::get_if<std::string>(&a))
+  } else if (auto* str = std::get_if<std::string>(&a)) {
     EXPECT_EQ(*str, std::get<std::string>(b)) << what;
-  else if (auto* is = std::get_if<std::vector<int64_t>>(&a))
+  } else if (auto* is = std::get_if<std::vector<int64_t>>(&a)) {
     EXPECT_EQ(*is, std::get<std::vector<int64_t>>(b)) << what;
-  else if (auto* fs = std::get_if<std::vector<double>>(&a))
+  } else if (auto* fs = std::get_if<std::vector<double>>(&a)) {
     EXPECT_EQ(*fs, std::get<std::vector<double>>(b)) << what;
+  }
 }
 
 void expectSameArtifact(const Artifact& a, const Artifact& b) {
@@ -294,7 +297,9 @@ TEST(ArtifactCorruption, EveryTruncationIsRefused) {
     } catch (const ArtifactError& e) {
       std::string msg = e.what();
       ASSERT_EQ(msg.rfind("cut.vdla: ", 0), 0u) << msg;
-      if (len >= 24) ASSERT_NE(msg.find("truncated"), std::string::npos) << len << ": " << msg;
+      if (len >= 24) {
+        ASSERT_NE(msg.find("truncated"), std::string::npos) << len << ": " << msg;
+      }
     }
   }
 }

@@ -140,7 +140,9 @@ TEST_P(QLinearToQConv, MatchesTheIntegerOperatorsWithinOneUnit) {
     EXPECT_EQ(report.convolutions, 2u);
     EXPECT_EQ(report.dense, 1u);
     EXPECT_TRUE(report.kept.empty());
-    if (GetParam() == DType::U8) EXPECT_GE(report.signed_values, 6u);
+    if (GetParam() == DType::U8) {
+      EXPECT_GE(report.signed_values, 6u);
+    }
     EXPECT_FALSE(hasQLinearOperators(*converted));
     for (const ir::Node* n : converted->nodes())
       for (const ir::Value* v : n->outputs()) EXPECT_NE(v->type().dtype, DType::U8) << v->name();

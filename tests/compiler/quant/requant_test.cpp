@@ -331,8 +331,9 @@ TEST(Requant, WideProductCarriesTheResidualInAccumulatorUnits) {
     for (int64_t acc = -300; acc <= 300; acc += 7)
       for (int64_t r = -128; r <= 127; r += 5) {
         const double real = 0.4 * static_cast<double>(acc) + static_cast<double>(r);
-        if (std::fabs(real) <= 200)
+        if (std::fabs(real) <= 200) {
           EXPECT_LE(std::fabs(static_cast<double>(wideSequence(coarse, 0, acc, r)) - real), coarse.error_bound + 0.5 + 1e-9);
+        }
       }
   }
 }

@@ -69,7 +69,9 @@ struct DualRig {
     Outcome o;
     o.fsim = fsim->run(insns, count, std::chrono::seconds(60));
     o.cycle = cycle->run(insns, count, std::chrono::seconds(120));
-    if (same_status) EXPECT_EQ(o.fsim.ok(), o.cycle.ok()) << "fsim: " << o.fsim.message << "\ncycle: " << o.cycle.message;
+    if (same_status) {
+      EXPECT_EQ(o.fsim.ok(), o.cycle.ok()) << "fsim: " << o.fsim.message << "\ncycle: " << o.cycle.message;
+    }
     if (o.fsim.ok() && o.cycle.ok()) {
       for (const auto& b : buffers) {
         std::vector<uint8_t> x(b.size), y(b.size);
