@@ -8,8 +8,9 @@
 #
 # The layers stay static libraries inside this build (the tool and the tests
 # link them directly); the shared library takes each of them whole, so that
-# everything the public headers declare, and the kernels and back ends that
-# register themselves from static initialisers, are in it. Its own
+# everything the public headers declare is in it, whether or not the tool
+# uses it (the target table of vdla_targets brings every back end the build
+# has, with nothing to register). Its own
 # dependencies (LLVM, SystemC, ONNX, protobuf, libjpeg, NVRTC) are shared
 # libraries of the system, found again by nothing but the dynamic loader; the
 # one header-only dependency of the public headers, nlohmann_json, is found by
@@ -19,7 +20,7 @@ include(CMakePackageConfigHelpers)
 
 set(_vdla_package_layers
   vdla_hw vdla_sim vdla_progen vdla_cycle_sim vdla_hls_csim vdla_driver vdla_selftest
-  vdla_runtime vdla_compiler vdla_frontend_onnx vdla_llvm vdla_cuda vdla_explore vdla_api)
+  vdla_runtime vdla_compiler vdla_frontend_onnx vdla_llvm vdla_cuda vdla_targets vdla_explore vdla_api)
 set(_vdla_package_archives "")
 set(_vdla_package_include_dirs "")
 foreach(layer ${_vdla_package_layers})

@@ -6,7 +6,9 @@ nlohmann::json compileReportJson(const CompileReport& report, const rt::Artifact
   nlohmann::json j;
   nlohmann::json passes = nlohmann::json::array();
   for (const auto& p : report.passes.passes)
+    // A target stage names its target; a graph pass has none.
     passes.push_back({{"name", p.name},
+                      {"target", p.target.empty() ? nlohmann::json() : nlohmann::json(p.target)},
                       {"changed", p.changed},
                       {"seconds", p.seconds},
                       {"nodes_before", p.nodes_before},

@@ -17,15 +17,16 @@
 namespace vdla {
 
 void PassReport::print(std::ostream& out) const {
-  char line[160];
-  std::snprintf(line, sizeof line, "%-24s %10s %7s %7s  %s\n", "pass", "time (ms)", "nodes", "after", "changed");
+  char line[200];
+  std::snprintf(line, sizeof line, "%-28s %10s %7s %7s  %s\n", "pass", "time (ms)", "nodes", "after", "changed");
   out << line;
   for (const PassRecord& r : passes) {
-    std::snprintf(line, sizeof line, "%-24s %10.3f %7zu %7zu  %s\n", r.name.c_str(), r.seconds * 1e3, r.nodes_before,
+    const std::string name = r.target.empty() ? r.name : r.name + " (" + r.target + ")";
+    std::snprintf(line, sizeof line, "%-28s %10.3f %7zu %7zu  %s\n", name.c_str(), r.seconds * 1e3, r.nodes_before,
                   r.nodes_after, r.changed ? "yes" : "no");
     out << line;
   }
-  std::snprintf(line, sizeof line, "%-24s %10.3f\n", "total", total_seconds * 1e3);
+  std::snprintf(line, sizeof line, "%-28s %10.3f\n", "total", total_seconds * 1e3);
   out << line;
 }
 

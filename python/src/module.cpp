@@ -9,14 +9,12 @@
 
 #include "bindings.h"
 #include "vdla/api/version.h"
-#include "vdla/compiler/llvm/cpu_backend.h"
 #include "vdla/hw/error.h"
 
 namespace nb = nanobind;
 
 NB_MODULE(_core, m) {
   m.doc() = "VDLA's C++ core (use the vdla package, which wraps it)";
-  vdla::cpu::registerLlvmTarget();  // target "llvm" and the CPU steps of target "vdla"
 
   // Every error of the toolkit arrives as vdla.Error with the C++ message.
   static nb::object error_type = nb::steal(PyErr_NewExceptionWithDoc(

@@ -17,7 +17,6 @@
 #include <sstream>
 
 #include "vdla/compiler/compile.h"
-#include "vdla/compiler/llvm/cpu_backend.h"
 #include "vdla/compiler/pass_manager.h"
 #include "vdla/compiler/reference_executor.h"
 #include "vdla/frontend/onnx_importer.h"
@@ -73,7 +72,6 @@ TEST_P(TorchvisionModel, MatchesTorch) {
     expectCloseToTorch(runReference(*graph, {input}).at(0), expected, c.model + " (ref, optimised)");
     return;
   }
-  cpu::registerLlvmTarget();
   CompileOptions options;
   options.target = c.target;
   CompileReport report;

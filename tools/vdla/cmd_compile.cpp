@@ -1,6 +1,7 @@
 // vdla compile MODEL -o OUT: imports an ONNX model or builds a zoo model, runs
-// the standard pass pipeline and writes an artifact for a target. Prints where
-// the time went (the compile of resnet18 is budgeted at under one second).
+// the standard pass pipeline and the target's stages (target_registry.h) and
+// writes an artifact. Prints where the time went (the compile of resnet18 is
+// budgeted at under one second).
 #include <algorithm>
 #include <chrono>
 #include <iostream>
@@ -37,7 +38,8 @@ int compileCommand(const std::vector<std::string>& args) {
   options.add_options()("model", po::value<std::string>()->required(), "ONNX file or zoo model name")(
       "output,o", po::value<std::string>()->required(), "artifact file to write")(
       "target", po::value<std::string>()->default_value("ref"), ("target (" + targetList() + ")").c_str())(
-      "print-after-all", "print the IR after every pass")("time-passes", "print the time of every pass")(
+      "print-after-all", "print the IR after every pass and graph stage of the target, a summary of the artifact after every stage that makes or changes it")(
+      "time-passes", "print the time of every pass and target stage")(
       "no-verify", "do not verify the IR after every pass")("json", "print the report as JSON")(
       "cpu", po::value<std::string>()->default_value("host"), "targets llvm and vdla: CPU of the generated code's shared library (host|armv7|aarch64)")(
       "sign", po::value<std::string>(), "sign the artifact with this secret key (vdla keygen)");
@@ -60,7 +62,7 @@ int compileCommand(const std::vector<std::string>& args) {
   if (std::find(targets.begin(), targets.end(), copts.target) == targets.end())
     throw UsageError("unknown target '" + copts.target + "' (known: " + targetList() + ")\nusage: " + usage);
   if (!isTargetAvailable(copts.target))
-    throw Error("target '" + copts.target + "' is not available in this build yet");
+    throw Error("target '" + copts.target + "' is not available in this build: " + findTarget(copts.target)->unavailable_reason);
   copts.pipeline.verify_each = !vm.count("no-verify");
   if (vm.count("print-after-all")) copts.pipeline.print_after_each = &std::cout;
   // A saved llvm artifact carries its code as a shared library; so do the

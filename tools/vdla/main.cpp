@@ -4,7 +4,6 @@
 #include <map>
 
 #include "cli.h"
-#include "vdla/compiler/llvm/cpu_backend.h"
 
 namespace {
 
@@ -39,7 +38,6 @@ void printUsage(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  vdla::cpu::registerLlvmTarget();  // target "llvm"
   if (argc < 2) {
     printUsage(std::cerr);
     return vdla::cli::kExitUsage;

@@ -1,21 +1,21 @@
-// Target "llvm" in the compile driver: the JIT when compiling to run in
-// process, a shared library when the artifact is to be saved; and the CPU
-// fallback of target "vdla" (cpu_fallback.cpp).
-#include "vdla/compiler/compile.h"
+// Stage "llvm-codegen" of target "llvm": the JIT when compiling to run in
+// process, a shared library when the artifact is to be saved.
 #include "vdla/compiler/llvm/cpu_backend.h"
+#include "vdla/compiler/llvm/llvm_stages.h"
 
 namespace vdla::cpu {
 
-void registerCpuFallback();
-
-void registerLlvmTarget() {
-  registerCpuFallback();
-  registerTargetLowering("llvm", [](const ir::Graph& graph, const CompileOptions& options, CompileReport& report) {
-    if (!options.llvm_library_cpu.empty()) return compileShared(graph, CpuTarget::named(options.llvm_library_cpu));
-    JitProgram program = compileJit(graph);
-    report.kernels = program.kernels;
-    return std::move(program.artifact);
-  });
+TargetStage llvmCodegenStage() {
+  return {"llvm-codegen", StageKind::Artifact, StagePhase::Lowering, [](TargetState& s) {
+            if (!s.options.llvm_library_cpu.empty()) {
+              s.artifact = compileShared(s.graph, CpuTarget::named(s.options.llvm_library_cpu));
+            } else {
+              JitProgram program = compileJit(s.graph);
+              s.report.kernels = program.kernels;
+              s.artifact = std::move(program.artifact);
+            }
+            return true;
+          }};
 }
 
 }  // namespace vdla::cpu

@@ -1,4 +1,4 @@
-// The CPU fallback of target "vdla": the steps that the accelerator back end
+// Stage "cpu-fallback" of target "vdla": the steps that the accelerator back end
 // leaves on the CPU (kernels "ref.*") are compiled by this back end into one
 // module, step by step; a node it cannot compile keeps its reference kernel
 // and the reason goes into its layer decision. The code is JIT'ed for this
@@ -9,7 +9,7 @@
 
 #include "lower.h"
 #include "target.h"
-#include "vdla/compiler/compile.h"
+#include "vdla/compiler/llvm/llvm_stages.h"
 #include "vdla/runtime/native/native_library.h"
 
 namespace vdla::cpu {
@@ -45,7 +45,8 @@ void pruneUnreadConstants(rt::Artifact& a) {
   a.tensors = std::move(kept);
 }
 
-void compileCpuSteps(const ir::Graph& graph, rt::Artifact& a, const CompileOptions& options, CompileReport& report) {
+// Returns whether any step got generated code.
+bool compileCpuSteps(const ir::Graph& graph, rt::Artifact& a, const CompileOptions& options, CompileReport& report) {
   std::unordered_map<std::string, const ir::Node*> nodes;
   for (const ir::Node* n : graph.nodes()) nodes.emplace(n->name(), n);
   std::unordered_map<std::string, int32_t> tensor_ids;
@@ -79,7 +80,7 @@ void compileCpuSteps(const ir::Graph& graph, rt::Artifact& a, const CompileOptio
       if (decisions) report.layers[i].cpu_reason = e.what();
     }
   }
-  if (compiled == 0) return;
+  if (compiled == 0) return false;
   finishModule(*lowered.module, *machine);
   pruneUnreadConstants(a);
   a.metadata["llvm.triple"] = machine->getTargetTriple().str();
@@ -89,10 +90,17 @@ void compileCpuSteps(const ir::Graph& graph, rt::Artifact& a, const CompileOptio
   else
     a.blobs[rt::native::kNativeLibraryBlob] = linkSharedLibrary(*lowered.module, *machine);
   a.validate("CPU steps of graph '" + graph.name + "'");
+  return true;
 }
 
 }  // namespace
 
-void registerCpuFallback() { registerCpuStepCompiler(compileCpuSteps); }
+TargetStage cpuFallbackStage() {
+  return {"cpu-fallback", StageKind::Artifact, StagePhase::Lowering, [](TargetState& s) {
+            if (!s.options.llvm_cpu_fallback) return false;
+            if (!s.artifact) throw std::logic_error("there is no artifact yet to compile the CPU steps of");
+            return compileCpuSteps(s.graph, *s.artifact, s.options, s.report);
+          }};
+}
 
 }  // namespace vdla::cpu

@@ -133,7 +133,8 @@ TEST(Compile, TargetsAndErrors) {
       compileGraph(*g, options);
       ADD_FAILURE() << t;
     } catch (const std::runtime_error& e) {
-      EXPECT_EQ(std::string(e.what()), std::string("target '") + t + "' is not available in this build yet (available: " + available + ")");
+      EXPECT_EQ(std::string(e.what()), std::string("target '") + t + "' is not available in this build: " +
+                                           findTarget(t)->unavailable_reason + " (available: " + available + ")");
     }
   }
   options.target = "tpu";

@@ -10,7 +10,6 @@
 #include <set>
 
 #include "vdla/compiler/compile.h"
-#include "vdla/compiler/llvm/cpu_backend.h"
 #include "vdla/compiler/zoo/model_zoo.h"
 #include "vdla/driver/device.h"
 #include "vdla/runtime/executor.h"
@@ -65,7 +64,6 @@ void expectIdentical(const std::vector<rt::Tensor>& got, const std::vector<rt::T
 }
 
 TEST(LlvmCpuFallback, Int8ResNet18BitIdenticalWithAndWithoutLlvm) {
-  registerLlvmTarget();
   const Compiled ref = compileResNet(false, "");
   for (const rt::ArtifactStep& s : ref.artifact.steps) EXPECT_FALSE(s.kernel.rfind("llvm.", 0) == 0) << s.name;
   const rt::Tensor x = seededInput(ref.graph->inputs()[0]->type());
@@ -101,7 +99,6 @@ TEST(LlvmCpuFallback, Int8ResNet18BitIdenticalWithAndWithoutLlvm) {
 // Transpose has no emitter: its step keeps the reference kernel, the rest of
 // the CPU steps are generated, and the results agree.
 TEST(LlvmCpuFallback, UnsupportedOperatorKeepsReferenceKernel) {
-  registerLlvmTarget();
   auto build = [] {
     auto g = std::make_unique<ir::Graph>();
     g->name = "transposed";

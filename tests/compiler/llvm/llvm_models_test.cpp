@@ -36,7 +36,6 @@ TEST(LlvmModels, MobileNetV2MatchesReference) { checkZooModel("mobilenetv2", 64)
 TEST(LlvmModels, ResNet50MatchesReference) { checkZooModel("resnet50", 32); }
 
 TEST(LlvmModels, CompileDriverTargetAndSharedLibrary) {
-  registerLlvmTarget();
   ASSERT_TRUE(isTargetAvailable("llvm"));
   zoo::ZooOptions zo;
   zo.image_size = 32;

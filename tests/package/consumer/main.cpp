@@ -10,7 +10,6 @@
 #include "vdla/api/model_source.h"
 #include "vdla/api/version.h"
 #include "vdla/compiler/compile.h"
-#include "vdla/compiler/llvm/cpu_backend.h"
 #include "vdla/compiler/synthetic_input.h"
 #include "vdla/driver/device.h"
 #include "vdla/runtime/executor.h"
@@ -44,7 +43,6 @@ double maxAbsDiff(const vdla::rt::Tensor& a, const vdla::rt::Tensor& b) {
 
 int main() {
   std::printf("vdla %s\n", vdla::api::version());
-  vdla::cpu::registerLlvmTarget();
   const vdla::rt::Tensor input = vdla::seededUniformInput({vdla::rt::DType::F32, {1, 3, 64, 64}});
   const vdla::rt::Tensor ref = runOnce("ref", input, nullptr);
   const vdla::rt::Tensor llvm = runOnce("llvm", input, nullptr);

@@ -164,7 +164,6 @@ TEST_P(ArmRuntime, ResNet18GeneratedCodeMatchesHostReference) {
 // pynq device needs the hardware), against the reference executor on the
 // quantised graph on this host.
 TEST_P(ArmRuntime, AcceleratorArtifactOnFsimMatchesHostReference) {
-  registerLlvmTarget();
   zoo::ZooOptions zo;
   zo.image_size = 64;
   std::unique_ptr<ir::Graph> g = zoo::buildModel("resnet18", zo);

@@ -17,6 +17,10 @@
 //   eliminate-dead-code   unreachable nodes, unused constants
 //   infer-shapes          re-types every value
 // followed by a verification with every value typed.
+//
+// A compile target's stages (target.h: quantisation, lowering, code
+// generation) run after these with the same options and land in the same
+// PassReport, their records naming the target.
 #pragma once
 
 #include <chrono>
@@ -45,6 +49,7 @@ struct PassManagerOptions {
 
 struct PassRecord {
   std::string name;
+  std::string target;  // the target whose stage this is; empty for a graph pass
   bool changed = false;
   double seconds = 0;
   size_t nodes_before = 0;
@@ -54,18 +59,23 @@ struct PassRecord {
 struct PassReport {
   std::vector<PassRecord> passes;
   double total_seconds = 0;
-  void print(std::ostream& out) const;  // one line per pass: time, node count, changed
+  // One line per pass: time, node count, changed; a target stage as
+  // "stage (target)".
+  void print(std::ostream& out) const;
 };
 
-// Thrown when a pass fails or leaves an invalid graph; what() names the pass.
+// Thrown when a pass or target stage fails or leaves an invalid graph or
+// artifact; what() names the pass (and the target, for a target stage).
 class PassError : public std::runtime_error {
  public:
-  PassError(std::string pass, const std::string& message)
-      : std::runtime_error(message), pass_(std::move(pass)) {}
+  PassError(std::string pass, const std::string& message, std::string target = {})
+      : std::runtime_error(message), pass_(std::move(pass)), target_(std::move(target)) {}
   const std::string& pass() const { return pass_; }
+  const std::string& target() const { return target_; }  // empty for a graph pass
 
  private:
   std::string pass_;
+  std::string target_;
 };
 
 class PassManager {

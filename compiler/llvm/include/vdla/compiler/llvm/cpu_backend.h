@@ -61,9 +61,4 @@ JitProgram compileJit(const ir::Graph& graph, const CpuCompileOptions& options =
 // depends on the target (weights are packed for its vector registers).
 rt::Artifact compileShared(const ir::Graph& graph, const CpuTarget& target, const CpuCompileOptions& options = {});
 
-// Makes target "llvm" available in the compile driver (compile.h), and
-// compiles the CPU steps of target "vdla" from then on
-// (CompileOptions::llvm_cpu_fallback).
-void registerLlvmTarget();
-
 }  // namespace vdla::cpu
