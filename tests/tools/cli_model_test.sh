@@ -314,6 +314,31 @@ assert g["outputs"] == d["outputs"], (g["outputs"], d["outputs"])
 ' "$OUT" "$TMP/generated.json"
 }
 
+# --print-after-all and --time-passes go on through the target's stages: the
+# IR after a graph stage, a summary of the artifact after a stage that makes
+# or changes it, and one timing table with the graph passes and the stages;
+# --json names each stage's target.
+case_model_compile_stages() {
+  must 0 compile cnn --image-size 16 --config tiny --target vdla -o "$TMP/cnn.vdla" --print-after-all --time-passes
+  match "$OUT" "^// ----- IR after fuse-activations -----$"
+  match "$OUT" "^// ----- IR after qlinear-to-qconv \(target vdla\) \(unchanged\) -----$"
+  match "$OUT" "^// ----- IR after quantize \(target vdla\) -----$"
+  match "$OUT" "^// ----- artifact after accel-lower \(target vdla\) -----$"
+  match "$OUT" "^// ----- artifact after cpu-fallback \(target vdla\) -----$"
+  match "$OUT" "^artifact 'cnn': target vdla, config tiny; [0-9]+ steps"
+  match "$OUT" "^  accelerator programs: [1-9]"
+  for stage in qlinear-to-qconv quantize accel-lower cpu-fallback; do
+    match "$OUT" "^${stage} \(vdla\) +[0-9]+\.[0-9]+ "
+  done
+  match "$OUT" "^fold-constants +[0-9]+\.[0-9]+ "
+  must 0 compile cnn --image-size 16 --target llvm -o "$TMP/cnn_llvm.vdla" --json
+  json '
+stages = [(p["name"], p["target"]) for p in d["passes"] if p["target"] is not None]
+assert stages == [("qlinear-to-qconv", "llvm"), ("llvm-codegen", "llvm")], stages
+assert d["passes"][0]["target"] is None, d["passes"][0]
+' "$OUT"
+}
+
 # vdla run --trace on the cycle device: one timeline of the whole network,
 # every CPU step and every accelerator program with its modules' activity, on
 # one axis (accelerator time = cycles at the config's clock).
