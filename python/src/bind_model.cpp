@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include "bindings.h"
 #include "handles.h"
@@ -225,6 +226,14 @@ void bindModel(nb::module_& m) {
       nb::arg("directory"), "Refuse artifacts not signed by a key (*.pub) of the directory; '' trusts everything.");
   m.def("compile_targets", &compileTargets, "Every compile target's name.");
   m.def("is_target_available", &isTargetAvailable, nb::arg("target"), "Whether this build can compile for a target.");
+  m.def(
+      "target_stages",
+      [](const std::string& target) {
+        const Target* t = findTarget(target);
+        if (!t) throw std::invalid_argument("unknown target '" + target + "'");
+        return t->stageNames();
+      },
+      nb::arg("target"), "A target's stages, in the order they run after the graph passes.");
 }
 
 }  // namespace vdla::python

@@ -11,7 +11,7 @@ See docs/python.md.
 
 from ._core import Error, version as _core_version
 from .config import Config, configs
-from .model import Artifact, Model, compile, keygen, load, load_artifact, targets, trust_keys
+from .model import Artifact, Model, compile, keygen, load, load_artifact, target_stages, targets, trust_keys
 from .session import Session, devices, run
 from .profile import Profile, profile
 from .explore import Exploration, explore
@@ -40,6 +40,7 @@ __all__ = [
     "profile",
     "run",
     "seeded_input",
+    "target_stages",
     "targets",
     "trust_keys",
 ]

@@ -19,6 +19,12 @@ def targets() -> Dict[str, bool]:
     return {t: bool(_core.is_target_available(t)) for t in _core.compile_targets()}
 
 
+def target_stages(target: str) -> List[str]:
+    """The stages a target runs after the graph passes, in order (each is a
+    record of the compile report's ``passes``)."""
+    return list(_core.target_stages(target))
+
+
 class Model:
     """A network from an ONNX file or the zoo (see :func:`load`)."""
 

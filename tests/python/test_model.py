@@ -24,6 +24,8 @@ def test_targets():
     assert set(t) == {"ref", "llvm", "vdla", "cuda"}
     assert all(isinstance(v, bool) for v in t.values())
     assert t["ref"] and t["llvm"] and t["vdla"]
+    assert vdla.target_stages("vdla") == ["qlinear-to-qconv", "quantize", "accel-lower", "cpu-fallback"]
+    assert vdla.target_stages("cuda") == ["ref-lower", "cuda-lower"]
 
 
 # ---------------------------------------------------------------- models
@@ -150,6 +152,10 @@ def test_vdla_artifact_report(resnet18_vdla_pynq):
     assert all(l["macs"] > 0 and l["estimated_cycles"] > 0 for l in offloaded)
     assert all("why_on_cpu" in s for s in r["cpu_steps"])
     assert len(r["cpu_steps"]) == len(r["layers"]) - len(offloaded)
+    # The target's stages follow the graph passes in the report, named with the target.
+    stages = [p["name"] for p in r["passes"] if p["target"] == "vdla"]
+    assert stages == vdla.target_stages("vdla"), stages
+    assert r["passes"][0]["target"] is None
 
 
 def test_compile_with_a_config_object(resnet18):
