@@ -98,6 +98,7 @@ TEST(AcceleratedMobileNetV2, OwnQuantisationMatchesOnnxruntime) {
   auto graph = frontend::importOnnxFile(kModel);
   CompileOptions options;
   options.target = "vdla";
+  options.llvm_cpu_fallback = false;  // CPU steps on their reference kernels
   CompileReport report;
   const rt::Artifact artifact = compileGraph(*graph, options, &report);
 
@@ -183,6 +184,7 @@ TEST(AcceleratedMobileNetV2, StrippedToFloatAndQuantisedHere) {
 
   CompileOptions options;
   options.target = "vdla";
+  options.llvm_cpu_fallback = false;  // CPU steps on their reference kernels
   options.optimize = false;  // already optimised as fp32
   for (const Photo& p : photos) options.calibration.push_back({p.input});
   CompileReport report;

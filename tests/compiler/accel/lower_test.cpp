@@ -33,6 +33,9 @@ Compiled compileZoo(const std::string& model, int64_t image_size, const std::str
   o.target = "vdla";
   o.hw_config = config;
   o.accel.latency_hiding = lh;
+  // These tests are about the accelerator's programs; the CPU steps keep
+  // their reference kernels (the CPU fallback: tests/compiler/llvm).
+  o.llvm_cpu_fallback = false;
   c.artifact = compileGraph(*c.graph, o, &c.report);
   return c;
 }
