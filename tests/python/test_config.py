@@ -12,7 +12,7 @@ SHIPPED = {"pynq", "tiny", "ultra96", "zcu104"}
 
 PUBLIC = {"Artifact", "Config", "Error", "Evaluation", "Exploration", "Model", "Profile", "Session", "compile",
           "configs", "devices", "evaluate", "explore", "image_input", "keygen", "load", "load_artifact", "profile",
-          "run", "seeded_input", "targets", "trust_keys"}
+          "run", "seeded_input", "target_stages", "targets", "trust_keys"}
 
 
 def test_version_and_exports():
