@@ -40,7 +40,7 @@ int compileCommand(const std::vector<std::string>& args) {
       "target", po::value<std::string>()->default_value("ref"), ("target (" + targetList() + ")").c_str())(
       "print-after-all", "print the IR after every pass and graph stage of the target, a summary of the artifact after every stage that makes or changes it")(
       "time-passes", "print the time of every pass and target stage")(
-      "no-verify", "do not verify the IR after every pass")("json", "print the report as JSON")(
+      "no-verify", "do not verify the IR or artifact after every pass and target stage")("json", "print the report as JSON")(
       "cpu", po::value<std::string>()->default_value("host"), "targets llvm and vdla: CPU of the generated code's shared library (host|armv7|aarch64)")(
       "sign", po::value<std::string>(), "sign the artifact with this secret key (vdla keygen)");
   addConfigOption(options);
