@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 # Build tools and the libraries every layer uses.
 PACKAGES=(
-  build-essential cmake ninja-build pkg-config git python3
+  build-essential cmake ninja-build pkg-config git python3 clang-format
   libboost-program-options-dev nlohmann-json3-dev
   libgtest-dev googletest
   # CPU back end (target llvm): LLVM 14 and ld.lld to link generated shared libraries.

@@ -443,6 +443,46 @@ EOF
   match "$ERR" "header\.npy: \.npy header is cut short"
 }
 
+# A model whose weights are stored in a file beside it (ONNX external data, as
+# onnx.save_model(..., save_as_external_data=True) writes them) runs exactly
+# like the same model with its weights inside, from any working directory.
+case_model_external_data() {
+  "$PY" - "$TMP" <<'EOF' || generator_failed $?
+import os, sys
+try:
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+except ImportError:
+    sys.exit(77)
+d = sys.argv[1]
+rng = np.random.default_rng(5)
+W = numpy_helper.from_array((rng.standard_normal((8, 3, 3, 3)) * 0.2).astype(np.float32), "W")
+B = numpy_helper.from_array(rng.standard_normal(8).astype(np.float32), "B")
+nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["c"], ["y"])]
+g = helper.make_graph(nodes, "ext", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 16, 16])], [W, B])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 8
+onnx.save(m, d + "/inline.onnx")
+os.makedirs(d + "/ext", exist_ok=True)
+onnx.save_model(m, d + "/ext/m.onnx", save_as_external_data=True, all_tensors_to_one_file=True,
+                location="m.weights", size_threshold=0)
+ext = onnx.load(d + "/ext/m.onnx", load_external_data=False)
+assert all(t.data_location == TensorProto.EXTERNAL for t in ext.graph.initializer), "weights not external"
+np.save(d + "/x.npy", rng.standard_normal((1, 3, 16, 16)).astype(np.float32))
+EOF
+  must 0 run "$TMP/inline.onnx" --input "$TMP/x.npy" --save-outputs "$TMP/out_inline"
+  (cd / && "$VDLA" run "$TMP/ext/m.onnx" --input "$TMP/x.npy" --save-outputs "$TMP/out_ext" >/dev/null) ||
+    fail "the external-data model did not run from another working directory"
+  cmp "$TMP/out_inline/y.npy" "$TMP/out_ext/y.npy" || fail "external data gave other outputs than inline weights"
+  # The weights file gone: refused naming the tensor and the file.
+  mv "$TMP/ext/m.weights" "$TMP/m.weights.moved"
+  must 1 run "$TMP/ext/m.onnx" --input "$TMP/x.npy"
+  match "$ERR" "m\.onnx: tensor '[WB]': cannot read external data file .*m\.weights"
+}
+
 # Signed artifacts: vdla keygen, compile --sign, sign; with --trusted-keys (or
 # $VDLA_TRUSTED_KEYS) an unsigned, untrusted or tampered artifact is refused
 # with the reason and never run; inspect names the signer.

@@ -5,12 +5,14 @@
 #include "vdla/frontend/onnx_importer.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <new>
 #include <set>
 
 #include "attributes.h"
 #include "constant_node.h"
+#include "external_data.h"
 #include "import_limits.h"
 #include "model_reader.h"
 #include "op_normalize.h"
@@ -281,11 +283,22 @@ class Importer {
 std::unique_ptr<ir::Graph> importOnnxBytes(const std::string& bytes, const std::string& source_name,
                                            const OnnxImportOptions& options) {
   onnx::ModelProto model = detail::parseModel(bytes, source_name);
+  try {
+    detail::loadExternalData(model, options.external_data_dir, source_name);
+  } catch (const std::runtime_error& e) {
+    throw OnnxImportError(e.what());
+  }
   return Importer(model, source_name, options).run();
 }
 
 std::unique_ptr<ir::Graph> importOnnxFile(const std::string& path, const OnnxImportOptions& options) {
-  return importOnnxBytes(detail::readFileBytes(path), path, options);
+  // External data lies beside the model unless the caller says otherwise.
+  OnnxImportOptions with_dir = options;
+  if (with_dir.external_data_dir.empty()) {
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    with_dir.external_data_dir = parent.empty() ? "." : parent.string();
+  }
+  return importOnnxBytes(detail::readFileBytes(path), path, with_dir);
 }
 
 std::vector<std::string> supportedOnnxOperators() {

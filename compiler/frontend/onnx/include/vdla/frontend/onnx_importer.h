@@ -34,6 +34,9 @@ struct OnnxImportOptions {
   // decide shapes (a Reshape's target shape, Pad's pads, Squeeze's axes), which
   // the static-shape IR needs when it compiles.
   std::map<std::string, rt::Tensor> input_values;
+  // Where tensors stored in external files are resolved. importOnnxFile uses
+  // the model's folder when this is empty; importOnnxBytes then refuses them.
+  std::string external_data_dir;
 };
 
 class OnnxImportError : public std::runtime_error {
