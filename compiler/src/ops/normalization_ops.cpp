@@ -1,5 +1,5 @@
-// Normalisations: BatchNormalization (inference form only), Softmax and
-// LogSoftmax.
+// Normalisations: BatchNormalization (inference form only),
+// LayerNormalization (opset 17; inference: Y only), Softmax and LogSoftmax.
 //
 // Softmax's meaning changed at opset 13. Before, the input was coerced to 2-D
 // [prod(shape[:axis]), prod(shape[axis:])] and normalised over each row
@@ -41,6 +41,35 @@ void inferBatchNorm(Node& node) {
   setOutputType(node, 0, DType::F32, x.shape);
 }
 
+// LayerNormalization(X, Scale, B?): every slice X[i0..i(axis-1), ...] is
+// normalised over the dimensions from `axis` on, then scaled and shifted;
+// Scale and B broadcast to those dimensions (numpy rules, towards them).
+void inferLayerNorm(Node& node) {
+  const TensorType& x = inputType(node, 0);
+  expectDType(x, {DType::F32}, "input X");
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  if (rank == 0) throw std::invalid_argument("input X must have rank >= 1");
+  const int64_t axis = normalizeAxis(node.attrs().getInt("axis", -1), rank);
+  if (node.attrs().getFloat("epsilon", 1e-5) < 0) throw std::invalid_argument("attribute 'epsilon' must be >= 0");
+  const Shape normalized(x.shape.begin() + axis, x.shape.end());
+  const char* names[] = {"Scale", "B"};
+  for (size_t i = 1; i < node.numInputs() && i <= 2; ++i) {
+    if (!node.input(i)) continue;
+    const TensorType& t = inputType(node, i);
+    expectDType(t, {DType::F32}, names[i - 1]);
+    bool ok = t.shape.size() <= normalized.size();
+    for (size_t d = 0; ok && d < t.shape.size(); ++d) {
+      const int64_t have = t.shape[t.shape.size() - 1 - d], want = normalized[normalized.size() - 1 - d];
+      ok = have == want || have == 1;
+    }
+    if (!ok)
+      throw std::invalid_argument(std::string(names[i - 1]) + " of shape " + rt::shapeToString(t.shape) +
+                                  " does not broadcast to the normalised dimensions " +
+                                  rt::shapeToString(normalized));
+  }
+  setOutputType(node, 0, DType::F32, x.shape);
+}
+
 void inferSoftmax(Node& node) {
   const TensorType& x = inputType(node, 0);
   expectDType(x, {DType::F32}, "input");
@@ -65,6 +94,7 @@ void inferSoftmax(Node& node) {
 
 void registerNormalizationOps(OpRegistry& r) {
   r.add({"BatchNormalization", 5, 5, 1, 5, inferBatchNorm});
+  r.add({"LayerNormalization", 2, 3, 1, 1, inferLayerNorm});
   r.add({"Softmax", 1, 1, 1, 1, inferSoftmax});
   r.add({"LogSoftmax", 1, 1, 1, 1, inferSoftmax});
 }

@@ -108,6 +108,18 @@ TEST(NormalizationShape, BatchNormAndSoftmax) {
   EXPECT_EQ(infer1("Softmax", {f32({2, 10})}, makeAttrs({{"axis", int64_t{2}}, {"legacy_2d", int64_t{1}}})), f32({2, 10}));
 }
 
+TEST(NormalizationShape, LayerNorm) {
+  EXPECT_EQ(infer1("LayerNormalization", {f32({1, 49, 96}), f32({96}), f32({96})}), f32({1, 49, 96}));
+  EXPECT_EQ(infer1("LayerNormalization", {f32({2, 3, 4}), f32({1, 4})}, makeAttrs({{"axis", int64_t{1}}})),
+            f32({2, 3, 4}));
+  EXPECT_INFER_ERROR(inferError("LayerNormalization", {f32({1, 49, 96}), f32({95})}),
+                     "Scale of shape [95] does not broadcast to the normalised dimensions [96]");
+  EXPECT_INFER_ERROR(inferError("LayerNormalization", {f32({1, 49, 96}), f32({96}), f32({49, 96})}),
+                     "B of shape [49,96] does not broadcast");
+  EXPECT_INFER_ERROR(inferError("LayerNormalization", {f32({1, 49, 96}), f32({96})}, makeAttrs({{"axis", int64_t{3}}})),
+                     "out of range");
+}
+
 TEST(ReduceShape, AxesKeepdims) {
   EXPECT_EQ(infer1("ReduceMean", {f32({1, 64, 7, 7})}, makeAttrs({{"axes", Ints{2, 3}}})), f32({1, 64, 1, 1}));
   EXPECT_EQ(infer1("ReduceMean", {f32({1, 64, 7, 7})}, makeAttrs({{"axes", Ints{-1, -2}}, {"keepdims", int64_t{0}}})),

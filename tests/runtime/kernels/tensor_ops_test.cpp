@@ -96,6 +96,31 @@ TEST(BatchNormKernel, InferenceFormula) {
   EXPECT_EQ(y.toVector<float>(), (std::vector<float>{0, 0.5f, 1, 5}));
 }
 
+TEST(LayerNormKernel, NormalisesTheTrailingDimensionsThenScalesAndShifts) {
+  // Two rows of four; row 0 has mean 2.5 and variance 1.25.
+  Tensor x = Tensor::fromVector<float>({2, 4}, {1, 2, 3, 4, 10, 10, 10, 10});
+  Tensor scale = Tensor::fromVector<float>({4}, {1, 2, 1, 1}), bias = Tensor::fromVector<float>({4}, {0, 0, 0, 1});
+  Tensor y = run1("LayerNormalization", {x, scale, bias}, DType::F32, {2, 4}, makeAttrs({{"epsilon", 0.0}}));
+  const float s = 1.0f / std::sqrt(1.25f);
+  EXPECT_NEAR(y.data<float>()[0], -1.5f * s, 1e-6);
+  EXPECT_NEAR(y.data<float>()[1], -0.5f * s * 2, 1e-6);
+  EXPECT_NEAR(y.data<float>()[3], 1.5f * s + 1, 1e-6);
+  // A constant row normalises to zero (plus the shift), not NaN, with epsilon > 0.
+  Tensor z = run1("LayerNormalization", {x, scale, bias}, DType::F32, {2, 4}, makeAttrs({{"epsilon", 1e-5}}));
+  EXPECT_EQ(z.data<float>()[4], 0.0f);
+  EXPECT_EQ(z.data<float>()[7], 1.0f);
+  // axis 1 of [2, 2, 2] with a Scale of shape [1, 2] broadcasting over the first normalised dimension.
+  Tensor x3 = Tensor::fromVector<float>({1, 2, 2}, {0, 2, 4, 6});
+  Tensor s2 = Tensor::fromVector<float>({1, 2}, {1, -1});
+  Tensor y3 = run1("LayerNormalization", {x3, s2}, DType::F32, {1, 2, 2},
+                   makeAttrs({{"axis", int64_t{1}}, {"epsilon", 0.0}}));
+  const float k = 1.0f / std::sqrt(5.0f);  // mean 3, variance 5
+  EXPECT_NEAR(y3.data<float>()[0], -3 * k, 1e-6);
+  EXPECT_NEAR(y3.data<float>()[1], 1 * k, 1e-6);  // (2 - 3) * -1
+  EXPECT_NEAR(y3.data<float>()[2], 1 * k, 1e-6);
+  EXPECT_NEAR(y3.data<float>()[3], -3 * k, 1e-6);
+}
+
 TEST(SoftmaxKernel, SingleAxisAndLegacyTwoD) {
   Tensor x = Tensor::fromVector<float>({2, 2}, {0, 0, 0, std::log(3.0f)});
   Tensor y = run1("Softmax", {x}, DType::F32, {2, 2});  // axis -1

@@ -44,6 +44,16 @@ void normalizeBatchNorm(OnnxNode& n, ir::Graph&) {
   n.outputs.resize(1);
 }
 
+void normalizeLayerNorm(OnnxNode& n, ir::Graph&) {
+  // Mean and InvStdDev are training outputs; inference reads Y alone.
+  if (n.numPresentOutputs() > 1) unsupported("the Mean and InvStdDev outputs (training) are not supported");
+  if (n.attrs.getInt("stash_type", 1) != 1)
+    unsupported("stash_type " + std::to_string(n.attrs.getInt("stash_type", 1)) +
+                " is not supported (statistics are computed in float, stash_type 1)");
+  n.attrs.erase("stash_type");
+  n.outputs.resize(1);
+}
+
 void normalizeDropout(OnnxNode& n, ir::Graph&) {
   // Inference: Dropout passes its input through; the optional mask is all true.
   // Training mode with ratio 0 drops nothing and scales by 1/(1-0): the
@@ -215,6 +225,7 @@ std::vector<OpSpec> buildTable() {
   add("", "GlobalAveragePool", 1, 1, 1, {});
   add("", "GlobalMaxPool", 1, 1, 1, {});
   add("", "BatchNormalization", 5, 5, 5, {"epsilon", "momentum", "spatial", "training_mode"}, normalizeBatchNorm);
+  add("", "LayerNormalization", 2, 3, 3, {"axis", "epsilon", "stash_type"}, normalizeLayerNorm);
   add("", "Dropout", 1, 3, 2, {"ratio", "seed", "is_test"}, normalizeDropout);
   for (const char* op : {"Relu", "Sigmoid", "Tanh", "Exp", "Neg", "Abs", "Sqrt", "Reciprocal", "HardSwish", "Identity", "Erf"})
     add("", op, 1, 1, 1, {});

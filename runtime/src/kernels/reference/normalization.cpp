@@ -1,4 +1,4 @@
-// BatchNormalization (inference), Softmax and LogSoftmax. For the two forms of
+// BatchNormalization (inference), LayerNormalization, Softmax and LogSoftmax. For the two forms of
 // Softmax (legacy_2d=1 for opset < 13, single axis otherwise) see
 // compiler/src/ops/normalization_ops.cpp.
 #include "common.h"
@@ -31,6 +31,74 @@ void batchNorm(const KernelArgs& a) {
     for (int64_t b = 0; b < n; ++b) {
       const int64_t base = (b * c + ch) * size;
       for (int64_t i = 0; i < size; ++i) yp[base + i] = (xp[base + i] - p[2][ch]) * inv_std * p[0][ch] + p[1][ch];
+    }
+  }
+}
+
+// The offset of each normalised position into an operand that broadcasts to
+// the normalised dimensions `dims` (numpy rules: aligned at the end, size 1
+// repeats).
+std::vector<int64_t> broadcastOffsets(const Shape& operand, const Shape& dims) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  std::vector<int64_t> offsets(size_t(count), 0);
+  std::vector<int64_t> stride(dims.size(), 0);
+  int64_t s = 1;
+  for (size_t k = 0; k < operand.size(); ++k) {
+    const size_t od = operand.size() - 1 - k, dd = dims.size() - 1 - k;
+    stride[dd] = operand[od] == 1 ? 0 : s;
+    s *= operand[od];
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t rest = i, off = 0;
+    for (size_t d = dims.size(); d-- > 0;) {
+      off += (rest % dims[d]) * stride[d];
+      rest /= dims[d];
+    }
+    offsets[size_t(i)] = off;
+  }
+  return offsets;
+}
+
+// Y = (X - mean) / sqrt(var + epsilon) * Scale + B over the dimensions from
+// `axis` on; mean and variance (biased) accumulated in double, the
+// normalisation in float like the ONNX reference with stash_type 1.
+void layerNorm(const KernelArgs& a) {
+  const Tensor& x = a.input(0);
+  requireDType(x, DType::F32, "input X");
+  requireShape(a.output(0), x.shape());
+  const int64_t rank = x.rank();
+  const int64_t axis = normalizeAxis(a.attributes().getInt("axis", -1), rank);
+  const Shape dims(x.shape().begin() + axis, x.shape().end());
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d) (d < axis ? outer : inner) *= x.dim(d);
+  const float epsilon = static_cast<float>(a.attributes().getFloat("epsilon", 1e-5));
+  const Tensor& scale = a.input(1);
+  requireDType(scale, DType::F32, "Scale");
+  const bool has_bias = a.hasInput(2);
+  const std::vector<int64_t> scale_at = broadcastOffsets(scale.shape(), dims);
+  std::vector<int64_t> bias_at;
+  if (has_bias) {
+    requireDType(a.input(2), DType::F32, "B");
+    bias_at = broadcastOffsets(a.input(2).shape(), dims);
+  }
+  const float* sp = scale.data<float>();
+  const float* bp = has_bias ? a.input(2).data<float>() : nullptr;
+  const float* xp = x.data<float>();
+  float* yp = a.output(0).data<float>();
+  for (int64_t o = 0; o < outer; ++o) {
+    const float* row = xp + o * inner;
+    float* out = yp + o * inner;
+    double sum = 0;
+    for (int64_t i = 0; i < inner; ++i) sum += row[i];
+    const double mean = inner ? sum / double(inner) : 0;
+    double sq = 0;
+    for (int64_t i = 0; i < inner; ++i) sq += (row[i] - mean) * (row[i] - mean);
+    const float inv_std = 1.0f / std::sqrt(static_cast<float>(inner ? sq / double(inner) : 0) + epsilon);
+    const float m = static_cast<float>(mean);
+    for (int64_t i = 0; i < inner; ++i) {
+      const float v = (row[i] - m) * inv_std * sp[scale_at[size_t(i)]];
+      out[i] = bp ? v + bp[bias_at[size_t(i)]] : v;
     }
   }
 }
@@ -81,6 +149,7 @@ void softmax(const KernelArgs& a) {
 
 void registerNormalization(KernelRegistry& r) {
   r.add("ref.BatchNormalization", batchNorm);
+  r.add("ref.LayerNormalization", layerNorm);
   r.add("ref.Softmax", softmax<false>);
   r.add("ref.LogSoftmax", softmax<true>);
 }
