@@ -376,10 +376,10 @@ assert not any(e["ph"] == "X" and e["pid"] == 2 and e["tid"] > 1 for e in d["tra
 ' "$TMP/f.json"
 }
 
-# vdla run --input X.npy --save-outputs DIR: a model run on exact tensors, its
-# whole output kept and compared with onnxruntime's on the same input.
-case_model_npy_io() {
-  "$PY" - "$TMP" <<'EOF' || generator_failed $?
+# conv_relu_model DIR NAME SEED: a seeded Conv(3->8, 3x3, pad 1) + Relu model
+# on a 1x3x16x16 input, written as DIR/NAME, and an input tensor DIR/x.npy.
+conv_relu_model() {
+  "$PY" - "$1" "$2" "$3" <<'EOF' || generator_failed $?
 import sys
 try:
     import numpy as np
@@ -387,21 +387,27 @@ try:
     from onnx import helper, numpy_helper, TensorProto
 except ImportError:
     sys.exit(77)
-d = sys.argv[1]
-rng = np.random.default_rng(3)
+d, name, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
+rng = np.random.default_rng(seed)
 W = numpy_helper.from_array((rng.standard_normal((8, 3, 3, 3)) * 0.2).astype(np.float32), "W")
 B = numpy_helper.from_array(rng.standard_normal(8).astype(np.float32), "B")
 nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[1, 1, 1, 1]),
          helper.make_node("Relu", ["c"], ["y"])]
-g = helper.make_graph(nodes, "npy", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
+g = helper.make_graph(nodes, "conv_relu", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 16, 16])], [W, B])
 m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
 m.ir_version = 8
-onnx.save(m, d + "/m.onnx")
+onnx.save(m, d + "/" + name)
 np.save(d + "/x.npy", rng.standard_normal((1, 3, 16, 16)).astype(np.float32))
-np.save(d + "/small.npy", np.zeros((1, 3, 8, 8), np.float32))
-np.save(d + "/ints.npy", np.zeros((1, 3, 16, 16), np.int32))
 EOF
+}
+
+# vdla run --input X.npy --save-outputs DIR: a model run on exact tensors, its
+# whole output kept and compared with onnxruntime's on the same input.
+case_model_npy_io() {
+  conv_relu_model "$TMP" m.onnx 3
+  "$PY" -c 'import numpy as np, sys; np.save(sys.argv[1] + "/small.npy", np.zeros((1, 3, 8, 8), np.float32)); np.save(sys.argv[1] + "/ints.npy", np.zeros((1, 3, 16, 16), np.int32))' "$TMP" ||
+    fail "could not write the test tensors"
   for target in ref llvm; do
     must 0 run "$TMP/m.onnx" --target $target --input "$TMP/x.npy" --save-outputs "$TMP/out_$target"
     match "$OUT" "outputs saved in"
@@ -447,31 +453,17 @@ EOF
 # onnx.save_model(..., save_as_external_data=True) writes them) runs exactly
 # like the same model with its weights inside, from any working directory.
 case_model_external_data() {
+  conv_relu_model "$TMP" inline.onnx 5
   "$PY" - "$TMP" <<'EOF' || generator_failed $?
 import os, sys
-try:
-    import numpy as np
-    import onnx
-    from onnx import helper, numpy_helper, TensorProto
-except ImportError:
-    sys.exit(77)
+import onnx
+from onnx import TensorProto
 d = sys.argv[1]
-rng = np.random.default_rng(5)
-W = numpy_helper.from_array((rng.standard_normal((8, 3, 3, 3)) * 0.2).astype(np.float32), "W")
-B = numpy_helper.from_array(rng.standard_normal(8).astype(np.float32), "B")
-nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[1, 1, 1, 1]),
-         helper.make_node("Relu", ["c"], ["y"])]
-g = helper.make_graph(nodes, "ext", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
-                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 16, 16])], [W, B])
-m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
-m.ir_version = 8
-onnx.save(m, d + "/inline.onnx")
 os.makedirs(d + "/ext", exist_ok=True)
-onnx.save_model(m, d + "/ext/m.onnx", save_as_external_data=True, all_tensors_to_one_file=True,
-                location="m.weights", size_threshold=0)
+onnx.save_model(onnx.load(d + "/inline.onnx"), d + "/ext/m.onnx", save_as_external_data=True,
+                all_tensors_to_one_file=True, location="m.weights", size_threshold=0)
 ext = onnx.load(d + "/ext/m.onnx", load_external_data=False)
 assert all(t.data_location == TensorProto.EXTERNAL for t in ext.graph.initializer), "weights not external"
-np.save(d + "/x.npy", rng.standard_normal((1, 3, 16, 16)).astype(np.float32))
 EOF
   must 0 run "$TMP/inline.onnx" --input "$TMP/x.npy" --save-outputs "$TMP/out_inline"
   (cd / && "$VDLA" run "$TMP/ext/m.onnx" --input "$TMP/x.npy" --save-outputs "$TMP/out_ext" >/dev/null) ||
