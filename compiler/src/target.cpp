@@ -22,25 +22,28 @@ std::string stageLabel(const Target& target, const TargetStage& stage) {
 
 void printAfter(std::ostream& out, const Target& target, const TargetStage& stage, bool changed,
                 const TargetState& state) {
-  const bool graph = stage.kind == StageKind::Graph;
-  out << "// ----- " << (graph ? "IR" : "artifact") << " after " << stage.name << " (target " << target.name << ")"
+  const char* what = stage.kind == StageKind::Graph ? "IR" : stage.kind == StageKind::Artifact ? "artifact" : "plan";
+  out << "// ----- " << what << " after " << stage.name << " (target " << target.name << ")"
       << (changed ? "" : " (unchanged)") << " -----\n";
-  if (graph)
+  if (stage.print)
+    stage.print(out, state);
+  else if (stage.kind == StageKind::Graph)
     ir::printGraph(out, state.graph);
-  else if (state.artifact)
+  else if (stage.kind == StageKind::Artifact && state.artifact)
     printArtifactSummary(out, *state.artifact);
 }
 
 // Graph stages leave a typed graph (the lowering needs every type); artifact
-// stages leave a valid plan.
+// stages leave a valid artifact; each stage's own check comes after.
 void verifyAfter(const Target& target, const TargetStage& stage, const TargetState& state) {
   try {
     if (stage.kind == StageKind::Graph) {
       ir::verifyGraphOrThrow(state.graph, ir::VerifyOptions{true});
-    } else {
+    } else if (stage.kind == StageKind::Artifact) {
       if (!state.artifact) throw std::runtime_error("it made no artifact");
       state.artifact->validate("artifact");
     }
+    if (stage.verify) stage.verify(state);
   } catch (const std::exception& e) {
     throw PassError(stage.name, "after " + stageLabel(target, stage) + ": " + e.what(), target.name);
   }

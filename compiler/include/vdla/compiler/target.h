@@ -8,13 +8,17 @@
 // (pass_manager.h, with the same PassManagerOptions): each is timed into the
 // CompileReport's PassReport (PassRecord::target names the target), verified
 // after it ran (the graph verifier after a graph stage, Artifact::validate
-// after an artifact stage), printed with --print-after-all (the IR after a
-// graph stage, a summary of the artifact after an artifact stage), and a
-// failure is a PassError naming the stage and the target.
+// after an artifact stage, and the stage's own check), printed with
+// --print-after-all (the IR after a graph stage, a summary of the artifact
+// after an artifact stage, or what the stage prints itself), and a failure is
+// a PassError naming the stage and the target.
 #pragma once
 
+#include <any>
 #include <functional>
 #include <optional>
+#include <ostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,19 +31,37 @@
 namespace vdla {
 
 // What the stages of one compilation share: the graph (rewritten in place by
-// graph stages) and the artifact (made by the first artifact stage,
-// transformed by the later ones).
+// graph stages), the artifact (made by the first artifact stage, transformed
+// by the later ones) and the target's own plan between its stages.
 struct TargetState {
   ir::Graph& graph;
   const CompileOptions& options;
   const hw::HwConfig& config;
   CompileReport& report;
   std::optional<rt::Artifact> artifact;
+  // Whatever a target's stages hand on besides the graph and the artifact
+  // (the vdla target's per-layer plan, accel/lowering.h): set by the stage
+  // that starts it, dropped with the compilation. Its type is the target's
+  // business, so that this driver is the same for every target.
+  std::any plan = {};
+
+  // The plan as the T its first stage made; std::logic_error when none did.
+  template <class T>
+  T& planAs() {
+    if (T* p = std::any_cast<T>(&plan)) return *p;
+    throw std::logic_error("no earlier stage made this stage's plan");
+  }
+  template <class T>
+  const T& planAs() const {
+    if (const T* p = std::any_cast<T>(&plan)) return *p;
+    throw std::logic_error("no earlier stage made this stage's plan");
+  }
 };
 
 enum class StageKind {
   Graph,     // rewrites the graph: verified by the graph verifier, printed as IR
   Artifact,  // makes or transforms the artifact: validated, printed as a summary
+  Plan,      // adds to TargetState::plan: verified and printed by the stage alone
 };
 
 // Which CompileReport figure a stage's time adds to (quantize_seconds or
@@ -53,6 +75,12 @@ struct TargetStage {
   // Returns whether it changed anything: a stage with nothing to do (quantize
   // on a graph that is quantised already) returns false and is still recorded.
   std::function<bool(TargetState&)> run;
+  // --print-after-all: what the stage decided, printed instead of its kind's
+  // view (a plan has none; an artifact summary does not show a check).
+  std::function<void(std::ostream&, const TargetState&)> print = {};
+  // The stage's own check of its output, after its kind's (which a plan
+  // stage lacks); throws naming what is wrong.
+  std::function<void(const TargetState&)> verify = {};
 };
 
 struct Target {
