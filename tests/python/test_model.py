@@ -24,7 +24,15 @@ def test_targets():
     assert set(t) == {"ref", "llvm", "vdla", "cuda"}
     assert all(isinstance(v, bool) for v in t.values())
     assert t["ref"] and t["llvm"] and t["vdla"]
-    assert vdla.target_stages("vdla") == ["qlinear-to-qconv", "quantize", "accel-lower", "cpu-fallback"]
+    assert vdla.target_stages("vdla") == [
+        "qlinear-to-qconv",
+        "quantize",
+        "accel-partition",
+        "accel-arena",
+        "accel-codegen",
+        "accel-token-check",
+        "cpu-fallback",
+    ]
     assert vdla.target_stages("cuda") == ["ref-lower", "cuda-lower"]
 
 

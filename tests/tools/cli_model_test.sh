@@ -316,18 +316,24 @@ assert g["outputs"] == d["outputs"], (g["outputs"], d["outputs"])
 
 # --print-after-all and --time-passes go on through the target's stages: the
 # IR after a graph stage, a summary of the artifact after a stage that makes
-# or changes it, and one timing table with the graph passes and the stages;
+# or changes it, what a plan or check stage decided, and one timing table with the graph passes and the stages;
 # --json names each stage's target.
 case_model_compile_stages() {
   must 0 compile cnn --image-size 16 --config tiny --target vdla -o "$TMP/cnn.vdla" --print-after-all --time-passes
   match "$OUT" "^// ----- IR after fuse-activations -----$"
   match "$OUT" "^// ----- IR after qlinear-to-qconv \(target vdla\) \(unchanged\) -----$"
   match "$OUT" "^// ----- IR after quantize \(target vdla\) -----$"
-  match "$OUT" "^// ----- artifact after accel-lower \(target vdla\) -----$"
+  match "$OUT" "^// ----- plan after accel-partition \(target vdla\) -----$"
+  match "$OUT" "^partition: [1-9][0-9]* of [0-9]+ nodes on the accelerator$"
+  match "$OUT" "^// ----- plan after accel-arena \(target vdla\) -----$"
+  match "$OUT" "^activation arena: [1-9][0-9]* bytes"
+  match "$OUT" "^// ----- artifact after accel-codegen \(target vdla\) -----$"
+  match "$OUT" "^// ----- artifact after accel-token-check \(target vdla\) \(unchanged\) -----$"
+  match "$OUT" "^  program 0 '.*': load->compute [0-9]+ \(max [0-9]+\)"
   match "$OUT" "^// ----- artifact after cpu-fallback \(target vdla\) -----$"
   match "$OUT" "^artifact 'cnn': target vdla, config tiny; [0-9]+ steps"
   match "$OUT" "^  accelerator programs: [1-9]"
-  for stage in qlinear-to-qconv quantize accel-lower cpu-fallback; do
+  for stage in qlinear-to-qconv quantize accel-partition accel-arena accel-codegen accel-token-check cpu-fallback; do
     match "$OUT" "^${stage} \(vdla\) +[0-9]+\.[0-9]+ "
   done
   match "$OUT" "^fold-constants +[0-9]+\.[0-9]+ "

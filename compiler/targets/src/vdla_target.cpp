@@ -11,8 +11,10 @@ Target vdlaTarget() {
   t.available = true;
   // A model quantised elsewhere keeps its own scales (qlinear-to-qconv); an
   // fp32 one is calibrated and quantised here; then the accelerator takes
-  // what it can and the CPU back end compiles the rest.
-  t.stages = {stages::qlinearToQConv(), stages::quantize(), stages::accelLower(), cpu::cpuFallbackStage()};
+  // what it can (partitioned, placed in the arena, generated, proven free of
+  // deadlock) and the CPU back end compiles the rest.
+  t.stages = {stages::qlinearToQConv(), stages::quantize(),        stages::accelPartition(), stages::accelArena(),
+              stages::accelCodegen(),   stages::accelTokenCheck(), cpu::cpuFallbackStage()};
   return t;
 }
 

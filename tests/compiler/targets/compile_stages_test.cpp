@@ -75,7 +75,10 @@ TEST(CompileStages, VdlaRecordsPrintsAndTimesEveryStage) {
   // An fp32 model: nothing to convert, quantised here, lowered, CPU steps generated.
   EXPECT_FALSE(record(c.report.passes, "qlinear-to-qconv").changed);
   EXPECT_TRUE(record(c.report.passes, "quantize").changed);
-  EXPECT_TRUE(record(c.report.passes, "accel-lower").changed);
+  EXPECT_TRUE(record(c.report.passes, "accel-partition").changed);
+  EXPECT_TRUE(record(c.report.passes, "accel-arena").changed);
+  EXPECT_TRUE(record(c.report.passes, "accel-codegen").changed);
+  EXPECT_FALSE(record(c.report.passes, "accel-token-check").changed);  // a check
   EXPECT_TRUE(record(c.report.passes, "cpu-fallback").changed);
   EXPECT_TRUE(c.report.quantized);
   EXPECT_FALSE(c.report.layers.empty());
@@ -84,7 +87,9 @@ TEST(CompileStages, VdlaRecordsPrintsAndTimesEveryStage) {
   // The report's figures are the stages' times, by phase.
   const double quantize =
       record(c.report.passes, "qlinear-to-qconv").seconds + record(c.report.passes, "quantize").seconds;
-  const double lowering = record(c.report.passes, "accel-lower").seconds + record(c.report.passes, "cpu-fallback").seconds;
+  double lowering = 0;
+  for (const char* stage : {"accel-partition", "accel-arena", "accel-codegen", "accel-token-check", "cpu-fallback"})
+    lowering += record(c.report.passes, stage).seconds;
   EXPECT_DOUBLE_EQ(c.report.quantize_seconds, quantize);
   EXPECT_DOUBLE_EQ(c.report.lowering_seconds, lowering);
   EXPECT_GT(c.report.quantize_seconds, 0.0);
@@ -96,9 +101,12 @@ TEST(CompileStages, VdlaRecordsPrintsAndTimesEveryStage) {
   EXPECT_THAT(c.printed, HasSubstr("// ----- IR after fuse-activations -----"));
   EXPECT_THAT(c.printed, HasSubstr("// ----- IR after qlinear-to-qconv (target vdla) (unchanged) -----"));
   EXPECT_THAT(c.printed, HasSubstr("// ----- IR after quantize (target vdla) -----"));
-  EXPECT_THAT(c.printed, HasSubstr("// ----- artifact after accel-lower (target vdla) -----"));
+  EXPECT_THAT(c.printed, HasSubstr("// ----- plan after accel-partition (target vdla) -----"));
+  EXPECT_THAT(c.printed, HasSubstr("// ----- plan after accel-arena (target vdla) -----"));
+  EXPECT_THAT(c.printed, HasSubstr("// ----- artifact after accel-codegen (target vdla) -----"));
+  EXPECT_THAT(c.printed, HasSubstr("// ----- artifact after accel-token-check (target vdla) (unchanged) -----"));
   EXPECT_THAT(c.printed, HasSubstr("// ----- artifact after cpu-fallback (target vdla) -----"));
-  const std::string after_lower = c.printed.substr(c.printed.find("artifact after accel-lower"));
+  const std::string after_lower = c.printed.substr(c.printed.find("artifact after accel-codegen"));
   EXPECT_THAT(after_lower, HasSubstr("target vdla, config tiny"));
   EXPECT_THAT(after_lower, HasSubstr("vdla.conv x"));
   EXPECT_THAT(after_lower, HasSubstr("accelerator programs: "));

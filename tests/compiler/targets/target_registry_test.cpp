@@ -17,7 +17,8 @@ TEST(TargetRegistry, ListsEveryTargetWithItsStages) {
   EXPECT_EQ(compileTargets(), (std::vector<std::string>{"ref", "vdla", "llvm", "cuda"}));
   EXPECT_THAT(findTarget("ref")->stageNames(), ElementsAre("ref-lower"));
   EXPECT_THAT(findTarget("vdla")->stageNames(),
-              ElementsAre("qlinear-to-qconv", "quantize", "accel-lower", "cpu-fallback"));
+              ElementsAre("qlinear-to-qconv", "quantize", "accel-partition", "accel-arena", "accel-codegen",
+                          "accel-token-check", "cpu-fallback"));
   EXPECT_THAT(findTarget("llvm")->stageNames(), ElementsAre("qlinear-to-qconv", "llvm-codegen"));
   EXPECT_THAT(findTarget("cuda")->stageNames(), ElementsAre("ref-lower", "cuda-lower"));
   for (const Target& t : table) {
@@ -52,7 +53,8 @@ TEST(TargetRegistry, RequireTargetExplains) {
       requireTarget(t.name);
       ADD_FAILURE() << t.name;
     } catch (const std::runtime_error& e) {
-      EXPECT_THAT(e.what(), HasSubstr("target '" + t.name + "' is not available in this build: " + t.unavailable_reason));
+      EXPECT_THAT(e.what(),
+                  HasSubstr("target '" + t.name + "' is not available in this build: " + t.unavailable_reason));
     }
   }
 }

@@ -24,10 +24,20 @@ TargetStage qlinearToQConv();
 // (quant/quantize.h). Nothing to do for a graph that is quantised already.
 TargetStage quantize();
 
-// "accel-lower" (artifact): partitions the quantised graph between the
-// accelerator and the CPU, tiles every offloaded layer by the cost model,
-// generates its program and checks its dependency tokens (accel/lower.h).
-TargetStage accelLower();
+// The accelerator lowering (accel/lowering.h), in four stages that hand on
+// the vdla target's plan (accel::AccelLowering in TargetState::plan):
+// "accel-partition" (plan): where each node runs; the form and tiling of
+// every offloaded convolution, the reason for every one left on the CPU.
+TargetStage accelPartition();
+// "accel-arena" (plan): which activations stay on the device, and the place
+// of every packed tensor in the activation arena.
+TargetStage accelArena();
+// "accel-codegen" (artifact): the programs and the artifact's steps; the
+// plan's decisions become the report's layers.
+TargetStage accelCodegen();
+// "accel-token-check" (artifact): the static token proof of every program in
+// the artifact's device module; a failure names the program and its layer.
+TargetStage accelTokenCheck();
 
 // "ref-lower" (artifact): one step per node running its reference kernel.
 TargetStage refLower();

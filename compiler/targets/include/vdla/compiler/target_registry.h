@@ -2,10 +2,12 @@
 // the same way (vdla/compiler/target.h: name, availability in this build and
 // why not, ordered stages), in one place:
 //
-//   ref    ref-lower                                          reference kernels
-//   vdla   qlinear-to-qconv, quantize, accel-lower, cpu-fallback   accelerator + CPU
-//   llvm   qlinear-to-qconv, llvm-codegen                     generated CPU code
-//   cuda   ref-lower, cuda-lower                              generated CUDA kernels
+//   ref    ref-lower                                  reference kernels
+//   vdla   qlinear-to-qconv, quantize, accel-partition,   accelerator + CPU
+//          accel-arena, accel-codegen, accel-token-check,
+//          cpu-fallback
+//   llvm   qlinear-to-qconv, llvm-codegen             generated CPU code
+//   cuda   ref-lower, cuda-lower                      generated CUDA kernels
 //
 // A target the build lacks (cuda without the CUDA toolkit) is still listed,
 // unavailable, with the reason.

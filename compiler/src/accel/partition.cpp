@@ -1,0 +1,54 @@
+// Phase 1 of the accelerator lowering: where each node runs. Every vdla.QConv
+// the accelerator can run gets its form (direct or im2col) and tiling from the
+// cost model; every other node stays on the CPU with the reason recorded.
+#include <stdexcept>
+
+#include "vdla/compiler/accel/lowering.h"
+
+namespace vdla::accel {
+
+AccelLowering partitionForAccelerator(const ir::Graph& graph, const hw::HwConfig& cfg, const AccelOptions& options) {
+  AccelLowering l;
+  const std::vector<ir::Node*> nodes = graph.nodes();
+  l.nodes.assign(nodes.begin(), nodes.end());
+  l.decisions.resize(nodes.size());
+  l.offloads.resize(nodes.size());
+  for (size_t s = 0; s < nodes.size(); ++s) {
+    const ir::Node* node = nodes[s];
+    LayerDecision& d = l.decisions[s];
+    d.name = node->name();
+    d.op = node->qualifiedOp();
+    if (node->input(0) && node->input(0)->hasType()) d.input_shape = node->input(0)->type().toString();
+    d.output_shape = node->output(0)->type().toString();
+    if (d.op != "vdla.QConv") {
+      d.reason = "runs on the CPU";
+      continue;
+    }
+    d.reason = whyNotOffloadable(*node);
+    if (!d.reason.empty()) continue;
+    try {
+      const ConvLayer direct = convLayerFromNode(*node);
+      d.macs = direct.macs();
+      Offload o;
+      o.form = chooseLayerForm(direct, cfg, options.latency_hiding, options.allow_im2col);
+      // Code generation can still find the layer does not fit (a tile wholly
+      // in the padding, too many micro-ops); it is generated again at its
+      // place in the arena, which changes addresses only.
+      generateConvProgram(o.form.layer, o.form.plan, cfg, 0);
+      d.plan = o.form.plan;
+      d.estimate = o.form.estimate;
+      d.im2col = o.form.im2col;
+      d.offloaded = true;
+      l.offloads[s] = std::move(o);
+    } catch (const DoesNotFit& e) {
+      // A placement decision: the layer runs on the CPU, and says why.
+      d.reason = e.what();
+    } catch (const std::exception& e) {
+      // Anything else is a bug that must not turn into a silent slowdown.
+      throw std::runtime_error(node->describe() + ": internal error lowering it for the accelerator: " + e.what());
+    }
+  }
+  return l;
+}
+
+}  // namespace vdla::accel
