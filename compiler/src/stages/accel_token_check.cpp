@@ -2,6 +2,8 @@
 // artifact's device module can deadlock on dependency tokens. It reads the
 // programs back from the serialised module, so it checks what the device
 // will run; a failure names the program and its layer and fails the compile.
+#include <stdexcept>
+
 #include "vdla/compiler/accel/lowering.h"
 #include "vdla/compiler/stages.h"
 
