@@ -23,8 +23,10 @@ int main(int argc, char** argv) {
   }
   int runs = 20, rounds = 5;
   for (int i = 2; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--runs")) runs = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--rounds")) rounds = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--runs"))
+      runs = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--rounds"))
+      rounds = std::atoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "artifact_latency_bench: unknown option %s\n", argv[i]);
       return 2;
@@ -33,7 +35,8 @@ int main(int argc, char** argv) {
   try {
     vdla::rt::Executor executor(vdla::rt::loadArtifact(argv[1]));
     std::vector<vdla::rt::Tensor> inputs;
-    for (size_t i = 0; i < executor.numInputs(); ++i) inputs.push_back(vdla::seededUniformInput(executor.input(i).type));
+    for (size_t i = 0; i < executor.numInputs(); ++i)
+      inputs.push_back(vdla::seededUniformInput(executor.input(i).type));
     for (int w = 0; w < 2; ++w) executor.run(inputs);
     std::vector<double> medians;
     for (int r = 0; r < rounds; ++r) {
@@ -47,7 +50,8 @@ int main(int argc, char** argv) {
       medians.push_back(t[t.size() / 2]);
     }
     std::sort(medians.begin(), medians.end());
-    std::printf("{\"median_seconds\": %.9f, \"runs\": %d, \"rounds\": %d}\n", medians[medians.size() / 2], runs, rounds);
+    std::printf("{\"median_seconds\": %.9f, \"runs\": %d, \"rounds\": %d}\n", medians[medians.size() / 2], runs,
+                rounds);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "artifact_latency_bench: %s\n", e.what());
     return 1;

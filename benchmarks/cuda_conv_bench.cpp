@@ -30,14 +30,14 @@ namespace {
 
 using namespace vdla;
 
-#define CHECK_CUDA(x)                                                                          \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
+#define CHECK_CUDA(x)                                                                                 \
+  do {                                                                                                \
+    cudaError_t e_ = (x);                                                                             \
     if (e_ != cudaSuccess) throw std::runtime_error(std::string(#x) + ": " + cudaGetErrorString(e_)); \
   } while (0)
-#define CHECK_CUDNN(x)                                                                            \
-  do {                                                                                            \
-    cudnnStatus_t s_ = (x);                                                                       \
+#define CHECK_CUDNN(x)                                                                                          \
+  do {                                                                                                          \
+    cudnnStatus_t s_ = (x);                                                                                     \
     if (s_ != CUDNN_STATUS_SUCCESS) throw std::runtime_error(std::string(#x) + ": " + cudnnGetErrorString(s_)); \
   } while (0)
 
@@ -60,11 +60,18 @@ std::vector<ConvLayer> resnet18Convs() {
     if (n->op() != "Conv") continue;
     const rt::Shape& x = n->input(0)->type().shape;
     const rt::Shape& w = n->input(1)->type().shape;
-    ConvLayer l{n->name(), x[1], x[2], x[3], w[0], w[2], n->attrs().getInts("strides", {1, 1})[0],
+    ConvLayer l{n->name(),
+                x[1],
+                x[2],
+                x[3],
+                w[0],
+                w[2],
+                n->attrs().getInts("strides", {1, 1})[0],
                 n->attrs().getInts("pads", {0, 0, 0, 0})[0]};
     bool seen = false;
     for (const ConvLayer& o : layers)
-      seen |= o.c == l.c && o.h == l.h && o.w == l.w && o.m == l.m && o.k == l.k && o.stride == l.stride && o.pad == l.pad;
+      seen |=
+          o.c == l.c && o.h == l.h && o.w == l.w && o.m == l.m && o.k == l.k && o.stride == l.stride && o.pad == l.pad;
     if (!seen) layers.push_back(l);
   }
   return layers;
@@ -107,7 +114,8 @@ double ourSeconds(ir::Graph& g, bool tf32, int reps, bool whole_network = false)
 }
 
 double cudnnSeconds(cudnnHandle_t h, const ConvLayer& l, int64_t batch, bool tf32, int reps) {
-  const int oh = static_cast<int>((l.h + 2 * l.pad - l.k) / l.stride + 1), ow = static_cast<int>((l.w + 2 * l.pad - l.k) / l.stride + 1);
+  const int oh = static_cast<int>((l.h + 2 * l.pad - l.k) / l.stride + 1),
+            ow = static_cast<int>((l.w + 2 * l.pad - l.k) / l.stride + 1);
   cudnnTensorDescriptor_t xd, yd;
   cudnnFilterDescriptor_t wd;
   cudnnConvolutionDescriptor_t cd;
@@ -115,9 +123,11 @@ double cudnnSeconds(cudnnHandle_t h, const ConvLayer& l, int64_t batch, bool tf3
   CHECK_CUDNN(cudnnCreateTensorDescriptor(&yd));
   CHECK_CUDNN(cudnnCreateFilterDescriptor(&wd));
   CHECK_CUDNN(cudnnCreateConvolutionDescriptor(&cd));
-  CHECK_CUDNN(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, int(batch), int(l.c), int(l.h), int(l.w)));
+  CHECK_CUDNN(
+      cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, int(batch), int(l.c), int(l.h), int(l.w)));
   CHECK_CUDNN(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, int(batch), int(l.m), oh, ow));
-  CHECK_CUDNN(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, int(l.m), int(l.c), int(l.k), int(l.k)));
+  CHECK_CUDNN(
+      cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, int(l.m), int(l.c), int(l.k), int(l.k)));
   CHECK_CUDNN(cudnnSetConvolution2dDescriptor(cd, int(l.pad), int(l.pad), int(l.stride), int(l.stride), 1, 1,
                                               CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
   // Plain fp32 unless TF32 is compared (cuDNN would otherwise use TF32 tensor cores on its own).
@@ -167,8 +177,10 @@ int main(int argc, char** argv) {
   int reps = 20;
   bool tf32 = false;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
-    else if (!std::strcmp(argv[i], "--tf32")) tf32 = true;
+    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--tf32"))
+      tf32 = true;
     else {
       std::fprintf(stderr, "usage: cuda_conv_bench [--reps N] [--tf32]\n");
       return 2;
@@ -220,8 +232,9 @@ int main(int argc, char** argv) {
               cudnn_all += cudnnSeconds(h, l, batch, tf32, std::max(3, reps / 4));
               break;
             }
-      std::printf("whole network (batch %lld): ours %.3f ms (all steps), cuDNN convolutions alone %.3f ms, ratio %.2f\n",
-                  static_cast<long long>(batch), whole * 1e3, cudnn_all * 1e3, whole / cudnn_all);
+      std::printf(
+          "whole network (batch %lld): ours %.3f ms (all steps), cuDNN convolutions alone %.3f ms, ratio %.2f\n",
+          static_cast<long long>(batch), whole * 1e3, cudnn_all * 1e3, whole / cudnn_all);
       (void)ours_total;
       (void)cudnn_total;
     }

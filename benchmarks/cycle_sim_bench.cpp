@@ -29,15 +29,23 @@ int main(int argc, char** argv) {
   int m = 64, k = 512, n = 512, repeat = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
-    if (a == "--config") config = argv[i + 1];
-    else if (a == "--m") m = std::atoi(argv[i + 1]);
-    else if (a == "--k") k = std::atoi(argv[i + 1]);
-    else if (a == "--n") n = std::atoi(argv[i + 1]);
-    else if (a == "--repeat") repeat = std::atoi(argv[i + 1]);
-    else if (a == "--trace") trace = argv[i + 1];
-    else if (a == "--waves") waves = argv[i + 1];
+    if (a == "--config")
+      config = argv[i + 1];
+    else if (a == "--m")
+      m = std::atoi(argv[i + 1]);
+    else if (a == "--k")
+      k = std::atoi(argv[i + 1]);
+    else if (a == "--n")
+      n = std::atoi(argv[i + 1]);
+    else if (a == "--repeat")
+      repeat = std::atoi(argv[i + 1]);
+    else if (a == "--trace")
+      trace = argv[i + 1];
+    else if (a == "--waves")
+      waves = argv[i + 1];
     else {
-      std::fprintf(stderr, "usage: cycle_sim_bench [--config C] [--m M --k K --n N] [--repeat R] [--trace F] [--waves F]\n");
+      std::fprintf(stderr,
+                   "usage: cycle_sim_bench [--config C] [--m M --k K --n N] [--repeat R] [--trace F] [--waves F]\n");
       return 2;
     }
   }
@@ -74,7 +82,9 @@ int main(int argc, char** argv) {
     std::memcpy(dram.map(insn_addr, stream.size()), stream.data(), stream.size());
     const uint32_t count = uint32_t(prog.instructions.size());
     const std::vector<int8_t> expected = selftest::referenceBlockedGemm(cfg, shape, a, w, 8);
-    auto correct = [&] { return std::memcmp(dram.map(addr.out, expected.size()), expected.data(), expected.size()) == 0; };
+    auto correct = [&] {
+      return std::memcmp(dram.map(addr.out, expected.size()), expected.data(), expected.size()) == 0;
+    };
 
     sim::FunctionalSimulator fsim(cfg, dram);
     double fsim_best = 1e30;

@@ -39,11 +39,16 @@ int main(int argc, char** argv) {
   int m = 256, k = 1024, n = 1024, repeat = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
-    if (a == "--config") config = argv[i + 1];
-    else if (a == "--m") m = std::atoi(argv[i + 1]);
-    else if (a == "--k") k = std::atoi(argv[i + 1]);
-    else if (a == "--n") n = std::atoi(argv[i + 1]);
-    else if (a == "--repeat") repeat = std::atoi(argv[i + 1]);
+    if (a == "--config")
+      config = argv[i + 1];
+    else if (a == "--m")
+      m = std::atoi(argv[i + 1]);
+    else if (a == "--k")
+      k = std::atoi(argv[i + 1]);
+    else if (a == "--n")
+      n = std::atoi(argv[i + 1]);
+    else if (a == "--repeat")
+      repeat = std::atoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "usage: fsim_gemm_bench [--config C] [--m M --k K --n N] [--repeat R]\n");
       return 2;
@@ -52,7 +57,8 @@ int main(int argc, char** argv) {
   using namespace vdla;
   const hw::HwConfig cfg = hw::loadConfig(config);
   const selftest::GemmShape shape{uint32_t(m / cfg.batch), uint32_t(k / cfg.block_in), uint32_t(n / cfg.block_out)};
-  const int M = int(shape.m_blocks * cfg.batch), K = int(shape.k_blocks * cfg.block_in), N = int(shape.n_blocks * cfg.block_out);
+  const int M = int(shape.m_blocks * cfg.batch), K = int(shape.k_blocks * cfg.block_in),
+            N = int(shape.n_blocks * cfg.block_out);
   const double macs = double(M) * N * K;
   std::printf("fsim GEMM benchmark: config %s, C[%d x %d] = A[%d x %d] * W[%d x %d]^T, %.3g MACs, best of %d\n",
               cfg.name.c_str(), M, N, M, K, N, K, macs, repeat);

@@ -37,11 +37,16 @@ struct Layer {
 
 // torchvision's ResNet-18, one entry per distinct shape.
 const Layer kLayers[] = {
-    {"conv1 7x7/2", 3, 224, 64, 7, 2, 3},         {"layer1 3x3", 64, 56, 64, 3, 1, 1},
-    {"layer2.0.conv1 3x3/2", 64, 56, 128, 3, 2, 1}, {"layer2.0.downsample 1x1/2", 64, 56, 128, 1, 2, 0},
-    {"layer2 3x3", 128, 28, 128, 3, 1, 1},        {"layer3.0.conv1 3x3/2", 128, 28, 256, 3, 2, 1},
-    {"layer3.0.downsample 1x1/2", 128, 28, 256, 1, 2, 0}, {"layer3 3x3", 256, 14, 256, 3, 1, 1},
-    {"layer4.0.conv1 3x3/2", 256, 14, 512, 3, 2, 1}, {"layer4.0.downsample 1x1/2", 256, 14, 512, 1, 2, 0},
+    {"conv1 7x7/2", 3, 224, 64, 7, 2, 3},
+    {"layer1 3x3", 64, 56, 64, 3, 1, 1},
+    {"layer2.0.conv1 3x3/2", 64, 56, 128, 3, 2, 1},
+    {"layer2.0.downsample 1x1/2", 64, 56, 128, 1, 2, 0},
+    {"layer2 3x3", 128, 28, 128, 3, 1, 1},
+    {"layer3.0.conv1 3x3/2", 128, 28, 256, 3, 2, 1},
+    {"layer3.0.downsample 1x1/2", 128, 28, 256, 1, 2, 0},
+    {"layer3 3x3", 256, 14, 256, 3, 1, 1},
+    {"layer4.0.conv1 3x3/2", 256, 14, 512, 3, 2, 1},
+    {"layer4.0.downsample 1x1/2", 256, 14, 512, 1, 2, 0},
     {"layer4 3x3", 512, 7, 512, 3, 1, 1},
 };
 
@@ -164,9 +169,12 @@ int main(int argc, char** argv) {
   Cache cache;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string arg = argv[i], v = argv[i + 1];
-    if (arg == "--runs") runs = std::atoi(v.c_str());
-    else if (arg == "--threads") threads = std::atoi(v.c_str());
-    else if (arg == "--cold") cache.cold = v == "1";
+    if (arg == "--runs")
+      runs = std::atoi(v.c_str());
+    else if (arg == "--threads")
+      threads = std::atoi(v.c_str());
+    else if (arg == "--cold")
+      cache.cold = v == "1";
     else {
       std::cerr << "usage: llvm_conv_layers_bench [--runs N] [--threads T] [--cold 0|1]\n";
       return 2;
@@ -182,7 +190,8 @@ int main(int argc, char** argv) {
   dnnl::stream strm(eng);
 
   std::printf("ResNet-18 convolutions, fp32, batch 1, %d thread(s), median of %d runs%s; oneDNN %d.%d.%d\n", threads,
-              runs, cache.cold ? ", weights not in the caches" : "", dnnl_version()->major, dnnl_version()->minor, dnnl_version()->patch);
+              runs, cache.cold ? ", weights not in the caches" : "", dnnl_version()->major, dnnl_version()->minor,
+              dnnl_version()->patch);
   std::printf("%-28s %10s %10s %9s %12s\n", "layer", "llvm ms", "oneDNN ms", "llvm/dnnl", "max rel diff");
   double log_sum = 0;
   bool agree = true;

@@ -116,9 +116,8 @@ void printProfile(vdla::rt::Executor& executor, int runs, const vdla::rt::Tensor
     const vdla::rt::ArtifactTensor& in = a.tensors.at(s.inputs.at(0));
     const vdla::rt::ArtifactTensor& out = a.tensors.at(s.outputs.at(0));
     std::printf("  %8.3f ms %5.1f%% (min %6.3f)  %-18s %-20s -> %-20s %s\n", m, 100 * m / total, fastest[i],
-                s.attrs.getString("op", "?").c_str(),
-                vdla::rt::shapeToString(in.type.shape).c_str(), vdla::rt::shapeToString(out.type.shape).c_str(),
-                s.name.c_str());
+                s.attrs.getString("op", "?").c_str(), vdla::rt::shapeToString(in.type.shape).c_str(),
+                vdla::rt::shapeToString(out.type.shape).c_str(), s.name.c_str());
   }
 }
 
@@ -140,11 +139,19 @@ void writeTrace(vdla::rt::Executor& executor, const vdla::rt::Tensor& x, const s
   nlohmann::json events = nlohmann::json::array();
   events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", 0}, {"name", "thread_name"}, {"args", {{"name", "steps"}}}});
   for (int t = 0; t < pool.numThreads(); ++t)
-    events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", t + 1}, {"name", "thread_name"},
+    events.push_back({{"ph", "M"},
+                      {"pid", 1},
+                      {"tid", t + 1},
+                      {"name", "thread_name"},
                       {"args", {{"name", "thread " + std::to_string(t)}}}});
   for (const vdla::rt::StepProfile& s : steps)
-    events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", 0}, {"name", s.name}, {"ts", us(s.start_seconds)},
-                      {"dur", s.seconds * 1e6}, {"args", {{"kernel", s.kernel}}}});
+    events.push_back({{"ph", "X"},
+                      {"pid", 1},
+                      {"tid", 0},
+                      {"name", s.name},
+                      {"ts", us(s.start_seconds)},
+                      {"dur", s.seconds * 1e6},
+                      {"args", {{"kernel", s.kernel}}}});
   // A span is named after the step it ran in (steps run one after the other).
   auto stepOf = [&](double seconds) -> std::string {
     for (const vdla::rt::StepProfile& s : steps)
@@ -152,14 +159,19 @@ void writeTrace(vdla::rt::Executor& executor, const vdla::rt::Tensor& x, const s
     return "?";
   };
   for (const auto& span : spans)
-    events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", span.thread + 1},
-                      {"name", stepOf(span.start_seconds)}, {"ts", us(span.start_seconds)},
+    events.push_back({{"ph", "X"},
+                      {"pid", 1},
+                      {"tid", span.thread + 1},
+                      {"name", stepOf(span.start_seconds)},
+                      {"ts", us(span.start_seconds)},
                       {"dur", (span.end_seconds - span.start_seconds) * 1e6},
                       {"args", {{"loop", span.loop}, {"begin", span.begin}, {"end", span.end}}}});
   std::ofstream out(path);
   out << nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump() << "\n";
-  if (!out) std::cerr << "cannot write " << path << "\n";
-  else std::printf("  trace: %s (%zu steps, %zu task spans)\n", path.c_str(), steps.size(), spans.size());
+  if (!out)
+    std::cerr << "cannot write " << path << "\n";
+  else
+    std::printf("  trace: %s (%zu steps, %zu task spans)\n", path.c_str(), steps.size(), spans.size());
 }
 
 // The network compiled a second time with the environment variable of
@@ -179,8 +191,10 @@ void abCompare(vdla::rt::Executor& a, vdla::ir::Graph& g, const vdla::cpu::CpuCo
   const std::string saved = old ? old : "";
   setenv(var.c_str(), assignment.substr(eq + 1).c_str(), 1);
   vdla::cpu::JitProgram program = vdla::cpu::compileJit(g, co);
-  if (old) setenv(var.c_str(), saved.c_str(), 1);
-  else unsetenv(var.c_str());
+  if (old)
+    setenv(var.c_str(), saved.c_str(), 1);
+  else
+    unsetenv(var.c_str());
   vdla::rt::Executor b(program.artifact, *program.kernels);
   b.run(inputs);
   b.run(inputs);
@@ -218,16 +232,26 @@ int main(int argc, char** argv) {
   std::string library_dir, trace_prefix, ab;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--runs") runs = std::atoi(v.c_str());
-    else if (a == "--rounds") rounds = std::atoi(v.c_str());
-    else if (a == "--threads") threads = std::atoi(v.c_str());
-    else if (a == "--size") size = std::atoi(v.c_str());
-    else if (a == "--profile") profile = std::atoi(v.c_str()) != 0;
-    else if (a == "--compare") compare = std::atoi(v.c_str()) != 0;
-    else if (a == "--library") library_dir = v;
-    else if (a == "--trace") trace_prefix = v;
-    else if (a == "--ab") ab = v;
-    else if (a == "--fuse") fuse = std::atoi(v.c_str()) != 0;
+    if (a == "--runs")
+      runs = std::atoi(v.c_str());
+    else if (a == "--rounds")
+      rounds = std::atoi(v.c_str());
+    else if (a == "--threads")
+      threads = std::atoi(v.c_str());
+    else if (a == "--size")
+      size = std::atoi(v.c_str());
+    else if (a == "--profile")
+      profile = std::atoi(v.c_str()) != 0;
+    else if (a == "--compare")
+      compare = std::atoi(v.c_str()) != 0;
+    else if (a == "--library")
+      library_dir = v;
+    else if (a == "--trace")
+      trace_prefix = v;
+    else if (a == "--ab")
+      ab = v;
+    else if (a == "--fuse")
+      fuse = std::atoi(v.c_str()) != 0;
     else if (a == "--models") {
       models.clear();
       std::stringstream ss(v);
@@ -270,7 +294,8 @@ int main(int argc, char** argv) {
     }
     vdla::rt::Executor executor(program.artifact, *program.kernels);
     vdla::rt::Tensor x(g->inputs()[0]->type());
-    for (int64_t i = 0; i < x.numElements(); ++i) x.data<float>()[i] = static_cast<float>((i * 7919) % 255) / 128.0f - 1.0f;
+    for (int64_t i = 0; i < x.numElements(); ++i)
+      x.data<float>()[i] = static_cast<float>((i * 7919) % 255) / 128.0f - 1.0f;
     // The input vector is built once: run({x}) copied the 600 KB image
     // into a fresh allocation (page faults included) inside every timed run.
     const std::vector<vdla::rt::Tensor> inputs = {x};
@@ -281,12 +306,13 @@ int main(int argc, char** argv) {
     char onnx[] = "/tmp/vdla-bench-XXXXXX";
     const int fd = mkstemp(onnx);
     if (fd >= 0) close(fd);
-    const std::string common = " --runs " + std::to_string(runs) + " --threads " + std::to_string(threads) +
-                               " --size " + std::to_string(size);
-    const FrameworkTimes torch = !compare ? FrameworkTimes{}
-                                          : frameworkTimes("/usr/bin/python3 '" + script + "' torch --model " + name +
-                                                               " --export " + onnx + common,
-                                                           "PyTorch");
+    const std::string common =
+        " --runs " + std::to_string(runs) + " --threads " + std::to_string(threads) + " --size " + std::to_string(size);
+    const FrameworkTimes torch =
+        !compare
+            ? FrameworkTimes{}
+            : frameworkTimes("/usr/bin/python3 '" + script + "' torch --model " + name + " --export " + onnx + common,
+                             "PyTorch");
     std::vector<double> ms, ort_times;
     for (int round = 0; round < rounds; ++round) {
       executor.run(inputs);  // warm-up: the other framework ran in between
@@ -297,8 +323,8 @@ int main(int argc, char** argv) {
         ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count());
       }
       if (torch.median_ms <= 0) continue;
-      const FrameworkTimes ort = frameworkTimes("python3 '" + script + "' ort --onnx " + std::string(onnx) + common,
-                                                "onnxruntime");
+      const FrameworkTimes ort =
+          frameworkTimes("python3 '" + script + "' ort --onnx " + std::string(onnx) + common, "onnxruntime");
       if (ort.median_ms <= 0) break;
       ort_times.insert(ort_times.end(), ort.times_ms.begin(), ort.times_ms.end());
     }

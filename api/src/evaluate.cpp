@@ -20,11 +20,13 @@ std::vector<ImageResult> evaluateImages(const rt::Artifact& artifact, const rt::
   if (options.top < 1) throw Error("evaluate: top must be at least 1, got " + std::to_string(options.top));
   if (options.threads < 1) throw Error("evaluate: threads must be at least 1");
   if (artifact.inputs.size() != 1)
-    throw Error("evaluate: the model has " + std::to_string(artifact.inputs.size()) + " inputs; an image classifier has one");
+    throw Error("evaluate: the model has " + std::to_string(artifact.inputs.size()) +
+                " inputs; an image classifier has one");
   const bool on_device = rt::targetNeedsDevice(artifact.target);
   if (on_device && options.device == "cycle" && options.threads > 1)
-    throw Error("evaluate: the cycle-accurate simulator runs one network at a time per process (threads 1, or "
-                "several processes)");
+    throw Error(
+        "evaluate: the cycle-accurate simulator runs one network at a time per process (threads 1, or "
+        "several processes)");
   hw::HwConfig cfg;
   if (on_device) cfg = options.config ? *options.config : hw::loadConfig(artifact.hw_config_name);
   const rt::TensorType in_type = artifact.tensors.at(artifact.inputs.at(0)).type;

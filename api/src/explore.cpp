@@ -61,8 +61,8 @@ nlohmann::json synthesiseWithYosys(const hw::HwConfig& cfg, const std::string& d
   writeText(config_file, j.dump(2) + "\n");
   const std::filesystem::path report = dir / cfg.name / "result.json";
   const std::string command = "bash '" + script.string() + "' '" + config_file.string() + "' --json --out '" +
-                              (dir / cfg.name).string() + "'" + (quiet ? " --quiet" : "") + " > '" +
-                              report.string() + "'";
+                              (dir / cfg.name).string() + "'" + (quiet ? " --quiet" : "") + " > '" + report.string() +
+                              "'";
   const int status = std::system(command.c_str());
   const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   if (rc != 0 && rc != 1)
@@ -76,10 +76,14 @@ nlohmann::json synthesiseWithYosys(const hw::HwConfig& cfg, const std::string& d
     throw Error(report.string() + ": unreadable report of scripts/hw/resources.sh (" + e.what() + ")");
   }
   const auto& res = r.at("resources");
-  return {{"lut", res.at("LUT").at("used")},       {"ff", res.at("FF").at("used")},
-          {"dsp", res.at("DSP").at("used")},       {"bram36", res.at("BRAM36").at("used")},
-          {"fits", r.at("fits")},                  {"seconds", r.value("seconds", 0)},
-          {"yosys", r.value("yosys", std::string())}, {"config_file", config_file.string()}};
+  return {{"lut", res.at("LUT").at("used")},
+          {"ff", res.at("FF").at("used")},
+          {"dsp", res.at("DSP").at("used")},
+          {"bram36", res.at("BRAM36").at("used")},
+          {"fits", r.at("fits")},
+          {"seconds", r.value("seconds", 0)},
+          {"yosys", r.value("yosys", std::string())},
+          {"config_file", config_file.string()}};
 }
 
 nlohmann::json confirmationJson(const explore::Confirmation& c) {
@@ -104,7 +108,8 @@ explore::Confirmation confirmationFromJson(const nlohmann::json& j) {
 }
 
 ExploreResult runExplore(const ExploreOptions& options) {
-  if (options.confirm < 0) throw Error("explore: confirm takes a number of points, got " + std::to_string(options.confirm));
+  if (options.confirm < 0)
+    throw Error("explore: confirm takes a number of points, got " + std::to_string(options.confirm));
   if (options.yosys < 0) throw Error("explore: yosys takes a number of points, got " + std::to_string(options.yosys));
   if (options.yosys > 0 && options.yosys_dir.empty()) throw Error("explore: synthesising points needs a directory");
   ExploreResult out;
@@ -113,11 +118,13 @@ ExploreResult runExplore(const ExploreOptions& options) {
   std::vector<explore::DesignPoint> points = explore::enumerateDesignSpace(options.space, &out.refused);
   out.clock_cap_mhz = options.clock_cap_mhz ? *options.clock_cap_mhz : out.part.dpu_clock_mhz;
   explore::applyClockCap(points, out.clock_cap_mhz,
-                         options.clock_cap_mhz ? "the clock cap given"
-                                               : "the vendor DPU's clock on " + out.part.device + "; a clock cap changes it",
+                         options.clock_cap_mhz
+                             ? "the clock cap given"
+                             : "the vendor DPU's clock on " + out.part.device + "; a clock cap changes it",
                          &out.refused);
   if (points.empty()) {
-    const std::string why = out.refused.empty() ? "" : ": " + out.refused.front().name + ": " + out.refused.front().reason;
+    const std::string why =
+        out.refused.empty() ? "" : ": " + out.refused.front().name + ": " + out.refused.front().reason;
     throw Error("the design space has no valid point (" + std::to_string(out.refused.size()) + " refused" + why + ")");
   }
 

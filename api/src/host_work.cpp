@@ -67,11 +67,13 @@ nlohmann::json hostWorkJson(const HostWork& w) {
 std::string hostWorkText(const HostWork& w) {
   std::ostringstream o;
   o << "host work per inference (times on this machine):\n"
-    << "  offloaded layers (" << w.offloaded_steps << "): host transforms " << kib(w.transformed_bytes) << ", packs and uploads "
-    << kib(w.uploaded_bytes) << ", downloads and unpacks " << kib(w.downloaded_bytes) << " (input "
-    << kib(w.input_bytes) << ", output " << kib(w.output_bytes) << "); " << ms(w.offload_host_seconds) << "\n"
+    << "  offloaded layers (" << w.offloaded_steps << "): host transforms " << kib(w.transformed_bytes)
+    << ", packs and uploads " << kib(w.uploaded_bytes) << ", downloads and unpacks " << kib(w.downloaded_bytes)
+    << " (input " << kib(w.input_bytes) << ", output " << kib(w.output_bytes) << "); " << ms(w.offload_host_seconds)
+    << "\n"
     << "  kept in device memory instead of crossing to the host: " << kib(w.kept_on_device_bytes) << "\n"
-    << "  CPU steps (" << w.cpu_steps.size() << "): " << ms(w.cpu_step_seconds) << ", writing " << kib(w.cpu_step_bytes);
+    << "  CPU steps (" << w.cpu_steps.size() << "): " << ms(w.cpu_step_seconds) << ", writing "
+    << kib(w.cpu_step_bytes);
   std::string names;
   for (size_t i = 0; i < w.cpu_steps.size() && i < 8; ++i) names += (i ? ", " : "") + w.cpu_steps[i].name;
   if (w.cpu_steps.size() > 8) names += ", ...";

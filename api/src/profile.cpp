@@ -50,7 +50,8 @@ ProfileResult profileNetwork(ir::Graph& graph, const hw::HwConfig& cfg, CompileO
                                                  ? std::make_unique<rt::Executor>(artifact, *creport.kernels, eopts)
                                                  : std::make_unique<rt::Executor>(artifact, eopts);
     if (options.progress)
-      options.progress("running " + options.model_name + " with latency hiding " + mode + " on " + options.device + "...");
+      options.progress("running " + options.model_name + " with latency hiding " + mode + " on " + options.device +
+                       "...");
     std::vector<rt::Tensor> outputs = executor->run({input});
     if (options.on_mode_run) options.on_mode_run(mode, executor->profile());
     report.host_work[mode] = hostWork(artifact, executor->profile(), cfg);

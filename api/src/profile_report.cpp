@@ -37,10 +37,14 @@ Totals totals(const ProfileReport& r, const std::string& mode) {
 std::string escapeXml(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else o += c;
+    if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '&')
+      o += "&amp;";
+    else
+      o += c;
   }
   return o;
 }
@@ -79,13 +83,14 @@ std::string profileTable(const ProfileReport& r) {
   for (const std::string& m : r.modes) {
     const Totals t = totals(r, m);
     o << "total, latency hiding " << m << ": " << formatNumber("%.0f", t.cycles) << " cycles ("
-      << formatNumber("%.2f", t.cycles / (r.clock_mhz * 1e3)) << " ms at " << formatNumber("%.0f", r.clock_mhz) << " MHz), ideal "
-      << formatNumber("%.0f", t.ideal) << "; GEMM utilisation " << formatNumber("%.1f", 100 * t.gemm / std::max(t.cycles, 1.0))
-      << "% of cycles, " << formatNumber("%.1f", 100 * t.mac_weighted_util) << "% MAC-weighted over layers; MACs / ideal "
+      << formatNumber("%.2f", t.cycles / (r.clock_mhz * 1e3)) << " ms at " << formatNumber("%.0f", r.clock_mhz)
+      << " MHz), ideal " << formatNumber("%.0f", t.ideal) << "; GEMM utilisation "
+      << formatNumber("%.1f", 100 * t.gemm / std::max(t.cycles, 1.0)) << "% of cycles, "
+      << formatNumber("%.1f", 100 * t.mac_weighted_util) << "% MAC-weighted over layers; MACs / ideal "
       << formatNumber("%.1f", 100 * t.ideal / std::max(t.cycles, 1.0)) << "%\n";
     if (measured && t.cycles > 0)
-      o << "  cost model: " << formatNumber("%.0f", t.estimated) << " cycles, " << formatNumber("%+.1f", 100 * (t.estimated / t.cycles - 1))
-        << "% against the measurement\n";
+      o << "  cost model: " << formatNumber("%.0f", t.estimated) << " cycles, "
+        << formatNumber("%+.1f", 100 * (t.estimated / t.cycles - 1)) << "% against the measurement\n";
   }
   if (r.modes.size() == 2) {
     const Totals on = totals(r, "on"), off = totals(r, "off");
@@ -152,8 +157,8 @@ std::string profileSvg(const ProfileReport& r) {
   s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
     << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
   s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s << "<text x=\"10\" y=\"20\" font-size=\"15\">" << escapeXml(r.model) << " on " << escapeXml(r.device)
-    << " (config " << escapeXml(r.config) << "): cycles per layer, latency hiding on vs off</text>\n";
+  s << "<text x=\"10\" y=\"20\" font-size=\"15\">" << escapeXml(r.model) << " on " << escapeXml(r.device) << " (config "
+    << escapeXml(r.config) << "): cycles per layer, latency hiding on vs off</text>\n";
   for (size_t k = 0; k < modes; ++k)
     s << "<rect x=\"" << 10 + 170 * double(k) << "\" y=\"32\" width=\"12\" height=\"12\" fill=\"" << colours[k % 3]
       << "\"/><text x=\"" << 26 + 170 * double(k) << "\" y=\"43\">latency hiding " << r.modes[k] << "</text>\n";
@@ -176,10 +181,10 @@ std::string profileSvg(const ProfileReport& r) {
     s << "<line x1=\"" << xi << "\" x2=\"" << xi << "\" y1=\"" << y0 - 1 << "\" y2=\"" << y0 + bar_h * double(modes)
       << "\" stroke=\"black\" stroke-width=\"2\"/>\n";
   }
-  s << "<line x1=\"" << label_w << "\" x2=\"" << label_w << "\" y1=\"" << top - 4 << "\" y2=\""
-    << height - 36 << "\" stroke=\"#444\"/>\n";
-  s << "<text x=\"" << label_w << "\" y=\"" << height - 16 << "\">0</text><text x=\"" << label_w + chart_w
-    << "\" y=\"" << height - 16 << "\" text-anchor=\"end\">" << formatNumber("%.0f", max_cycles) << " cycles</text>\n";
+  s << "<line x1=\"" << label_w << "\" x2=\"" << label_w << "\" y1=\"" << top - 4 << "\" y2=\"" << height - 36
+    << "\" stroke=\"#444\"/>\n";
+  s << "<text x=\"" << label_w << "\" y=\"" << height - 16 << "\">0</text><text x=\"" << label_w + chart_w << "\" y=\""
+    << height - 16 << "\" text-anchor=\"end\">" << formatNumber("%.0f", max_cycles) << " cycles</text>\n";
   s << "</svg>\n";
   return s.str();
 }

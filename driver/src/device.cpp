@@ -45,7 +45,8 @@ std::unique_ptr<Device> createDevice(const std::string& backend, const hw::HwCon
 #ifdef VDLA_HAVE_HLS_CSIM
   if (backend == "hls") {
     if (!options.empty())
-      throw Error("the hls device (C simulation) has no clock: --trace, --waves and --max-cycles need the cycle device");
+      throw Error(
+          "the hls device (C simulation) has no clock: --trace, --waves and --max-cycles need the cycle device");
     return std::make_unique<HlsDevice>(cfg);
   }
 #endif

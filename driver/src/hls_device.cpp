@@ -32,8 +32,8 @@ RunResult HlsDevice::runProgram(uint64_t insn_addr, uint32_t count) {
   csim_->reset();
 
   auto reg = [this](uint32_t offset) { return csim_->readRegister(offset); };
-  startThroughRegisters(cfg_, reg, [this](uint32_t offset, uint32_t value) { csim_->writeRegister(offset, value); },
-                        insn_addr, count);
+  startThroughRegisters(
+      cfg_, reg, [this](uint32_t offset, uint32_t value) { csim_->writeRegister(offset, value); }, insn_addr, count);
   auto insn = [this, insn_addr](uint32_t index, uint8_t bytes[16]) {
     const uint8_t* p = dram_.map(insn_addr + uint64_t(index) * hw::kInstructionBytes, hw::kInstructionBytes);
     if (!p) return false;
@@ -50,7 +50,8 @@ RunResult HlsDevice::runProgram(uint64_t insn_addr, uint32_t count) {
   }
   const uint32_t ctrl = csim_->readRegister(regs::kCtrl);
   if (ctrl & regs::kCtrlError) throw Error(describeRegisterError(cfg_, reg, insn));
-  if (!(ctrl & regs::kCtrlDone)) throw Error("the accelerator stopped without DONE or ERROR (CTRL = " + std::to_string(ctrl) + ")");
+  if (!(ctrl & regs::kCtrlDone))
+    throw Error("the accelerator stopped without DONE or ERROR (CTRL = " + std::to_string(ctrl) + ")");
   r.stats = statsAfterRun(cfg_, reg, dram_.map(insn_addr, uint64_t(count) * hw::kInstructionBytes), count);
   return r;
 }

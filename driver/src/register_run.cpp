@@ -14,8 +14,9 @@ void runThroughRegisters(const hw::HwConfig& cfg, RegisterWindow& regs_window, c
                          uint64_t insn_addr, uint32_t count, const PollTiming& timing,
                          const std::atomic<bool>& cancel) {
   auto reg = [&regs_window](uint32_t offset) { return regs_window.read32(offset); };
-  startThroughRegisters(cfg, reg, [&regs_window](uint32_t offset, uint32_t value) { regs_window.write32(offset, value); },
-                        insn_addr, count);
+  startThroughRegisters(
+      cfg, reg, [&regs_window](uint32_t offset, uint32_t value) { regs_window.write32(offset, value); }, insn_addr,
+      count);
   // A run in which every module stays blocked on tokens or queue room, with
   // nothing changing, for deadlock_after is a deadlock: the hardware would
   // wait forever, and the timeout the caller chose may be much longer.
@@ -29,8 +30,8 @@ void runThroughRegisters(const hw::HwConfig& cfg, RegisterWindow& regs_window, c
     const uint32_t state = reg(regs::kModuleState), tokens = reg(regs::kTokens);
     uint32_t indices = 0;
     for (uint32_t m = 0; m < 4; ++m) indices = indices * 31 + reg(regs::kFetchIndex + 4 * m);
-    bool blocked = ((state & 0xf) == regs::kStFetchWaitQueue || (state & 0xf) == regs::kStFetchDone) &&
-                   (state >> 4) != 0;
+    bool blocked =
+        ((state & 0xf) == regs::kStFetchWaitQueue || (state & 0xf) == regs::kStFetchDone) && (state >> 4) != 0;
     for (int m = 1; m < 4; ++m) {
       const uint32_t s = (state >> (4 * m)) & 0xf;
       blocked = blocked && (s == regs::kStIdle || s == regs::kStWaitToken || s == regs::kStWaitRoom);

@@ -28,8 +28,7 @@ struct PollTiming {
 // CTRL until DONE. Throws vdla::Error explaining an ERROR, a deadlock, or
 // "run cancelled" once `cancel` is set.
 void runThroughRegisters(const hw::HwConfig& cfg, RegisterWindow& regs, const InstructionReader& insn,
-                         uint64_t insn_addr, uint32_t count, const PollTiming& timing,
-                         const std::atomic<bool>& cancel);
+                         uint64_t insn_addr, uint32_t count, const PollTiming& timing, const std::atomic<bool>& cancel);
 
 // The message of a wait() that gave up: the timeout and MODULE_STATE, and
 // `reset_hint`, how to stop the accelerator that may still be running.

@@ -32,8 +32,7 @@ void startThroughRegisters(const hw::HwConfig& cfg, const RegisterReader& reg, c
                            uint64_t insn_addr, uint32_t count);
 
 // The message for a run that stopped with ERROR set.
-std::string describeRegisterError(const hw::HwConfig& cfg, const RegisterReader& reg,
-                                  const InstructionReader& insn);
+std::string describeRegisterError(const hw::HwConfig& cfg, const RegisterReader& reg, const InstructionReader& insn);
 
 // The statistics of a successful run: the GEMM micro-op and ALU vector
 // counts from the accelerator's counters, the per-module cycle counters when

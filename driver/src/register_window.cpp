@@ -35,7 +35,8 @@ MappedRegion::MappedRegion(const std::string& path, uint64_t offset, uint64_t by
     : path_(path), bytes_(bytes) {
   const long page = sysconf(_SC_PAGESIZE);
   if (offset % uint64_t(page) != 0)
-    throw Error(path + ": offset " + hex(offset) + " is not a multiple of the page size (" + std::to_string(page) + ")");
+    throw Error(path + ": offset " + hex(offset) + " is not a multiple of the page size (" + std::to_string(page) +
+                ")");
   if (bytes == 0) throw Error(path + ": nothing to map (size 0)");
   fd_ = ::open(path.c_str(), O_RDWR | (uncached ? O_SYNC : 0));
   if (fd_ < 0) {

@@ -50,8 +50,7 @@ void SimulatedDramDevice::launch(uint64_t insn_addr, uint32_t count) {
   // A run that timed out has been cancelled and stops within one loop
   // iteration, so it is waited for; a run still in progress is an error.
   if (!cancel_ && running_.valid() && running_.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
-    throw Error("launch while a program is still running on the " + backendName() +
-                " device (wait for it first)");
+    throw Error("launch while a program is still running on the " + backendName() + " device (wait for it first)");
   finishPrevious();
   cancel_ = false;
   running_ = std::async(std::launch::async, [this, insn_addr, count] {

@@ -65,16 +65,13 @@ std::string env(const char* name) {
   return v ? v : "";
 }
 
-
 std::string hex(uint64_t v) {
   char text[24];
   std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(v));
   return text;
 }
 
-bool isIndex(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-}
+bool isIndex(const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
 
 // A hint for XRT errors that carry an errno.
 std::string errnoHint(const std::exception& e) {
@@ -169,12 +166,13 @@ XrtDevice::XrtDevice(const hw::HwConfig& cfg, const XrtOptions& options)
     : cfg_(cfg), options_(options), xrt_(std::make_unique<Xrt>()), run_(std::make_unique<BackgroundRun>()) {
   const std::string where = "XRT device '" + options.device + "'";
   try {
-    xrt_->device = isIndex(options.device) ? xrt::device(unsigned(std::stoul(options.device)))
-                                           : xrt::device(options.device);
+    xrt_->device =
+        isIndex(options.device) ? xrt::device(unsigned(std::stoul(options.device))) : xrt::device(options.device);
   } catch (const std::exception& e) {
     const std::string hint = errnoHint(e);
-    throw Error((hint.empty() ? "device not found: cannot open " : "cannot open ") + where + ": " + e.what() +
-                (hint.empty() ? " (`xbutil examine` lists the devices; set VDLA_XRT_DEVICE to an index or BDF)" : hint));
+    throw Error(
+        (hint.empty() ? "device not found: cannot open " : "cannot open ") + where + ": " + e.what() +
+        (hint.empty() ? " (`xbutil examine` lists the devices; set VDLA_XRT_DEVICE to an index or BDF)" : hint));
   }
 
   if (!options.xclbin.empty()) {
@@ -299,8 +297,9 @@ RunResult XrtDevice::runProgram(uint64_t insn_addr, uint32_t count) {
   runThroughRegisters(cfg_, *xrt_->regs, insn, insn_addr, count,
                       PollTiming{options_.poll_interval, options_.deadlock_after}, run_->cancelled());
   RunResult r;
-  r.stats = statsAfterRun(cfg_, [this](uint32_t offset) { return xrt_->regs->read32(offset); },
-                          host(insn_addr, uint64_t(count) * hw::kInstructionBytes), count);
+  r.stats = statsAfterRun(
+      cfg_, [this](uint32_t offset) { return xrt_->regs->read32(offset); },
+      host(insn_addr, uint64_t(count) * hw::kInstructionBytes), count);
   return r;
 }
 

@@ -18,7 +18,6 @@ namespace {
 namespace regs = hw::regs;
 constexpr uint64_t kAlign = 4096;
 
-
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
@@ -45,8 +44,10 @@ ZynqOptions ZynqOptions::fromEnvironment() {
   if (!env("VDLA_ZYNQ_REGS_OFFSET").empty())
     o.registers_offset = parseSettingNumber(env("VDLA_ZYNQ_REGS_OFFSET"), "VDLA_ZYNQ_REGS_OFFSET");
   if (!env("VDLA_ZYNQ_DMA").empty()) o.dma = env("VDLA_ZYNQ_DMA");
-  if (!env("VDLA_ZYNQ_DMA_PHYS").empty()) o.dma_phys = parseSettingNumber(env("VDLA_ZYNQ_DMA_PHYS"), "VDLA_ZYNQ_DMA_PHYS");
-  if (!env("VDLA_ZYNQ_DMA_SIZE").empty()) o.dma_size = parseSettingNumber(env("VDLA_ZYNQ_DMA_SIZE"), "VDLA_ZYNQ_DMA_SIZE");
+  if (!env("VDLA_ZYNQ_DMA_PHYS").empty())
+    o.dma_phys = parseSettingNumber(env("VDLA_ZYNQ_DMA_PHYS"), "VDLA_ZYNQ_DMA_PHYS");
+  if (!env("VDLA_ZYNQ_DMA_SIZE").empty())
+    o.dma_size = parseSettingNumber(env("VDLA_ZYNQ_DMA_SIZE"), "VDLA_ZYNQ_DMA_SIZE");
   o.dma_cached = env("VDLA_ZYNQ_DMA_CACHED") == "1";
   return o;
 }
@@ -144,7 +145,8 @@ void ZynqDevice::syncDma(const char* direction) {
       !writeSysfs(dma_sysfs_ + "/sync_size", std::to_string(options_.dma_size)) ||
       !writeSysfs(dma_sysfs_ + "/" + direction, "1"))
     throw Error(std::string("cache maintenance failed: cannot write ") + direction + " of " +
-                (dma_sysfs_.empty() ? options_.dma : dma_sysfs_) + " (use an uncached mapping: unset VDLA_ZYNQ_DMA_CACHED)");
+                (dma_sysfs_.empty() ? options_.dma : dma_sysfs_) +
+                " (use an uncached mapping: unset VDLA_ZYNQ_DMA_CACHED)");
 }
 
 RunResult ZynqDevice::runProgram(uint64_t insn_addr, uint32_t count) {
@@ -159,8 +161,9 @@ RunResult ZynqDevice::runProgram(uint64_t insn_addr, uint32_t count) {
   runThroughRegisters(cfg_, *regs_, insn, insn_addr, count, PollTiming{options_.poll_interval, options_.deadlock_after},
                       run_->cancelled());
   syncDma("sync_for_cpu");
-  r.stats = statsAfterRun(cfg_, [this](uint32_t offset) { return regs_->read32(offset); },
-                          hostPointer(insn_addr, uint64_t(count) * hw::kInstructionBytes), count);
+  r.stats = statsAfterRun(
+      cfg_, [this](uint32_t offset) { return regs_->read32(offset); },
+      hostPointer(insn_addr, uint64_t(count) * hw::kInstructionBytes), count);
   return r;
 }
 

@@ -20,8 +20,9 @@ std::vector<T> readList(const json& obj, const std::string& key, const std::stri
   if (!v.is_array() || v.empty())
     throw Error(origin + ": field '" + path + "': must be a non-empty list, got " + v.dump());
   for (const json& e : v) {
-    const bool ok = std::is_same_v<T, bool> ? e.is_boolean() : std::is_floating_point_v<T> ? e.is_number()
-                                                                                           : e.is_number_unsigned();
+    const bool ok = std::is_same_v<T, bool>       ? e.is_boolean()
+                    : std::is_floating_point_v<T> ? e.is_number()
+                                                  : e.is_number_unsigned();
     if (!ok) throw Error(origin + ": field '" + path + "': element " + e.dump() + " has the wrong type");
     out.push_back(e.get<T>());
   }
@@ -105,7 +106,8 @@ std::string designSpaceToJson(const DesignSpace& s) {
   if (!b.empty()) j["buffers_kib"] = b;
   put(j, "axi_bits", s.axi_bits);
   put(j, "clock_mhz", s.clock_mhz);
-  if (!s.latency_hiding.empty()) j["latency_hiding"] = std::vector<bool>(s.latency_hiding.begin(), s.latency_hiding.end());
+  if (!s.latency_hiding.empty())
+    j["latency_hiding"] = std::vector<bool>(s.latency_hiding.begin(), s.latency_hiding.end());
   return j.dump(2);
 }
 
@@ -131,11 +133,10 @@ std::vector<DesignPoint> enumerateDesignSpace(const DesignSpace& s, std::vector<
                         {"uop", uop}, {"input", inp}, {"weight", wgt}, {"accumulator", acc}, {"output", out}};
                     j["axi"]["data_bits"] = axi;
                     j["target"]["clock_mhz"] = clock;
-                    const std::string name = "b" + std::to_string(batch) + "-" + std::to_string(bi) + "x" +
-                                             std::to_string(bo) + "-i" + std::to_string(inp) + "-w" +
-                                             std::to_string(wgt) + "-a" + std::to_string(acc) + "-u" +
-                                             std::to_string(uop) + "-axi" + std::to_string(axi) + "-" +
-                                             clockText(clock) + "mhz";
+                    const std::string name =
+                        "b" + std::to_string(batch) + "-" + std::to_string(bi) + "x" + std::to_string(bo) + "-i" +
+                        std::to_string(inp) + "-w" + std::to_string(wgt) + "-a" + std::to_string(acc) + "-u" +
+                        std::to_string(uop) + "-axi" + std::to_string(axi) + "-" + clockText(clock) + "mhz";
                     j["name"] = name;
                     j["description"] = "design point of a sweep over " + base.name;
                     hw::HwConfig cfg;

@@ -51,10 +51,10 @@ std::string resultsCsv(const std::vector<PointResult>& results) {
     out << c.name << "," << c.hashHex() << "," << c.batch << "," << c.block_in << "," << c.block_out << ","
         << c.input_bytes / 1024 << "," << c.weight_bytes / 1024 << "," << c.acc_bytes / 1024 << ","
         << c.uop_bytes / 1024 << "," << c.axi_data_bits << "," << num(c.clock_mhz) << ","
-        << (r.point.latency_hiding ? 1 : 0) << "," << num(r.resources.lut, "%.0f") << ","
-        << num(r.resources.ff, "%.0f") << "," << num(r.resources.dsp, "%.0f") << "," << num(r.resources.bram36, "%.1f")
-        << "," << (r.fits() ? 1 : 0) << "," << csvField(r.why_not_fits) << "," << (r.complete ? 1 : 0) << ","
-        << (r.on_front ? 1 : 0) << "," << num(r.latency_ms);
+        << (r.point.latency_hiding ? 1 : 0) << "," << num(r.resources.lut, "%.0f") << "," << num(r.resources.ff, "%.0f")
+        << "," << num(r.resources.dsp, "%.0f") << "," << num(r.resources.bram36, "%.1f") << "," << (r.fits() ? 1 : 0)
+        << "," << csvField(r.why_not_fits) << "," << (r.complete ? 1 : 0) << "," << (r.on_front ? 1 : 0) << ","
+        << num(r.latency_ms);
     for (const NetworkResult& n : r.networks) out << "," << num(n.latency_ms) << "," << num(n.mac_utilisation, "%.4f");
     out << "\n";
   }
@@ -80,10 +80,13 @@ std::string paretoSvg(const std::vector<PointResult>& results, const std::vector
     if (r.complete && r.latency_ms > 0) min_lat = std::min(min_lat, r.latency_ms);
   for (const ChartMarker& m : markers)
     if (m.result.complete && m.result.latency_ms > 0) min_lat = std::min(min_lat, m.result.latency_ms);
-  const double lo = std::pow(10.0, std::floor(std::log10(min_lat))), hi = std::pow(10.0, std::ceil(std::log10(max_lat)));
+  const double lo = std::pow(10.0, std::floor(std::log10(min_lat))),
+               hi = std::pow(10.0, std::ceil(std::log10(max_lat)));
   const double xmax = max_dsp * 1.05;
   auto X = [&](double dsp) { return left + pw * dsp / xmax; };
-  auto Y = [&](double ms) { return top + ph * (1 - (std::log10(ms) - std::log10(lo)) / (std::log10(hi) - std::log10(lo))); };
+  auto Y = [&](double ms) {
+    return top + ph * (1 - (std::log10(ms) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)));
+  };
 
   std::ostringstream s;
   s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
@@ -116,7 +119,8 @@ std::string paretoSvg(const std::vector<PointResult>& results, const std::vector
     << "\" stroke=\"#c33\" stroke-dasharray=\"5,4\"/>\n";
   s << "<text x=\"" << X(part.dsp) - 4 << "\" y=\"" << top + 14 << "\" text-anchor=\"end\" fill=\"#c33\">"
     << xmlEscape(part.device) << ": " << num(part.dsp) << " DSP</text>\n";
-  s << "<text x=\"" << left + pw / 2 << "\" y=\"" << H - 18 << "\" text-anchor=\"middle\">DSP slices (resource model)</text>\n";
+  s << "<text x=\"" << left + pw / 2 << "\" y=\"" << H - 18
+    << "\" text-anchor=\"middle\">DSP slices (resource model)</text>\n";
   s << "<text transform=\"translate(20," << top + ph / 2
     << ") rotate(-90)\" text-anchor=\"middle\">latency, ms (cost model, sum over networks)</text>\n";
   // Points: fitting filled, not fitting hollow; the front joined by a line.

@@ -29,10 +29,9 @@ double blockRam36(uint64_t width, uint64_t depth, bool byte_lanes) {
     uint64_t depth, bits;
     double size;  // in BRAM36
   };
-  static const Aspect aspects[] = {
-      {512, 72, 1},   {1024, 36, 1},    {2048, 18, 1},    {4096, 9, 1},    {8192, 4, 1},    {16384, 2, 1},
-      {32768, 1, 1},  {512, 36, 0.5},   {1024, 18, 0.5},  {2048, 9, 0.5},  {4096, 4, 0.5},  {8192, 2, 0.5},
-      {16384, 1, 0.5}};
+  static const Aspect aspects[] = {{512, 72, 1},   {1024, 36, 1},  {2048, 18, 1},  {4096, 9, 1},    {8192, 4, 1},
+                                   {16384, 2, 1},  {32768, 1, 1},  {512, 36, 0.5}, {1024, 18, 0.5}, {2048, 9, 0.5},
+                                   {4096, 4, 0.5}, {8192, 2, 0.5}, {16384, 1, 0.5}};
   double best = std::numeric_limits<double>::infinity();
   for (const Aspect& a : aspects) {
     const uint64_t bits = byte_lanes && a.bits >= 9 ? a.bits / 9 * 8 : a.bits;
@@ -114,7 +113,8 @@ ResourceFeatures resourceFeatures(const hw::HwConfig& c) {
     uint64_t width, depth;
     bool lanes;
   };
-  const uint64_t inp_w = uint64_t(c.entryBytes(hw::Memory::Input)) * 8, wgt_w = uint64_t(c.entryBytes(hw::Memory::Weight)) * 8;
+  const uint64_t inp_w = uint64_t(c.entryBytes(hw::Memory::Input)) * 8,
+                 wgt_w = uint64_t(c.entryBytes(hw::Memory::Weight)) * 8;
   const uint64_t acc_w = uint64_t(c.entryBytes(hw::Memory::Acc)) * 8;
   // vdla_top: INP and WGT are written an AXI beat at a time, ACC 32 bits at a time.
   const Mem mems[] = {{inp_w, c.depth(hw::Memory::Input), inp_w > c.axi_data_bits},
@@ -225,7 +225,8 @@ std::vector<CalibrationResidual> calibrationResiduals(const std::vector<Calibrat
     std::vector<CalibrationPoint> others;
     for (size_t j = 0; j < points.size(); ++j)
       if (j != i) others.push_back(points[j]);
-    r.leave_one_out = others.empty() ? r.in_sample : ResourceModel::fit(others).estimate(points[i].config, points[i].family);
+    r.leave_one_out =
+        others.empty() ? r.in_sample : ResourceModel::fit(others).estimate(points[i].config, points[i].family);
     out.push_back(r);
   }
   return out;

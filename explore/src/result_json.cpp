@@ -18,7 +18,8 @@ nlohmann::json pointResultToJson(const PointResult& r) {
   j["axi_bits"] = c.axi_data_bits;
   j["clock_mhz"] = c.clock_mhz;
   j["latency_hiding"] = r.point.latency_hiding;
-  j["resources"] = {{"lut", r.resources.lut}, {"ff", r.resources.ff}, {"dsp", r.resources.dsp}, {"bram36", r.resources.bram36}};
+  j["resources"] = {
+      {"lut", r.resources.lut}, {"ff", r.resources.ff}, {"dsp", r.resources.dsp}, {"bram36", r.resources.bram36}};
   j["fits"] = r.fits();
   j["why_not_fits"] = r.why_not_fits;
   j["complete"] = r.complete;

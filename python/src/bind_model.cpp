@@ -101,7 +101,8 @@ void bindModel(nb::module_& m) {
         auto h = std::make_unique<ModelHandle>();
         h->spec = spec;
         h->kind = api::classifyModel(spec);
-        if (h->kind == api::ModelKind::Artifact) throw Error(spec + ": is a compiled artifact; load it with load_artifact");
+        if (h->kind == api::ModelKind::Artifact)
+          throw Error(spec + ": is a compiled artifact; load it with load_artifact");
         h->options = modelOptionsFromJson(nlohmann::json::parse(options_json));
         if (h->kind == api::ModelKind::Onnx && options_json != "{}")
           throw Error(spec + ": batch, image_size and seed apply to zoo models only");
@@ -109,9 +110,11 @@ void bindModel(nb::module_& m) {
         return h;
       },
       nb::arg("spec"), nb::arg("options_json") = "{}", "An ONNX file or zoo model, loaded once to check it.");
-  m.def("model_kind", [](const std::string& spec) { return std::string(api::modelKindName(api::classifyModel(spec))); },
-        nb::arg("spec"), "'artifact', 'ONNX model' or 'zoo model'.");
-  m.def("zoo_models", []() { return api::zooModelList(); }, "The zoo's model names, comma-separated.");
+  m.def(
+      "model_kind", [](const std::string& spec) { return std::string(api::modelKindName(api::classifyModel(spec))); },
+      nb::arg("spec"), "'artifact', 'ONNX model' or 'zoo model'.");
+  m.def(
+      "zoo_models", []() { return api::zooModelList(); }, "The zoo's model names, comma-separated.");
 
   nb::class_<ArtifactHandle>(m, "Artifact", "A compiled model (see vdla.compile and vdla.load).")
       .def_prop_ro("target", [](const ArtifactHandle& h) { return h.artifact.target; })
@@ -119,11 +122,13 @@ void bindModel(nb::module_& m) {
       .def_prop_ro("config_hash",
                    [](const ArtifactHandle& h) {
                      char buf[17];
-                     std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h.artifact.hw_config_hash));
+                     std::snprintf(buf, sizeof buf, "%016llx",
+                                   static_cast<unsigned long long>(h.artifact.hw_config_hash));
                      return std::string(buf);
                    })
-      .def_prop_ro("in_process_code", [](const ArtifactHandle& h) { return h.kernels != nullptr; },
-                   "True when its CPU code was JIT-compiled in this process (it cannot be saved).")
+      .def_prop_ro(
+          "in_process_code", [](const ArtifactHandle& h) { return h.kernels != nullptr; },
+          "True when its CPU code was JIT-compiled in this process (it cannot be saved).")
       .def_ro("report_json", &ArtifactHandle::report_json)
       .def(
           "info_json",
@@ -149,8 +154,9 @@ void bindModel(nb::module_& m) {
           "save",
           [](const ArtifactHandle& h, const std::string& path) {
             if (h.kernels)
-              throw Error(path + ": this artifact's CPU code was JIT-compiled into this process; compile with "
-                                 "library='host' to save it");
+              throw Error(path +
+                          ": this artifact's CPU code was JIT-compiled into this process; compile with "
+                          "library='host' to save it");
             rt::saveArtifact(h.artifact, path);
           },
           nb::arg("path"), "Writes the artifact file.")
@@ -158,8 +164,9 @@ void bindModel(nb::module_& m) {
           "to_bytes",
           [](const ArtifactHandle& h) {
             if (h.kernels)
-              throw Error("this artifact's CPU code was JIT-compiled into this process; compile with library='host' "
-                          "to move it to another process");
+              throw Error(
+                  "this artifact's CPU code was JIT-compiled into this process; compile with library='host' "
+                  "to move it to another process");
             const std::vector<uint8_t> bytes = rt::serializeArtifact(h.artifact);
             return nb::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
           },
@@ -201,10 +208,12 @@ void bindModel(nb::module_& m) {
       "save_signed",
       [](const ArtifactHandle& h, const std::string& path, const std::string& key_path) {
         if (h.kernels)
-          throw Error(path + ": this artifact's CPU code was JIT-compiled into this process; compile with "
-                             "library='host' to save it");
+          throw Error(path +
+                      ": this artifact's CPU code was JIT-compiled into this process; compile with "
+                      "library='host' to save it");
         const std::vector<uint8_t> bytes = rt::serializeArtifact(h.artifact);
-        const std::vector<uint8_t> signed_bytes = rt::signArtifactBytes(bytes.data(), bytes.size(), rt::loadSecretKey(key_path));
+        const std::vector<uint8_t> signed_bytes =
+            rt::signArtifactBytes(bytes.data(), bytes.size(), rt::loadSecretKey(key_path));
         std::ofstream out(path, std::ios::binary | std::ios::trunc);
         out.write(reinterpret_cast<const char*>(signed_bytes.data()), std::streamsize(signed_bytes.size()));
         if (!out) throw Error(path + ": cannot write the signed artifact");

@@ -26,8 +26,7 @@ namespace {
 // of the artifact's config).
 class Session {
  public:
-  Session(std::shared_ptr<ArtifactHandle> artifact, const std::string& device, const std::string& config,
-          bool profile)
+  Session(std::shared_ptr<ArtifactHandle> artifact, const std::string& device, const std::string& config, bool profile)
       : artifact_(std::move(artifact)) {
     rt::ExecutorOptions eopts;
     eopts.profile = profile;
@@ -49,7 +48,8 @@ class Session {
                   std::to_string(arrays.size()));
     std::vector<rt::Tensor> inputs;
     for (size_t i = 0; i < arrays.size(); ++i)
-      inputs.push_back(tensorFromArray(arrays[i], "input " + std::to_string(i) + " ('" + executor_->input(i).name + "')"));
+      inputs.push_back(
+          tensorFromArray(arrays[i], "input " + std::to_string(i) + " ('" + executor_->input(i).name + "')"));
     std::vector<rt::Tensor> outputs;
     {
       nb::gil_scoped_release release;
@@ -128,8 +128,8 @@ void bindSession(nb::module_& m) {
         }
         return list.dump();
       },
-      nb::arg("artifact"), nb::arg("images"), nb::arg("device"), nb::arg("config"), nb::arg("top"),
-      nb::arg("threads"), "Runs an image classifier over photos; per-image best classes as JSON.");
+      nb::arg("artifact"), nb::arg("images"), nb::arg("device"), nb::arg("config"), nb::arg("top"), nb::arg("threads"),
+      "Runs an image classifier over photos; per-image best classes as JSON.");
   m.def(
       "image_input",
       [](const std::string& path, const std::vector<int64_t>& shape) {

@@ -114,7 +114,8 @@ void bindStudies(nb::module_& m) {
         nlohmann::json results = nlohmann::json::array();
         nb::gil_scoped_release release;
         for (const auto& p : points)
-          results.push_back(api::confirmationJson(explore::confirmOnDevice(pointFromJson(p), workloads.networks, "cycle")));
+          results.push_back(
+              api::confirmationJson(explore::confirmOnDevice(pointFromJson(p), workloads.networks, "cycle")));
         return results.dump();
       },
       nb::arg("points_json"), nb::arg("workloads"),
@@ -169,8 +170,8 @@ void bindStudies(nb::module_& m) {
         }
         if (evaluator) {
           nb::callable fn = *evaluator;
-          o.evaluate = [fn](const std::vector<explore::DesignPoint>& points, const std::vector<explore::NetworkWorkload>&,
-                            const explore::FpgaPart& part) {
+          o.evaluate = [fn](const std::vector<explore::DesignPoint>& points,
+                            const std::vector<explore::NetworkWorkload>&, const explore::FpgaPart& part) {
             nlohmann::json list = nlohmann::json::array();
             for (const auto& p : points) list.push_back(pointJson(p));
             std::string answer;
@@ -183,7 +184,8 @@ void bindStudies(nb::module_& m) {
               throw Error("explore: the evaluator answered " + std::to_string(results.size()) + " results for " +
                           std::to_string(points.size()) + " points");
             std::vector<explore::PointResult> out;
-            for (size_t i = 0; i < points.size(); ++i) out.push_back(explore::pointResultFromJson(results[i], points[i]));
+            for (size_t i = 0; i < points.size(); ++i)
+              out.push_back(explore::pointResultFromJson(results[i], points[i]));
             return out;
           };
         }

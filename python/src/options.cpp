@@ -37,8 +37,9 @@ hw::HwConfig configFromSpec(const std::string& spec) {
 
 CompileOptions compileOptionsFromJson(const nlohmann::json& j) {
   const std::string what = "compile";
-  checkKeys(j, {"target", "config", "latency_hiding", "allow_im2col", "strip_qdq", "cpu_kernels", "library", "optimize",
-                "cuda_arch", "cuda_tf32"},
+  checkKeys(j,
+            {"target", "config", "latency_hiding", "allow_im2col", "strip_qdq", "cpu_kernels", "library", "optimize",
+             "cuda_arch", "cuda_tf32"},
             what);
   CompileOptions o;
   if (j.contains("target")) o.target = get<std::string>(j, "target", what);
@@ -59,7 +60,8 @@ CompileOptions compileOptionsFromJson(const nlohmann::json& j) {
     o.llvm_library_cpu = get<std::string>(j, "library", what);
     if (o.llvm_library_cpu != "" && o.llvm_library_cpu != "host" && o.llvm_library_cpu != "armv7" &&
         o.llvm_library_cpu != "aarch64")
-      throw Error("compile: library takes 'host', 'armv7', 'aarch64' or None (the JIT), got '" + o.llvm_library_cpu + "'");
+      throw Error("compile: library takes 'host', 'armv7', 'aarch64' or None (the JIT), got '" + o.llvm_library_cpu +
+                  "'");
   }
   if (j.contains("optimize")) o.optimize = get<bool>(j, "optimize", what);
   if (j.contains("cuda_arch")) o.cuda.archs = get<std::vector<std::string>>(j, "cuda_arch", what);
@@ -79,8 +81,9 @@ api::ModelOptions modelOptionsFromJson(const nlohmann::json& j) {
 
 api::ExploreOptions exploreOptionsFromJson(const nlohmann::json& j) {
   const std::string what = "explore";
-  checkKeys(j, {"space", "networks", "model_options", "compile_options", "clock_cap_mhz", "threads", "cache", "confirm",
-                "yosys", "yosys_dir", "marks", "progress"},
+  checkKeys(j,
+            {"space", "networks", "model_options", "compile_options", "clock_cap_mhz", "threads", "cache", "confirm",
+             "yosys", "yosys_dir", "marks", "progress"},
             what);
   api::ExploreOptions o;
   if (j.contains("space")) o.space = explore::parseDesignSpace(j.at("space").dump(), "explore space");

@@ -270,11 +270,11 @@ Artifact deserializeArtifact(const uint8_t* data, size_t size, const std::string
   uint64_t file_size = header.getU64("file size");
   if (file_size != size)
     throw ArtifactError(source + ": " +
-                        (file_size > size ? "truncated: the header says " + std::to_string(file_size) +
-                                                " bytes but the file has " + std::to_string(size)
-                                          : "the header says " + std::to_string(file_size) +
-                                                " bytes but the file has " + std::to_string(size) +
-                                                " (trailing data)"));
+                        (file_size > size
+                             ? "truncated: the header says " + std::to_string(file_size) + " bytes but the file has " +
+                                   std::to_string(size)
+                             : "the header says " + std::to_string(file_size) + " bytes but the file has " +
+                                   std::to_string(size) + " (trailing data)"));
   if (size < kHeaderSize) header.fail("truncated header");
   uint64_t checksum = header.getU64("checksum");
   uint64_t actual = artifactChecksum(data + kChecksumStart, size - kChecksumStart);
@@ -306,7 +306,8 @@ Artifact deserializeArtifact(const uint8_t* data, size_t size, const std::string
     std::memcpy(&s.offset, entry + kSectionNameBytes, 8);
     std::memcpy(&s.size, entry + kSectionNameBytes + 8, 8);
     where = source + ": section '" + s.name + "'";
-    if (s.offset % kAlignment) throw ArtifactError(where + ": offset " + std::to_string(s.offset) + " is not 64-byte aligned");
+    if (s.offset % kAlignment)
+      throw ArtifactError(where + ": offset " + std::to_string(s.offset) + " is not 64-byte aligned");
     if (s.offset < data_start || s.offset > size || s.size > size - s.offset)
       throw ArtifactError(where + ": range [" + std::to_string(s.offset) + ", +" + std::to_string(s.size) +
                           ") is outside the file of " + std::to_string(size) + " bytes");
@@ -362,7 +363,8 @@ Artifact deserializeArtifact(const uint8_t* data, size_t size, const std::string
         uint64_t off = r.getU64("constant offset");
         uint64_t bytes = r.getU64("constant size");
         std::string what = "tensor " + std::to_string(i) + " '" + t.name + "' " + t.type.toString();
-        if (off % kAlignment) r.fail(what + ": constant data offset " + std::to_string(off) + " is not 64-byte aligned");
+        if (off % kAlignment)
+          r.fail(what + ": constant data offset " + std::to_string(off) + " is not 64-byte aligned");
         if (off > cs.size || bytes > cs.size - off)
           r.fail(what + ": constant data [" + std::to_string(off) + ", +" + std::to_string(bytes) +
                  ") is outside the constdata section of " + std::to_string(cs.size) + " bytes");
@@ -402,7 +404,8 @@ Artifact deserializeArtifact(const uint8_t* data, size_t size, const std::string
   }
   for (const Section& s : ordered)
     if (s.name.rfind(kBlobPrefix, 0) == 0)
-      a.blobs[s.name.substr(std::strlen(kBlobPrefix))] = std::vector<uint8_t>(data + s.offset, data + s.offset + s.size);
+      a.blobs[s.name.substr(std::strlen(kBlobPrefix))] =
+          std::vector<uint8_t>(data + s.offset, data + s.offset + s.size);
   a.validate(source);
   return a;
 }

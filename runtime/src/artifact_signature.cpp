@@ -49,7 +49,8 @@ std::array<uint8_t, N> readKeyFile(const std::string& path, const char* tag) {
   std::string got_tag, hex;
   in >> got_tag >> hex;
   if (got_tag != tag) throw ArtifactError(path + ": not a " + std::string(tag) + " key file");
-  if (hex.size() != 2 * N) throw ArtifactError(path + ": key has " + std::to_string(hex.size() / 2) + " bytes, expected " + std::to_string(N));
+  if (hex.size() != 2 * N)
+    throw ArtifactError(path + ": key has " + std::to_string(hex.size() / 2) + " bytes, expected " + std::to_string(N));
   std::array<uint8_t, N> key{};
   for (size_t i = 0; i < N; ++i) {
     auto nibble = [&](char c) -> int {
@@ -68,7 +69,8 @@ void writeKeyFile(const std::string& path, const char* tag, const uint8_t* key, 
     std::ofstream out(path, std::ios::trunc);
     if (!out) throw ArtifactError(path + ": cannot create key file");
   }
-  if (secret && ::chmod(path.c_str(), 0600) != 0) throw ArtifactError(path + ": cannot restrict the key file to its owner");
+  if (secret && ::chmod(path.c_str(), 0600) != 0)
+    throw ArtifactError(path + ": cannot restrict the key file to its owner");
   std::ofstream out(path, std::ios::trunc);
   out << tag << " " << toHex(key, n) << "\n";
   if (!out) throw ArtifactError(path + ": cannot write key file");
@@ -167,7 +169,8 @@ void verifyArtifactSignature(const uint8_t* data, size_t size, const TrustedKeys
     throw ArtifactError(source + ": artifacts must be signed by " + trust +
                         ", but this runtime was built without signature support (libsodium); refusing it");
   requireSupport(source);
-  if (!hasSignatureTrailer(data, size)) throw ArtifactError(source + ": unsigned artifact; refusing it (" + trust + ")");
+  if (!hasSignatureTrailer(data, size))
+    throw ArtifactError(source + ": unsigned artifact; refusing it (" + trust + ")");
   const size_t payload = size - kSignatureTrailerBytes;
   PublicKey signer;
   std::memcpy(signer.data(), data + payload, 32);

@@ -31,12 +31,18 @@ const char* attributeKindName(const Attribute& a) {
 
 std::string attributeToString(const Attribute& a) {
   std::ostringstream out;
-  if (auto* i = std::get_if<int64_t>(&a)) out << *i;
-  else if (auto* f = std::get_if<double>(&a)) out << *f;
-  else if (auto* s = std::get_if<std::string>(&a)) out << '"' << *s << '"';
-  else if (auto* is = std::get_if<std::vector<int64_t>>(&a)) printList(out, *is);
-  else if (auto* fs = std::get_if<std::vector<double>>(&a)) printList(out, *fs);
-  else if (auto* t = std::get_if<Tensor>(&a)) out << "tensor<" << t->type().toString() << ">";
+  if (auto* i = std::get_if<int64_t>(&a))
+    out << *i;
+  else if (auto* f = std::get_if<double>(&a))
+    out << *f;
+  else if (auto* s = std::get_if<std::string>(&a))
+    out << '"' << *s << '"';
+  else if (auto* is = std::get_if<std::vector<int64_t>>(&a))
+    printList(out, *is);
+  else if (auto* fs = std::get_if<std::vector<double>>(&a))
+    printList(out, *fs);
+  else if (auto* t = std::get_if<Tensor>(&a))
+    out << "tensor<" << t->type().toString() << ">";
   return out.str();
 }
 

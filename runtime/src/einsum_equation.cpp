@@ -47,20 +47,22 @@ EinsumEquation resolveEinsum(const std::string& equation, const std::vector<Shap
   std::vector<Term> inputs;
   for (size_t start = 0;;) {
     const size_t comma = lhs.find(',', start);
-    inputs.push_back(parseTerm(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start), equation));
+    inputs.push_back(
+        parseTerm(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start), equation));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
   if (inputs.size() != shapes.size())
-    throw std::invalid_argument("equation '" + equation + "' has " + std::to_string(inputs.size()) + " operand terms, got " +
-                                std::to_string(shapes.size()) + " inputs");
+    throw std::invalid_argument("equation '" + equation + "' has " + std::to_string(inputs.size()) +
+                                " operand terms, got " + std::to_string(shapes.size()) + " inputs");
   // Ellipsis dimensions broadcast like numpy: aligned from the right.
   size_t ellipsis_rank = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const size_t rank = shapes[i].size(), named = inputs[i].letters.size();
     if (inputs[i].ellipsis_at < 0 ? rank != named : rank < named)
       throw std::invalid_argument("equation '" + equation + "': operand " + std::to_string(i) + " has rank " +
-                                  std::to_string(rank) + " but its term names " + std::to_string(named) + " dimensions");
+                                  std::to_string(rank) + " but its term names " + std::to_string(named) +
+                                  " dimensions");
     if (inputs[i].ellipsis_at >= 0) ellipsis_rank = std::max(ellipsis_rank, rank - named);
   }
   EinsumEquation e;
@@ -81,8 +83,8 @@ EinsumEquation resolveEinsum(const std::string& equation, const std::vector<Shap
           int64_t& extent = e.extents[static_cast<size_t>(label)];
           if (extent != shape[d] && extent != 1 && shape[d] != 1)
             throw std::invalid_argument("equation '" + equation + "': the '...' dimensions of operand " +
-                                        std::to_string(i) + " do not broadcast (" + std::to_string(extent) + " against " +
-                                        std::to_string(shape[d]) + ")");
+                                        std::to_string(i) + " do not broadcast (" + std::to_string(extent) +
+                                        " against " + std::to_string(shape[d]) + ")");
           extent = std::max(extent, shape[d]);
           labels.push_back(label);
         }
@@ -90,7 +92,8 @@ EinsumEquation resolveEinsum(const std::string& equation, const std::vector<Shap
       const char c = t.letters[k];
       ++occurrences[c];
       auto [it, added] = label_of.emplace(c, static_cast<int>(e.extents.size()));
-      if (added) e.extents.push_back(shape[d]);
+      if (added)
+        e.extents.push_back(shape[d]);
       else if (e.extents[static_cast<size_t>(it->second)] != shape[d])
         throw std::invalid_argument("equation '" + equation + "': label '" + std::string(1, c) + "' is " +
                                     std::to_string(e.extents[static_cast<size_t>(it->second)]) + " in one place and " +

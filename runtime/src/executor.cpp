@@ -82,7 +82,8 @@ void Executor::prepare(const KernelRegistry& registry) {
   if (targetNeedsDevice(artifact_.target)) {
     if (options_.device) options_.device_config = &options_.device->config();
     if (!options_.device_config)
-      throw ArtifactError(source + ": target '" + artifact_.target + "' runs on an accelerator, but no device config was given");
+      throw ArtifactError(source + ": target '" + artifact_.target +
+                          "' runs on an accelerator, but no device config was given");
     checkArtifactDevice(artifact_, *options_.device_config, source);
     if (options_.device) {
 #ifndef VDLA_RUNTIME_ACCEL

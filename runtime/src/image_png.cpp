@@ -35,9 +35,8 @@ Image decodePng(const uint8_t* data, size_t size, const std::string& source) {
   if (w <= 0 || h <= 0 || uint64_t(w) * uint64_t(h) > kMaxImagePixels)
     throw ImageError(source + ": PNG image of " + std::to_string(w) + "x" + std::to_string(h) +
                      " pixels is empty or too large");
-  std::unique_ptr<stbi_uc, void (*)(void*)> pixels(stbi_load_from_memory(data, static_cast<int>(size), &w, &h,
-                                                                        &channels, 3),
-                                                   stbi_image_free);
+  std::unique_ptr<stbi_uc, void (*)(void*)> pixels(
+      stbi_load_from_memory(data, static_cast<int>(size), &w, &h, &channels, 3), stbi_image_free);
   if (!pixels) throw ImageError(source + ": bad PNG image: " + stbi_failure_reason());
   Image image;
   image.width = w;

@@ -14,7 +14,8 @@ namespace vdla::rt {
 void resizedSize(int width, int height, int resize, int* out_width, int* out_height) {
   // torchvision: the short side becomes `resize`, the long one int(resize * long / short).
   auto longSide = [&](int64_t long_side, int64_t short_side) {
-    return static_cast<int>(std::min<int64_t>(int64_t{resize} * long_side / std::max<int64_t>(short_side, 1), INT32_MAX));
+    return static_cast<int>(
+        std::min<int64_t>(int64_t{resize} * long_side / std::max<int64_t>(short_side, 1), INT32_MAX));
   };
   if (width <= height) {
     *out_width = resize;
@@ -64,7 +65,8 @@ std::vector<std::string> loadClassLabels(const std::string& path) {
 }
 
 std::vector<Prediction> topK(const Tensor& scores, int k, int64_t row) {
-  if (scores.dtype() != DType::F32) throw std::invalid_argument("topK: scores are " + scores.type().toString() + ", expected f32");
+  if (scores.dtype() != DType::F32)
+    throw std::invalid_argument("topK: scores are " + scores.type().toString() + ", expected f32");
   int64_t classes = scores.rank() == 0 ? 1 : scores.dim(-1);
   int64_t rows = classes ? scores.numElements() / classes : 0;
   if (row < 0 || row >= rows)

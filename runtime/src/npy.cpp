@@ -107,9 +107,11 @@ void saveNpy(const std::string& path, const Tensor& t) {
     throw std::runtime_error(path + ": a tensor in a packed layout (" + t.type().toString() +
                              ") has no .npy form; save it in row-major order");
   std::string dims = "(";
-  for (size_t i = 0; i < t.shape().size(); ++i) dims += std::to_string(t.shape()[i]) + (t.shape().size() == 1 ? "," : i + 1 < t.shape().size() ? ", " : "");
+  for (size_t i = 0; i < t.shape().size(); ++i)
+    dims += std::to_string(t.shape()[i]) + (t.shape().size() == 1 ? "," : i + 1 < t.shape().size() ? ", " : "");
   dims += ")";
-  std::string header = std::string("{'descr': '") + descrOf(t.dtype()) + "', 'fortran_order': False, 'shape': " + dims + ", }";
+  std::string header =
+      std::string("{'descr': '") + descrOf(t.dtype()) + "', 'fortran_order': False, 'shape': " + dims + ", }";
   // Magic (6) + version (2) + length (2) + header + '\n', padded with spaces to a multiple of 64.
   const size_t unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
@@ -119,7 +121,8 @@ void saveNpy(const std::string& path, const Tensor& t) {
   out.write(kMagic, 6);
   const char version[2] = {1, 0};
   out.write(version, 2);
-  const unsigned char len[2] = {static_cast<unsigned char>(header.size() & 0xff), static_cast<unsigned char>(header.size() >> 8)};
+  const unsigned char len[2] = {static_cast<unsigned char>(header.size() & 0xff),
+                                static_cast<unsigned char>(header.size() >> 8)};
   out.write(reinterpret_cast<const char*>(len), 2);
   out << header;
   out.write(static_cast<const char*>(t.raw()), static_cast<std::streamsize>(t.byteSize()));

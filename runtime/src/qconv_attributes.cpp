@@ -23,8 +23,8 @@ void readList(const AttributeMap& attrs, const char* name, size_t count, int64_t
                                 " values, got " + listToString(v));
   for (size_t i = 0; i < count; ++i) {
     if (v[i] < min_value)
-      throw std::invalid_argument(std::string("attribute '") + name + "' values must be >= " +
-                                  std::to_string(min_value) + ", got " + listToString(v));
+      throw std::invalid_argument(std::string("attribute '") + name +
+                                  "' values must be >= " + std::to_string(min_value) + ", got " + listToString(v));
     out[i] = v[i];
   }
 }
@@ -96,9 +96,8 @@ int64_t qconvOutputSize(int64_t input, int64_t kernel, int64_t stride, int64_t d
   const int64_t span = input + pad_begin + pad_end - ((kernel - 1) * dilation + 1);
   if (kernel < 1 || span < 0)
     throw std::invalid_argument("the dilated kernel (" + std::to_string(kernel) + ", dilation " +
-                                std::to_string(dilation) + ") does not fit the padded input (" +
-                                std::to_string(input) + " + " + std::to_string(pad_begin) + " + " +
-                                std::to_string(pad_end) + ")");
+                                std::to_string(dilation) + ") does not fit the padded input (" + std::to_string(input) +
+                                " + " + std::to_string(pad_begin) + " + " + std::to_string(pad_end) + ")");
   return span / stride + 1;
 }
 

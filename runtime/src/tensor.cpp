@@ -92,13 +92,15 @@ Tensor Tensor::view(TensorType type, void* data, std::shared_ptr<const void> own
 
 int64_t Tensor::dim(int64_t i) const {
   int64_t r = rank();
-  if (i < -r || i >= r) throw std::out_of_range("dimension " + std::to_string(i) + " of a rank-" + std::to_string(r) + " tensor");
+  if (i < -r || i >= r)
+    throw std::out_of_range("dimension " + std::to_string(i) + " of a rank-" + std::to_string(r) + " tensor");
   return type_.shape[i < 0 ? i + r : i];
 }
 
 void Tensor::checkType(DType want) const {
   if (want != type_.dtype)
-    throw std::invalid_argument(std::string("tensor of type ") + dtypeName(type_.dtype) + " accessed as " + dtypeName(want));
+    throw std::invalid_argument(std::string("tensor of type ") + dtypeName(type_.dtype) + " accessed as " +
+                                dtypeName(want));
 }
 
 double Tensor::getAsDouble(int64_t i) const {

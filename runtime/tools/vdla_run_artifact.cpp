@@ -59,21 +59,28 @@ Options parseOptions(int argc, char** argv) {
       if (i + 1 >= argc) throw UsageError(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--input") o.inputs.push_back(value());
-    else if (a == "--output") o.outputs.push_back(value());
-    else if (a == "--device") o.device = value();
+    if (a == "--input")
+      o.inputs.push_back(value());
+    else if (a == "--output")
+      o.outputs.push_back(value());
+    else if (a == "--device")
+      o.device = value();
     else if (a == "--repeat") {
       const std::string v = value();
       char* end = nullptr;
       const long n = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < 1 || n > 1000000) throw UsageError("--repeat needs a count from 1, got '" + v + "'");
+      if (v.empty() || *end != '\0' || n < 1 || n > 1000000)
+        throw UsageError("--repeat needs a count from 1, got '" + v + "'");
       o.repeat = static_cast<int>(n);
     } else if (a == "-h" || a == "--help") {
       std::cout << kUsage;
       std::exit(0);
-    } else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "'");
-    else if (o.artifact.empty()) o.artifact = a;
-    else throw UsageError("more than one artifact given ('" + o.artifact + "' and '" + a + "')");
+    } else if (!a.empty() && a[0] == '-')
+      throw UsageError("unknown option '" + a + "'");
+    else if (o.artifact.empty())
+      o.artifact = a;
+    else
+      throw UsageError("more than one artifact given ('" + o.artifact + "' and '" + a + "')");
   }
   if (o.artifact.empty()) throw UsageError("no artifact given");
   return o;
@@ -118,7 +125,8 @@ int run(const Options& o) {
   vdla::hw::HwConfig config;
   std::unique_ptr<vdla::driver::Device> device;
   if (targetNeedsDevice(artifact.target)) {
-    if (o.device.empty()) throw UsageError(o.artifact + ": target '" + artifact.target + "' needs --device (pynq, xrt or fsim)");
+    if (o.device.empty())
+      throw UsageError(o.artifact + ": target '" + artifact.target + "' needs --device (pynq, xrt or fsim)");
     config = vdla::hw::loadConfig(artifact.hw_config_name);
     device = vdla::driver::createDevice(o.device, config);
     options.device = device.get();

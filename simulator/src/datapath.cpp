@@ -156,16 +156,22 @@ void Datapath::load(const hw::Instruction& insn, const std::string& where, Execu
         }
         break;
       case Memory::Input:
-        if (src) std::memcpy(&inp_[dst * inp_entry_], src, count * inp_entry_);
-        else std::fill_n(&inp_[dst * inp_entry_], count * inp_entry_, 0);
+        if (src)
+          std::memcpy(&inp_[dst * inp_entry_], src, count * inp_entry_);
+        else
+          std::fill_n(&inp_[dst * inp_entry_], count * inp_entry_, 0);
         break;
       case Memory::Weight:
-        if (src) std::memcpy(&wgt_[dst * wgt_entry_], src, count * wgt_entry_);
-        else std::fill_n(&wgt_[dst * wgt_entry_], count * wgt_entry_, 0);
+        if (src)
+          std::memcpy(&wgt_[dst * wgt_entry_], src, count * wgt_entry_);
+        else
+          std::fill_n(&wgt_[dst * wgt_entry_], count * wgt_entry_, 0);
         break;
       case Memory::Acc:
-        if (src) std::memcpy(&acc_[dst * acc_entry_], src, count * acc_entry_ * 4);  // little-endian int32
-        else std::fill_n(&acc_[dst * acc_entry_], count * acc_entry_, 0);
+        if (src)
+          std::memcpy(&acc_[dst * acc_entry_], src, count * acc_entry_ * 4);  // little-endian int32
+        else
+          std::fill_n(&acc_[dst * acc_entry_], count * acc_entry_, 0);
         break;
       case Memory::Acc8:
         for (uint64_t i = 0; i < count * acc_entry_; ++i)
@@ -196,7 +202,8 @@ void Datapath::store(const hw::Instruction& insn, const std::string& where, Exec
   const uint64_t depth = cfg_.depth(Memory::Output);
   if (insn.sram_base + entries > depth)
     throw Error(where + ": reads OUT entries [" + std::to_string(insn.sram_base) + ", " +
-                std::to_string(insn.sram_base + entries) + ") but the memory has " + std::to_string(depth) + " entries");
+                std::to_string(insn.sram_base + entries) + ") but the memory has " + std::to_string(depth) +
+                " entries");
   const uint32_t entry_bytes = cfg_.entryBytes(Memory::Output);
   for (uint64_t r = 0; r < insn.y_size; ++r) {
     if (insn.x_size == 0) break;

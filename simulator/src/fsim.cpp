@@ -56,8 +56,8 @@ ExecutionStats FunctionalSimulator::run(uint64_t insn_addr, uint32_t count, cons
   const uint8_t* stream = dram_.map(insn_addr, bytes);
   if (!stream) {
     std::ostringstream msg;
-    msg << "instruction fetch: " << count << " instructions at 0x" << std::hex << insn_addr << " (" << std::dec
-        << bytes << " bytes) are not inside an allocated buffer";
+    msg << "instruction fetch: " << count << " instructions at 0x" << std::hex << insn_addr << " (" << std::dec << bytes
+        << " bytes) are not inside an allocated buffer";
     throw Error(msg.str());
   }
   return run(hw::decodeInstructionStream(layout_, stream, bytes), cancel);

@@ -176,7 +176,8 @@ TEST_F(FsimDeviceTest, FailingRunReturnsErrorWithMessage) {
   // A load past the end of its DRAM buffer.
   Buffer in = bufs.allocate(cfg.entryBytes(Memory::Input));
   RunResult r = selftest::runProgram(
-      dev, bufs, {hw::makeLoad(Memory::Input, 0, in.phys_addr / cfg.entryBytes(Memory::Input), 1, 2, 2), hw::makeFinish()},
+      dev, bufs,
+      {hw::makeLoad(Memory::Input, 0, in.phys_addr / cfg.entryBytes(Memory::Input), 1, 2, 2), hw::makeFinish()},
       milliseconds(10000));
   EXPECT_EQ(r.status, RunResult::Status::Error);
   EXPECT_FALSE(r.ok());

@@ -76,9 +76,8 @@ RunResult runAssembly(Device& dev, std::string text, uint32_t count_override = ~
                       std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
   const auto& cfg = dev.config();
   const auto data = dev.allocate(4096);
-  const std::pair<const char*, vdla::hw::Memory> names[] = {{"{UOP}", vdla::hw::Memory::Uop},
-                                                            {"{INP}", vdla::hw::Memory::Input},
-                                                            {"{OUT}", vdla::hw::Memory::Output}};
+  const std::pair<const char*, vdla::hw::Memory> names[] = {
+      {"{UOP}", vdla::hw::Memory::Uop}, {"{INP}", vdla::hw::Memory::Input}, {"{OUT}", vdla::hw::Memory::Output}};
   for (const auto& [key, mem] : names)
     for (size_t at; (at = text.find(key)) != std::string::npos;)
       text.replace(at, std::strlen(key), std::to_string(data.phys_addr / cfg.entryBytes(mem)));
@@ -116,11 +115,13 @@ TEST_P(HlsErrors, ReportedLikeFsim) {
 }
 
 const BadProgram kBadPrograms[] = {
-    {"deadlock", "LOAD UOP sram=0 dram={UOP} y=1 x=1 stride=1\nLOAD INP sram=0 dram={INP} y=1 x=1 stride=1\n"
-                 "GEMM uops=0:1 iters=1,1 pop_prev\nFINISH\n",
+    {"deadlock",
+     "LOAD UOP sram=0 dram={UOP} y=1 x=1 stride=1\nLOAD INP sram=0 dram={INP} y=1 x=1 stride=1\n"
+     "GEMM uops=0:1 iters=1,1 pop_prev\nFINISH\n",
      "compute module waits at instruction 2 (GEMM, compute module) for a token in the empty load->compute queue"},
-    {"deadlock_cycle", "LOAD INP sram=0 dram={INP} y=1 x=1 stride=1 pop_next push_next\n"
-                       "GEMM uops=0:0 iters=1,1 pop_prev push_prev\nFINISH\n",
+    {"deadlock_cycle",
+     "LOAD INP sram=0 dram={INP} y=1 x=1 stride=1 pop_next push_next\n"
+     "GEMM uops=0:0 iters=1,1 pop_prev push_prev\nFINISH\n",
      "load module waits at instruction 0 (LOAD INP, load module) for a token in the empty compute->load queue"},
     {"dram_oob", "LOAD INP sram=0 dram=0x100000 y=1 x=2 stride=2\nFINISH\n",
      "instruction 0 (LOAD INP, load module): DRAM range"},
@@ -155,8 +156,9 @@ TEST(HlsDevice, EmptyProgramIsAnError) {
 TEST(HlsDevice, TimeoutCancelsAndTheNextRunWorks) {
   auto hls = createDevice("hls", vdla::hw::loadConfig("tiny"));
   // 16383 x 16383 micro-op iterations: minutes of C simulation.
-  const RunResult slow = runAssembly(*hls, "LOAD UOP sram=0 dram={UOP} y=1 x=1 stride=1\n"
-                                           "GEMM uops=0:1 iters=16383,16383 reset\nFINISH\n",
+  const RunResult slow = runAssembly(*hls,
+                                     "LOAD UOP sram=0 dram={UOP} y=1 x=1 stride=1\n"
+                                     "GEMM uops=0:1 iters=16383,16383 reset\nFINISH\n",
                                      ~0u, std::chrono::milliseconds(50));
   ASSERT_EQ(slow.status, RunResult::Status::Timeout) << slow.message;
   EXPECT_THAT(slow.message, HasSubstr("did not finish within 50 ms"));

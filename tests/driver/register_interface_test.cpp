@@ -68,9 +68,9 @@ class RegisterInterface : public ::testing::Test {
 
 TEST_F(RegisterInterface, EveryRegisterOfTheTableIsMappedAlike) {
   int registers = 0;
-#define VDLA_HW_X(name, sv, offset, access, meaning)                                                  \
-  EXPECT_NE(rtl_->readRegister(offset), regs::kUnmappedRead) << "RTL has no register " #sv;          \
-  EXPECT_NE(hls_->readRegister(offset), regs::kUnmappedRead) << "HLS C++ has no register " #sv;      \
+#define VDLA_HW_X(name, sv, offset, access, meaning)                                            \
+  EXPECT_NE(rtl_->readRegister(offset), regs::kUnmappedRead) << "RTL has no register " #sv;     \
+  EXPECT_NE(hls_->readRegister(offset), regs::kUnmappedRead) << "HLS C++ has no register " #sv; \
   ++registers;
   VDLA_HW_REGISTERS(VDLA_HW_X)
 #undef VDLA_HW_X
@@ -96,12 +96,12 @@ TEST_F(RegisterInterface, ErrorsAndCountersAgree) {
   const std::string uop = "LOAD UOP sram=0 dram=" + std::to_string((kDmaPhys + 4096) / 4) + " y=1 x=1 stride=1\n";
   const Case cases[] = {
       {uop + "GEMM uops=0:1 iters=2,3 dst=0,0 src=0,0 wgt=0,0 reset\n"
-      "GEMM uops=0:1 iters=4,1 dst=0,0 src=0,0 wgt=0,0\nALU ADD uops=0:1 iters=3,5 dst=0,0 src=0,0 imm=1\nFINISH\n",
+             "GEMM uops=0:1 iters=4,1 dst=0,0 src=0,0 wgt=0,0\nALU ADD uops=0:1 iters=3,5 dst=0,0 src=0,0 "
+             "imm=1\nFINISH\n",
        regs::kErrNone},
       {"LOAD INP sram=127 dram=0 y=1 x=2 stride=2\nFINISH\n", regs::kErrSramRange},
       {"LOAD INP sram=0 dram=0 y=0 x=1 stride=1 push_next\nFINISH\n", regs::kErrTokensLeft},
-      {uop + "GEMM uops=0:1 iters=3,1 dst=0,0 src=120,0 wgt=0,0\nFINISH\n",
-       regs::kErrSrcRange},
+      {uop + "GEMM uops=0:1 iters=3,1 dst=0,0 src=120,0 wgt=0,0\nFINISH\n", regs::kErrSrcRange},
       {"FINISH\nFINISH\n", regs::kErrFinishNotLast},
   };
   for (const auto& [program, code] : cases) {

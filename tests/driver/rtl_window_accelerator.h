@@ -24,6 +24,6 @@ struct CycleBridge : WindowBridge {
 }  // namespace vdla::zynqtest
 
 // The tiny config (the fastest RTL), or a skip if this build has no model of it.
-#define REQUIRE_TINY_MODEL(cfg)                                                                     \
-  const auto cfg = vdla::hw::loadConfig("tiny");                                                    \
+#define REQUIRE_TINY_MODEL(cfg)                  \
+  const auto cfg = vdla::hw::loadConfig("tiny"); \
   if (!vdla::sim::cycleSimSupports(cfg)) GTEST_SKIP() << "no cycle-accurate model of tiny in this build"

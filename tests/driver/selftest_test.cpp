@@ -61,7 +61,8 @@ TEST(Selftest, OtherSeedsAndFilterPass) {
   for (uint64_t seed : {2u, 3u, 99u}) {
     SelftestOptions opts;
     opts.seed = seed;
-    for (const CaseResult& r : runSelftests(dev, opts)) EXPECT_TRUE(r.passed) << "seed " << seed << " " << r.name << ": " << r.detail;
+    for (const CaseResult& r : runSelftests(dev, opts))
+      EXPECT_TRUE(r.passed) << "seed " << seed << " " << r.name << ": " << r.detail;
   }
   SelftestOptions only;
   only.filter = "alu-ADD";

@@ -130,8 +130,8 @@ TEST(ZynqCycle, TimesOutWhileTheAcceleratorRuns) {
   CycleBridge bridge(cfg, files);
   ZynqDevice dev(cfg, files.options());
   const auto start = std::chrono::steady_clock::now();
-  const RunResult r =
-      runAssembly(dev, "ALU ADD uops=0:1 iters=16383,16383 dst=0,0 src=0,0 imm=1\nFINISH\n", std::chrono::milliseconds(200));
+  const RunResult r = runAssembly(dev, "ALU ADD uops=0:1 iters=16383,16383 dst=0,0 src=0,0 imm=1\nFINISH\n",
+                                  std::chrono::milliseconds(200));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   ASSERT_EQ(r.status, RunResult::Status::Timeout) << r.message;
   EXPECT_THAT(r.message, HasSubstr("timeout waiting for DONE: the program did not finish within 200 ms"));

@@ -119,8 +119,9 @@ driver::RunResult runAssembly(driver::Device& dev, const std::string& text, std:
 
 void expectDeadlockReportedNotWaitedOut(driver::Device& dev) {
   const auto start = std::chrono::steady_clock::now();
-  const driver::RunResult deadlock = runAssembly(dev, "LOAD INP sram=0 dram=0 y=0 x=0 stride=0 pop_next push_next\n"
-                                                      "GEMM uops=0:0 iters=1,1 pop_prev push_prev\nFINISH\n");
+  const driver::RunResult deadlock = runAssembly(dev,
+                                                 "LOAD INP sram=0 dram=0 y=0 x=0 stride=0 pop_next push_next\n"
+                                                 "GEMM uops=0:0 iters=1,1 pop_prev push_prev\nFINISH\n");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   ASSERT_EQ(deadlock.status, driver::RunResult::Status::Error);
   EXPECT_NE(deadlock.message.find("deadlock: no module can make progress; load module waits at instruction 0 "

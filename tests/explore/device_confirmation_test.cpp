@@ -20,7 +20,8 @@ NetworkWorkload smallResNet() {
 TEST(DeviceConfirmationTest, CycleSimulatorMeasuresWhatTheCostModelEstimates) {
   const std::vector<NetworkWorkload> networks = {smallResNet()};
   const hw::HwConfig pynq = hw::loadConfig("pynq");
-  const PointResult estimate = evaluateDesignPoint({pynq, true}, networks, ResourceModel::builtin(), fpgaPart(pynq.part));
+  const PointResult estimate =
+      evaluateDesignPoint({pynq, true}, networks, ResourceModel::builtin(), fpgaPart(pynq.part));
   const Confirmation c = confirmOnDevice({pynq, true}, networks, "cycle");
   ASSERT_EQ(c.networks.size(), 1u);
   const ConfirmedNetwork& n = c.networks[0];

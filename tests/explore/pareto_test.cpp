@@ -30,8 +30,8 @@ bool onFrontByDefinition(const std::vector<PointResult>& rs, size_t i) {
 }
 
 TEST(ParetoTest, SmallExample) {
-  std::vector<PointResult> rs = {point(100, 10), point(200, 5), point(150, 12), point(300, 4, false),
-                                 point(250, 5), point(50, 1, true, false)};
+  std::vector<PointResult> rs = {point(100, 10),       point(200, 5), point(150, 12),
+                                 point(300, 4, false), point(250, 5), point(50, 1, true, false)};
   const std::vector<size_t> front = markParetoFront(rs);
   EXPECT_EQ(front, (std::vector<size_t>{0, 1}));
   EXPECT_TRUE(rs[0].on_front && rs[1].on_front);

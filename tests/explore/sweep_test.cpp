@@ -110,7 +110,8 @@ TEST_F(SweepTest, ToleratesACutLastLineButNotACorruptCache) {
   sweep(three, cached, &again);
   EXPECT_EQ(again.cached, 3u);
 
-  std::ofstream(path) << "not json\n" << "{}\n";
+  std::ofstream(path) << "not json\n"
+                      << "{}\n";
   try {
     sweep(two, cached);
     FAIL() << "a corrupt cache must be an error";

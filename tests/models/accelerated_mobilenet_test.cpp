@@ -107,7 +107,8 @@ TEST(AcceleratedMobileNetV2, OwnQuantisationMatchesOnnxruntime) {
   EXPECT_FALSE(report.quantized) << "a pre-quantised model is not calibrated again";
   EXPECT_EQ(report.qlinear.convolutions, 52u);
   EXPECT_EQ(report.qlinear.dense, 1u);
-  EXPECT_TRUE(report.qlinear.kept.empty()) << report.qlinear.kept.front().first << ": " << report.qlinear.kept.front().second;
+  EXPECT_TRUE(report.qlinear.kept.empty())
+      << report.qlinear.kept.front().first << ": " << report.qlinear.kept.front().second;
   size_t offloaded = 0;
   for (const auto& d : report.layers) offloaded += d.offloaded;
   EXPECT_EQ(offloaded, 53u);
@@ -141,7 +142,8 @@ TEST(AcceleratedMobileNetV2, OwnQuantisationMatchesOnnxruntime) {
   // Top-1 against onnxruntime running the original QDQ model.
   std::vector<rt::Tensor> inputs;
   for (const Photo& p : photos) inputs.push_back(p.input);
-  const auto theirs = testing::classifyWithOnnxruntime(kModel, inputs, std::string(VDLA_TEST_OUTPUT_DIR) + "/ort_accel", 1);
+  const auto theirs =
+      testing::classifyWithOnnxruntime(kModel, inputs, std::string(VDLA_TEST_OUTPUT_DIR) + "/ort_accel", 1);
   const std::vector<int64_t> ours = classifyOnFsim(artifact, photos);
   const auto labels = rt::loadClassLabels(kData + "/imagenet_classes.txt");
   int agree = 0, correct = 0;
@@ -150,10 +152,12 @@ TEST(AcceleratedMobileNetV2, OwnQuantisationMatchesOnnxruntime) {
     correct += labels.at(static_cast<size_t>(ours[i])) == photos[i].class_name;
     if (ours[i] != theirs[i][0])
       std::printf("  differs on %s: ours '%s', onnxruntime '%s'\n", fs::path(photos[i].path).filename().c_str(),
-                  labels.at(static_cast<size_t>(ours[i])).c_str(), labels.at(static_cast<size_t>(theirs[i][0])).c_str());
+                  labels.at(static_cast<size_t>(ours[i])).c_str(),
+                  labels.at(static_cast<size_t>(theirs[i][0])).c_str());
   }
-  std::printf("QDQ MobileNetV2 on the accelerator (fsim): top-1 equal to onnxruntime on %d/%zu photos; top-1 accuracy %d/%zu\n",
-              agree, photos.size(), correct, photos.size());
+  std::printf(
+      "QDQ MobileNetV2 on the accelerator (fsim): top-1 equal to onnxruntime on %d/%zu photos; top-1 accuracy %d/%zu\n",
+      agree, photos.size(), correct, photos.size());
   // Measured 30/32 with torchvision's preprocessing: the two others are
   // photos whose winner in onnxruntime leads by under 1.2 logits, which the
   // accelerator's integer requantisation (half-up rounding of an integer
@@ -185,7 +189,7 @@ TEST(AcceleratedMobileNetV2, StrippedToFloatAndQuantisedHere) {
   CompileOptions options;
   options.target = "vdla";
   options.llvm_cpu_fallback = false;  // CPU steps on their reference kernels
-  options.optimize = false;  // already optimised as fp32
+  options.optimize = false;           // already optimised as fp32
   for (const Photo& p : photos) options.calibration.push_back({p.input});
   CompileReport report;
   const rt::Artifact artifact = compileGraph(*graph, options, &report);
@@ -205,14 +209,17 @@ TEST(AcceleratedMobileNetV2, StrippedToFloatAndQuantisedHere) {
     fp32_correct += labels.at(static_cast<size_t>(fp32[i])) == photos[i].class_name;
     int8_correct += labels.at(static_cast<size_t>(int8[i])) == photos[i].class_name;
   }
-  std::printf("MobileNetV2 stripped to fp32, quantised with the project's calibration on %zu photos: "
-              "int8-vs-fp32 top-1 agreement %d/%zu; top-1 accuracy fp32 %d/%zu, int8 %d/%zu; "
-              "int8 logits off fp32 by %.4f of the largest fp32 logit (mean over photos)\n",
-              photos.size(), agree, photos.size(), fp32_correct, photos.size(), int8_correct, photos.size(), logit_error);
-  std::ofstream(std::string(VDLA_TEST_OUTPUT_DIR) + "/stripped_mobilenet_accuracy.json")
-      << nlohmann::json{{"images", photos.size()}, {"agreement", agree}, {"fp32_top1", fp32_correct},
-                        {"int8_top1", int8_correct}, {"relative_logit_error", logit_error}}
-             .dump(1);
+  std::printf(
+      "MobileNetV2 stripped to fp32, quantised with the project's calibration on %zu photos: "
+      "int8-vs-fp32 top-1 agreement %d/%zu; top-1 accuracy fp32 %d/%zu, int8 %d/%zu; "
+      "int8 logits off fp32 by %.4f of the largest fp32 logit (mean over photos)\n",
+      photos.size(), agree, photos.size(), fp32_correct, photos.size(), int8_correct, photos.size(), logit_error);
+  std::ofstream(std::string(VDLA_TEST_OUTPUT_DIR) + "/stripped_mobilenet_accuracy.json") << nlohmann::json{
+      {"images", photos.size()},
+      {"agreement", agree},
+      {"fp32_top1", fp32_correct},
+      {"int8_top1", int8_correct},
+      {"relative_logit_error", logit_error}}.dump(1);
   // The fp32 network is the pretrained one (most photos right); per-tensor
   // int8 of a depthwise network loses some agreement, but not most of it.
   EXPECT_GE(fp32_correct, 20);

@@ -65,8 +65,8 @@ void checkAgainstOnnxruntime(const std::string& model_file) {
     auto outputs = runReference(*graph, {inputs.back()});
     ours.push_back(rt::topK(outputs.at(0), 5));
   }
-  auto theirs = testing::classifyWithOnnxruntime(model_path, inputs,
-                                                 std::string(VDLA_TEST_OUTPUT_DIR) + "/ort_" + model_file);
+  auto theirs =
+      testing::classifyWithOnnxruntime(model_path, inputs, std::string(VDLA_TEST_OUTPUT_DIR) + "/ort_" + model_file);
 
   int top1 = 0, top5 = 0;
   nlohmann::json report = nlohmann::json::array();

@@ -68,8 +68,8 @@ class TorchvisionModel : public ::testing::TestWithParam<Case> {};
 
 TEST_P(TorchvisionModel, MatchesTorch) {
   const Case& c = GetParam();
-  const std::string dir = std::string(c.opset == 13 ? VDLA_TORCHVISION_DIR : VDLA_TORCHVISION_OPSET17_DIR) +
-                          "/torchvision_" + c.model;
+  const std::string dir =
+      std::string(c.opset == 13 ? VDLA_TORCHVISION_DIR : VDLA_TORCHVISION_OPSET17_DIR) + "/torchvision_" + c.model;
   if (!std::filesystem::exists(dir + "/model.onnx")) GTEST_SKIP() << "no export in " << dir;
   auto graph = frontend::importOnnxFile(dir + "/model.onnx");
   rt::Tensor input = frontend::loadOnnxTensorFile(dir + "/test_data_set_0/input_0.pb");

@@ -104,7 +104,8 @@ TEST_F(ArtifactSignature, UntrustedKeyIsRefused) {
 
 TEST_F(ArtifactSignature, StrippedSignatureIsRefused) {
   const std::vector<uint8_t> signed_bytes = signedBy("build", artifactBytes());
-  const std::vector<uint8_t> stripped(signed_bytes.begin(), signed_bytes.end() - std::ptrdiff_t(kSignatureTrailerBytes));
+  const std::vector<uint8_t> stripped(signed_bytes.begin(),
+                                      signed_bytes.end() - std::ptrdiff_t(kSignatureTrailerBytes));
   const std::string why = refusal(stripped);
   EXPECT_NE(why.find("unsigned artifact; refusing it"), std::string::npos) << why;
 }

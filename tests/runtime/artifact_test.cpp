@@ -54,17 +54,17 @@ Artifact sampleArtifact() {
   a.hw_config_name = "pynq";
   a.hw_config_hash = 0x0123456789abcdefull;
   a.metadata = {{"producer", "test"}, {"empty", ""}};
-  a.tensors.push_back(value("x", TensorType{DType::F32, {2, 3}, Layout::NCHW}));        // 0
-  a.tensors.push_back(constant("w_f32", ramp<float>({2, 3})));                           // 1
-  a.tensors.push_back(constant("w_i8", ramp<int8_t>({5})));                              // 2
-  a.tensors.push_back(constant("w_u8", ramp<uint8_t>({3, 1, 2})));                       // 3
-  a.tensors.push_back(constant("w_i32", ramp<int32_t>({4})));                            // 4
-  a.tensors.push_back(constant("w_i64", ramp<int64_t>({2, 2})));                         // 5
-  a.tensors.push_back(constant("w_bool", ramp<bool>({7})));                              // 6
-  a.tensors.push_back(constant("scalar", Tensor::scalar<float>(1.5f)));                  // 7
-  a.tensors.push_back(constant("empty", Tensor(DType::F32, {0, 4})));                    // 8
-  a.tensors.push_back(value("y", TensorType{DType::F32, {2, 3}, Layout::RowMajor}));     // 9
-  a.tensors.push_back(value("z", TensorType{DType::I64, {}, Layout::RowMajor}));         // 10
+  a.tensors.push_back(value("x", TensorType{DType::F32, {2, 3}, Layout::NCHW}));      // 0
+  a.tensors.push_back(constant("w_f32", ramp<float>({2, 3})));                        // 1
+  a.tensors.push_back(constant("w_i8", ramp<int8_t>({5})));                           // 2
+  a.tensors.push_back(constant("w_u8", ramp<uint8_t>({3, 1, 2})));                    // 3
+  a.tensors.push_back(constant("w_i32", ramp<int32_t>({4})));                         // 4
+  a.tensors.push_back(constant("w_i64", ramp<int64_t>({2, 2})));                      // 5
+  a.tensors.push_back(constant("w_bool", ramp<bool>({7})));                           // 6
+  a.tensors.push_back(constant("scalar", Tensor::scalar<float>(1.5f)));               // 7
+  a.tensors.push_back(constant("empty", Tensor(DType::F32, {0, 4})));                 // 8
+  a.tensors.push_back(value("y", TensorType{DType::F32, {2, 3}, Layout::RowMajor}));  // 9
+  a.tensors.push_back(value("z", TensorType{DType::I64, {}, Layout::RowMajor}));      // 10
   a.inputs = {0};
   ArtifactStep s1;
   s1.kernel = "ref.Add";
@@ -190,8 +190,9 @@ std::vector<SectionEntry> sectionTable(const std::vector<uint8_t>& bytes) {
   uint32_t n = readAt<uint32_t>(bytes, 32);
   for (uint32_t i = 0; i < n; ++i) {
     size_t e = 64 + size_t{i} * 64;
-    out.push_back({std::string(reinterpret_cast<const char*>(&bytes[e]), strnlen(reinterpret_cast<const char*>(&bytes[e]), 48)),
-                   readAt<uint64_t>(bytes, e + 48), readAt<uint64_t>(bytes, e + 56), e});
+    out.push_back(
+        {std::string(reinterpret_cast<const char*>(&bytes[e]), strnlen(reinterpret_cast<const char*>(&bytes[e]), 48)),
+         readAt<uint64_t>(bytes, e + 48), readAt<uint64_t>(bytes, e + 56), e});
   }
   return out;
 }
@@ -333,7 +334,8 @@ TEST(ArtifactCorruption, HeaderErrors) {
   expectArtifactError([&] { deserializeArtifact(onnx, "model.onnx"); }, {"model.onnx: not a VDLA artifact"});
   std::vector<uint8_t> v = good;
   writeAt<uint32_t>(v, 8, 99);
-  expectArtifactError([&] { deserializeArtifact(v, "v.vdla"); }, {"v.vdla: artifact format version 99 is not supported"});
+  expectArtifactError([&] { deserializeArtifact(v, "v.vdla"); },
+                      {"v.vdla: artifact format version 99 is not supported"});
   std::vector<uint8_t> longer = good;
   longer.push_back(0);
   expectArtifactError([&] { deserializeArtifact(longer, "l.vdla"); }, {"trailing data"});

@@ -32,12 +32,10 @@ namespace {
 #define VDLA_SHARED_DATA_DIR ""
 #endif
 
-std::string calibImage(const std::string& name) {
-  return std::string(VDLA_SHARED_DATA_DIR) + "/images/calib/" + name;
-}
+std::string calibImage(const std::string& name) { return std::string(VDLA_SHARED_DATA_DIR) + "/images/calib/" + name; }
 
-#define REQUIRE_FILE(path)                                                   \
-  do {                                                                       \
+#define REQUIRE_FILE(path)                                                    \
+  do {                                                                        \
     if (!std::filesystem::exists(path)) GTEST_SKIP() << "missing " << (path); \
   } while (0)
 

@@ -186,7 +186,8 @@ TEST(ThreadPool, TracedSpansCoverEveryIndexOnce) {
       for (int64_t i = s.begin; i < s.end; ++i) ++hits[static_cast<size_t>(i)];
     }
     for (const std::vector<int>& hits : seen)
-      for (size_t i = 0; i < hits.size(); ++i) ASSERT_EQ(hits[i], 1) << "index " << i << " on " << threads << " threads";
+      for (size_t i = 0; i < hits.size(); ++i)
+        ASSERT_EQ(hits[i], 1) << "index " << i << " on " << threads << " threads";
   }
 }
 

@@ -76,7 +76,7 @@ std::string shellQuote(const std::string& s) {
   std::stringstream output;
   output << in.rdbuf();
   const std::string how = status != -1 && WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
-                                                              : "status " + std::to_string(status);
+                                                            : "status " + std::to_string(status);
   return ::testing::AssertionFailure() << "command failed (" << how << "): " << command << "\n" << output.str();
 }
 
@@ -110,7 +110,7 @@ int maxLevelDifference(const Image& ours, const Tensor& theirs) {
 }
 
 struct Difference {
-  double max = 0;   // pixel units, before Normalize
+  double max = 0;  // pixel units, before Normalize
   double mean = 0;
 };
 

@@ -115,13 +115,13 @@ TEST(Dram, MapRefusesRangesOutsideOneBuffer) {
   EXPECT_NE(dram.map(a, 100), nullptr);
   EXPECT_EQ(dram.map(a, 100), dram.map(a, 1));
   EXPECT_EQ(dram.map(a + 99, 1), dram.map(a, 100) + 99);
-  EXPECT_EQ(dram.map(a, 101), nullptr);       // crosses the end
-  EXPECT_EQ(dram.map(a + 50, 51), nullptr);   // crosses the end from inside
-  EXPECT_EQ(dram.map(a + 100, 1), nullptr);   // just past the end
-  EXPECT_EQ(dram.map(a - 1, 2), nullptr);     // starts before the buffer
-  EXPECT_EQ(dram.map(a + 200, 1), nullptr);   // in the gap between buffers
-  EXPECT_EQ(dram.map(a, b - a + 1), nullptr); // spans both buffers and the gap
-  EXPECT_EQ(dram.map(b + 100, 1), nullptr);   // past the last buffer
+  EXPECT_EQ(dram.map(a, 101), nullptr);        // crosses the end
+  EXPECT_EQ(dram.map(a + 50, 51), nullptr);    // crosses the end from inside
+  EXPECT_EQ(dram.map(a + 100, 1), nullptr);    // just past the end
+  EXPECT_EQ(dram.map(a - 1, 2), nullptr);      // starts before the buffer
+  EXPECT_EQ(dram.map(a + 200, 1), nullptr);    // in the gap between buffers
+  EXPECT_EQ(dram.map(a, b - a + 1), nullptr);  // spans both buffers and the gap
+  EXPECT_EQ(dram.map(b + 100, 1), nullptr);    // past the last buffer
   EXPECT_EQ(dram.map(a, std::numeric_limits<uint64_t>::max()), nullptr);
   EXPECT_EQ(dram.map(std::numeric_limits<uint64_t>::max(), 1), nullptr);
   // Small, byte-aligned buffers: a range running off the end of one is refused

@@ -71,8 +71,8 @@ TEST_F(FsimErrors, LoadPastDepthOfEveryMemory) {
     // Padding counts: a one-entry block with the largest padding is too big.
     if (m != Memory::Uop) {
       msg = runError({nop(), nop(), makeLoad(m, 0, src, 1, 1, 1, {15, 15, 15, 15}), makeFinish()});
-      EXPECT_THAT(msg, AllOf(HasSubstr("instruction 2"), HasSubstr("[0, 961)"),
-                             HasSubstr(std::to_string(depth) + " entries")));
+      EXPECT_THAT(
+          msg, AllOf(HasSubstr("instruction 2"), HasSubstr("[0, 961)"), HasSubstr(std::to_string(depth) + " entries")));
     }
   }
 }
@@ -96,8 +96,10 @@ TEST_F(FsimErrors, GemmIndexPastDepthThroughLoopFactors) {
     EXPECT_THAT(msg, AllOf(HasSubstr("instruction 1"), HasSubstr("GEMM"), HasSubstr(c.role), HasSubstr(c.memory)));
     // One iteration fewer stays inside the memory.
     hw::LoopNest smaller = c.nest;
-    if (smaller.iter_in > 1) smaller.iter_in--;
-    else smaller.iter_out--;
+    if (smaller.iter_in > 1)
+      smaller.iter_in--;
+    else
+      smaller.iter_out--;
     EXPECT_NO_THROW(rig.runStream({nop(), makeGemm(smaller), makeFinish()}));
   }
   // Through the micro-op itself: dst 63 + one inner step.
@@ -111,15 +113,15 @@ TEST_F(FsimErrors, AluIndexPastDepth) {
   uint64_t uop = rig.uploadUops({{0, 10, 0}, {0, 100, 0}});
   std::string msg = runError({makeLoad(Memory::Uop, 0, uop / 4, 1, 2, 2), nop(),
                               makeAlu(AluOp::Add, {0, 1, 1, 2, 0, 0, 0, 60}), makeFinish()});
-  EXPECT_THAT(msg, AllOf(HasSubstr("instruction 2"), HasSubstr("ALU ADD"), HasSubstr("src (accumulator) index reaches 70"),
-                         HasSubstr("64 entries")));
+  EXPECT_THAT(msg, AllOf(HasSubstr("instruction 2"), HasSubstr("ALU ADD"),
+                         HasSubstr("src (accumulator) index reaches 70"), HasSubstr("64 entries")));
   // A micro-op whose src (encodable up to the input depth) is past the accumulator.
   msg = runError({makeAlu(AluOp::Max, {1, 2, 1, 1}), makeFinish()});
   EXPECT_THAT(msg, AllOf(HasSubstr("instruction 0"), HasSubstr("src (accumulator) index reaches 100")));
   // dst through the outer factor, with an immediate (src is not checked then).
   msg = runError({makeAluImm(AluOp::Add, {1, 2, 3, 1, 32, 0, 0, 0}, 1), makeFinish()});
-  EXPECT_THAT(msg, AllOf(HasSubstr("instruction 0"), HasSubstr("dst (accumulator) index reaches 64"),
-                         Not(HasSubstr("src"))));
+  EXPECT_THAT(
+      msg, AllOf(HasSubstr("instruction 0"), HasSubstr("dst (accumulator) index reaches 64"), Not(HasSubstr("src"))));
   EXPECT_NO_THROW(rig.runStream({makeAluImm(AluOp::Add, {1, 2, 2, 1, 32, 0, 0, 0}, 1), makeFinish()}));
 }
 
@@ -166,15 +168,18 @@ TEST_F(FsimErrors, LoadOutsideDramBuffer) {
   EXPECT_THAT(msg, AllOf(HasSubstr("instruction 0"), HasSubstr("LOAD WGT"), HasSubstr("[0x0, 0x20)"),
                          HasSubstr("not inside an allocated buffer")));
   msg = runError({makeLoad(Memory::Acc, 0, src + 100000, 1, 1, 1), makeFinish()});
-  EXPECT_THAT(msg, AllOf(HasSubstr("instruction 0"), HasSubstr("LOAD ACC"), HasSubstr("not inside an allocated buffer")));
+  EXPECT_THAT(msg,
+              AllOf(HasSubstr("instruction 0"), HasSubstr("LOAD ACC"), HasSubstr("not inside an allocated buffer")));
   msg = runError({makeLoad(Memory::Uop, 0, 0, 1, 1, 1), makeFinish()});
-  EXPECT_THAT(msg, AllOf(HasSubstr("instruction 0"), HasSubstr("LOAD UOP"), HasSubstr("not inside an allocated buffer")));
+  EXPECT_THAT(msg,
+              AllOf(HasSubstr("instruction 0"), HasSubstr("LOAD UOP"), HasSubstr("not inside an allocated buffer")));
 }
 
 TEST_F(FsimErrors, StoreOutsideDramBuffer) {
   const uint64_t dst = buffer(Memory::Output, 4);
   std::string msg = runError({nop(), makeStore(0, dst, 1, 5, 5), makeFinish()});
-  EXPECT_THAT(msg, AllOf(HasSubstr("instruction 1"), HasSubstr("STORE OUT"), HasSubstr("not inside an allocated buffer")));
+  EXPECT_THAT(msg,
+              AllOf(HasSubstr("instruction 1"), HasSubstr("STORE OUT"), HasSubstr("not inside an allocated buffer")));
   msg = runError({makeStore(0, dst, 2, 2, 3), makeFinish()});
   EXPECT_THAT(msg, AllOf(HasSubstr("instruction 0"), HasSubstr("not inside an allocated buffer")));
   msg = runError({makeStore(0, 0, 1, 1, 1), makeFinish()});
@@ -325,8 +330,8 @@ TEST_F(FsimErrors, FullCommandQueueDeadlockNamesFetch) {
 
 TEST_F(FsimErrors, FinishNotLast) {
   std::string msg = runError({nop(), makeFinish(), nop(), makeFinish()});
-  EXPECT_THAT(msg, AllOf(HasSubstr("instruction 1"), HasSubstr("FINISH must be the last instruction"),
-                         HasSubstr("2 follow")));
+  EXPECT_THAT(
+      msg, AllOf(HasSubstr("instruction 1"), HasSubstr("FINISH must be the last instruction"), HasSubstr("2 follow")));
 }
 
 TEST_F(FsimErrors, ProgramWithoutFinish) {
@@ -387,7 +392,8 @@ TEST_F(FsimErrors, DecodeErrorInFetchedStreamNamesInstruction) {
   std::vector<uint8_t> bad = stream;
   bad[16] |= 0x7;
   uint64_t addr = rig.upload(bad);
-  EXPECT_THAT(errorOf([&] { rig.fsim.run(addr, 4); }), AllOf(HasSubstr("instruction 1"), HasSubstr("unknown opcode 7")));
+  EXPECT_THAT(errorOf([&] { rig.fsim.run(addr, 4); }),
+              AllOf(HasSubstr("instruction 1"), HasSubstr("unknown opcode 7")));
   // Instruction 3 (FINISH) with a stray bit.
   bad = stream;
   bad[3 * 16 + 15] |= 0x80;

@@ -191,7 +191,8 @@ TEST_P(FsimRandomGemm, MatchesReferenceWithChosenAndRandomTilings) {
                     std::uniform_int_distribution<uint32_t>(1, p.max_n)(rng)};
     for (bool db : {false, true}) {
       const int shift = std::uniform_int_distribution<int>(0, 12)(rng);
-      GemmTiling tiling = (i % 2 == 0) ? selftest::chooseGemmTiling(rig.cfg, shape, db) : randomTiling(rng, rig.cfg, shape, db);
+      GemmTiling tiling =
+          (i % 2 == 0) ? selftest::chooseGemmTiling(rig.cfg, shape, db) : randomTiling(rng, rig.cfg, shape, db);
       runOneGemm(rig, rng, shape, tiling, shift);
       if (HasFatalFailure() || HasFailure()) return;  // one reported case is enough
     }

@@ -84,26 +84,25 @@ const AluCase kAluCases[] = {
     {AluOp::Clip, 50, 127 << 8, 50},
     {AluOp::Clip, INT32_MIN, 0x7f80, -128},
     {AluOp::Clip, INT32_MAX, 0x7f80, 127},
-    {AluOp::Clip, 0, 0xf60a, -10},         // lo 10 > hi -10: hi wins
-    {AluOp::Clip, 300, 0x12347f00, 127},   // bits above 15 are ignored
-    {AluOp::Clip, 5, -1, -1},              // lo = hi = -1
+    {AluOp::Clip, 0, 0xf60a, -10},        // lo 10 > hi -10: hi wins
+    {AluOp::Clip, 300, 0x12347f00, 127},  // bits above 15 are ignored
+    {AluOp::Clip, 5, -1, -1},             // lo = hi = -1
     // MULSHR: b = m << 6 | s.
-    {AluOp::MulShr, 5, 3 * 64 + 1, 8},     // (15 + 1) >> 1
-    {AluOp::MulShr, -5, 3 * 64 + 1, -7},   // (-15 + 1) >> 1
-    {AluOp::MulShr, -6, 64 + 2, -1},       // (-6 + 2) >> 2
-    {AluOp::MulShr, -2, 64 + 2, 0},        // half rounds up
-    {AluOp::MulShr, -3, 7 * 64, -21},      // s = 0: a plain product
-    {AluOp::MulShr, 7, -64, -7},           // m = -1
-    {AluOp::MulShr, INT32_MAX, INT32_MAX, 0},         // m = 2^25-1, s = 63: (2^56 + 2^62) >> 63
-    {AluOp::MulShr, INT32_MIN, INT32_MIN, 0},         // m = -2^25, s = 0: 2^56, low 32 bits
+    {AluOp::MulShr, 5, 3 * 64 + 1, 8},                    // (15 + 1) >> 1
+    {AluOp::MulShr, -5, 3 * 64 + 1, -7},                  // (-15 + 1) >> 1
+    {AluOp::MulShr, -6, 64 + 2, -1},                      // (-6 + 2) >> 2
+    {AluOp::MulShr, -2, 64 + 2, 0},                       // half rounds up
+    {AluOp::MulShr, -3, 7 * 64, -21},                     // s = 0: a plain product
+    {AluOp::MulShr, 7, -64, -7},                          // m = -1
+    {AluOp::MulShr, INT32_MAX, INT32_MAX, 0},             // m = 2^25-1, s = 63: (2^56 + 2^62) >> 63
+    {AluOp::MulShr, INT32_MIN, INT32_MIN, 0},             // m = -2^25, s = 0: 2^56, low 32 bits
     {AluOp::MulShr, INT32_MIN, INT32_MIN + 30, 1 << 26},  // (2^56 + 2^29) >> 30
     {AluOp::MulShr, 0x40000000, 8 * 64 + 2, INT32_MIN},   // 2^33 >> 2 = 2^31: low 32 bits
 };
 
 TEST(IsaAluReference, AgreesWithHandWorkedCases) {
   for (const AluCase& c : kAluCases)
-    EXPECT_EQ(isaAlu(c.op, c.a, c.b), c.expected)
-        << hw::aluOpName(c.op) << "(" << c.a << ", " << c.b << ")";
+    EXPECT_EQ(isaAlu(c.op, c.a, c.b), c.expected) << hw::aluOpName(c.op) << "(" << c.a << ", " << c.b << ")";
 }
 
 // Runs `op` with a tensor operand: a at acc[0, k), b at acc[k, 2k); returns
@@ -125,8 +124,8 @@ std::vector<int32_t> runAluImm(Rig& rig, AluOp op, const std::vector<int32_t>& a
   // The micro-op's src points past the accumulator memory (64 entries on tiny):
   // an immediate ALU must not read it.
   uint64_t uop = rig.uploadUops({{0, 100, 0}});
-  rig.runStream({makeLoad(Memory::Uop, 0, uop / 4, 1, 1, 1),
-                 makeAluImm(op, {0, 1, 1, k, 0, 1, 0, 0}, imm), makeFinish()});
+  rig.runStream(
+      {makeLoad(Memory::Uop, 0, uop / 4, 1, 1, 1), makeAluImm(op, {0, 1, 1, k, 0, 1, 0, 0}, imm), makeFinish()});
   rig.dram.release(uop);
   return rig.readAcc(0, k, k);
 }
@@ -144,7 +143,8 @@ TEST(FsimAlu, EveryOpOnEdgeValuesWithTensorOperand) {
     for (size_t i = 0; i < cases.size(); ++i) a[i] = cases[i].a, b[i] = cases[i].b;
     std::vector<int32_t> got = runAluTensor(rig, AluOp(op), a, b);
     for (size_t i = 0; i < cases.size(); ++i)
-      EXPECT_EQ(got[i], cases[i].expected) << hw::aluOpName(AluOp(op)) << "(" << cases[i].a << ", " << cases[i].b << ")";
+      EXPECT_EQ(got[i], cases[i].expected)
+          << hw::aluOpName(AluOp(op)) << "(" << cases[i].a << ", " << cases[i].b << ")";
     for (size_t i = cases.size(); i < a.size(); ++i) EXPECT_EQ(got[i], isaAlu(AluOp(op), 0, 0));
   }
 }
@@ -152,8 +152,9 @@ TEST(FsimAlu, EveryOpOnEdgeValuesWithTensorOperand) {
 TEST(FsimAlu, EveryOpWithImmediateOnEdgeValues) {
   Rig rig("tiny");
   const uint32_t lanes = rig.accLanes();
-  const int32_t edges[] = {0, 1, -1, 2, -2, 127, -128, 255, 256, 32767, -32768, INT32_MAX, INT32_MIN,
-                           INT32_MAX - 1, INT32_MIN + 1, 0x12345678, -0x12345678, 1000000};
+  const int32_t edges[] = {0,           1,      -1,     2,         -2,        127,           -128,          255,
+                           256,         32767,  -32768, INT32_MAX, INT32_MIN, INT32_MAX - 1, INT32_MIN + 1, 0x12345678,
+                           -0x12345678, 1000000};
   std::vector<int32_t> a(2 * lanes);
   for (size_t i = 0; i < a.size(); ++i) a[i] = edges[i % std::size(edges)];
   const int32_t imms[] = {0, 1, -1, 7, 31, -31, 32767, -32768};
@@ -228,7 +229,8 @@ TEST(FsimAlu, RandomOperandsMatchIsaReference) {
     for (uint32_t i = 0; i < n; ++i) a[i] = any(rng), b[i] = shift ? sh(rng) : any(rng);
     std::vector<int32_t> got = runAluTensor(rig, AluOp(op), a, b);
     for (uint32_t i = 0; i < n; ++i)
-      ASSERT_EQ(got[i], isaAlu(AluOp(op), a[i], b[i])) << hw::aluOpName(AluOp(op)) << "(" << a[i] << ", " << b[i] << ")";
+      ASSERT_EQ(got[i], isaAlu(AluOp(op), a[i], b[i]))
+          << hw::aluOpName(AluOp(op)) << "(" << a[i] << ", " << b[i] << ")";
   }
 }
 
@@ -271,14 +273,14 @@ TEST(FsimAlu, LoopNestIndexingAndOutput) {
 TEST(FsimGemmSemantics, OutIsLowByteOfAccumulator) {
   Rig rig("tiny");
   const uint32_t lanes = rig.accLanes();
-  const int32_t values[] = {0, 1, -1, 127, 128, -128, -129, 255, 256, 300, -300, 0x12345680, INT32_MAX, INT32_MIN,
-                            0x7fffff7f, -0x7fffff7f};
+  const int32_t values[] = {0,   1,   -1,   127,        128,       -128,      -129,       255,
+                            256, 300, -300, 0x12345680, INT32_MAX, INT32_MIN, 0x7fffff7f, -0x7fffff7f};
   std::vector<int32_t> acc(2 * lanes);
   for (size_t i = 0; i < acc.size(); ++i) acc[i] = values[i % std::size(values)];
   rig.writeAcc(0, acc);
   uint64_t uop = rig.uploadUops({{0, 0, 0}});
-  rig.runStream({makeLoad(Memory::Uop, 0, uop / 4, 1, 1, 1), makeAluImm(AluOp::Add, {0, 1, 1, 2, 0, 1}, 0),
-                 makeFinish()});
+  rig.runStream(
+      {makeLoad(Memory::Uop, 0, uop / 4, 1, 1, 1), makeAluImm(AluOp::Add, {0, 1, 1, 2, 0, 1}, 0), makeFinish()});
   std::vector<int8_t> out = rig.readOut(0, 2);
   const int8_t hand[] = {0, 1, -1, 127, -128, -128, 127, -1, 0, 44, -44, -128, -1, 0, 127, -127};
   for (size_t i = 0; i < acc.size(); ++i) {
@@ -372,8 +374,8 @@ TEST(FsimGemmSemantics, RandomLoopNestsMatchIsaLoop) {
     hw::Instruction lw = makeLoad(Memory::Weight, 0, rig.entry(wgt, Memory::Weight), 1, n_wgt, n_wgt);
     lw.push_next = true;
     g.pop_prev = true;
-    rig.runStream({makeLoad(Memory::Uop, 0, uop / 4, 1, uint32_t(uops.size()), uint32_t(uops.size())), li, lw, g,
-                   makeFinish()});
+    rig.runStream(
+        {makeLoad(Memory::Uop, 0, uop / 4, 1, uint32_t(uops.size()), uint32_t(uops.size())), li, lw, g, makeFinish()});
     for (uint32_t o = 0; o < g.iter_out; ++o)
       for (uint32_t i = 0; i < g.iter_in; ++i)
         for (uint32_t u = g.uop_begin; u < g.uop_end; ++u)
@@ -420,8 +422,8 @@ TEST(FsimGemmSemantics, ResetWritesZero) {
   hw::Instruction g = makeGemm({0, 1, 1, 1});
   g.pop_prev = true;
   rig.runStream({makeLoad(Memory::Uop, 0, uop2 / 4, 1, 1, 1),
-                 makeLoad(Memory::Input, 0, rig.entry(inp, Memory::Input), 1, 1, 1), lw,
-                 makeGemm({0, 1, 1, 1}, true), g, makeFinish()});
+                 makeLoad(Memory::Input, 0, rig.entry(inp, Memory::Input), 1, 1, 1), lw, makeGemm({0, 1, 1, 1}, true),
+                 g, makeFinish()});
   std::vector<int32_t> expected(lanes, 0);
   referenceGemmStep(rig.cfg, expected, d, 0, 0, 0);
   EXPECT_EQ(rig.readAcc(0, 1, 1), expected);
@@ -445,9 +447,9 @@ TEST(FsimGemmSemantics, AccumulationWrapsAt32Bits) {
   // 1000 steps: entry 0 gains 1000*127*127*BI, entry 1 loses 1000*127*128*BI.
   hw::Instruction g = makeGemm({0, 2, 10, 100});
   g.pop_prev = true;
-  sim::ExecutionStats s = rig.runStream({makeLoad(Memory::Uop, 0, uop / 4, 1, 2, 2),
-                                         makeLoad(Memory::Input, 0, rig.entry(inp_addr, Memory::Input), 1, 1, 1), lw,
-                                         ln, g, makeFinish()});
+  sim::ExecutionStats s =
+      rig.runStream({makeLoad(Memory::Uop, 0, uop / 4, 1, 2, 2),
+                     makeLoad(Memory::Input, 0, rig.entry(inp_addr, Memory::Input), 1, 1, 1), lw, ln, g, makeFinish()});
   EXPECT_EQ(s.gemm_macs, uint64_t(2000) * rig.cfg.macsPerCycle());
   EXPECT_EQ(s.gemm_uop_iterations, 2000u);
   std::vector<int32_t> got = rig.readAcc(0, 2, 2);
@@ -481,7 +483,6 @@ struct PaddedBlock {
     return int64_t(r - pad.top) * stride + (c - pad.left);
   }
 };
-
 
 // Reads accumulator entries [0, n) for n <= 20 on tiny, 10 at a time, using
 // entries [20, 60) as scratch.
@@ -586,8 +587,8 @@ TEST(FsimLoad, InputWithStrideAndPadding) {
   hw::LoopNest each{0, 1, 1, n, 0, 1, 0, 1};
   hw::Instruction g = makeGemm(each);
   g.pop_prev = true;
-  sim::ExecutionStats s = rig.runStream(
-      {makeLoad(Memory::Uop, 0, uop / 4, 1, 1, 1), dirty, ld, lw, makeGemm(each, true), g, makeFinish()});
+  sim::ExecutionStats s =
+      rig.runStream({makeLoad(Memory::Uop, 0, uop / 4, 1, 1, 1), dirty, ld, lw, makeGemm(each, true), g, makeFinish()});
   EXPECT_EQ(s.loads_by_memory[int(Memory::Input)], 2u);
   EXPECT_EQ(s.padding_entries, uint64_t(n) - blk.y * blk.x);
   std::vector<int8_t> image = paddedImage<int8_t, int8_t>(blk, src, in_elems);
@@ -597,8 +598,8 @@ TEST(FsimLoad, InputWithStrideAndPadding) {
       for (uint32_t o = 0; o < cfg.block_out; ++o) {
         const int8_t want = o < cfg.block_in ? image[(size_t(e) * cfg.batch + b) * cfg.block_in + o] : 0;
         ASSERT_EQ(out[(size_t(e) * cfg.batch + b) * cfg.block_out + o], want)
-            << "entry " << e << " (row " << e / blk.cols() << ", col " << e % blk.cols() << ") batch " << b
-            << " lane " << o;
+            << "entry " << e << " (row " << e / blk.cols() << ", col " << e % blk.cols() << ") batch " << b << " lane "
+            << o;
       }
   (void)lanes;
 }
@@ -661,8 +662,7 @@ TEST(FsimLoad, UopWithStride) {
   std::vector<int8_t> out = rig.readOut(10, 6);
   const int8_t expected[] = {1, 1, 0, 1, 1, 0};
   for (uint32_t e = 0; e < 6; ++e)
-    for (uint32_t l = 0; l < lanes; ++l)
-      EXPECT_EQ(out[e * lanes + l], expected[e]) << "acc entry " << 10 + e;
+    for (uint32_t l = 0; l < lanes; ++l) EXPECT_EQ(out[e * lanes + l], expected[e]) << "acc entry " << 10 + e;
 }
 
 // ---------------------------------------------------------------------------
@@ -677,10 +677,9 @@ TEST(FsimState, SramPersistsBetweenRuns) {
   // Kernel: acc[e] = inp[e] * wgt[1] for e < 3.
   uint64_t uop = rig.uploadUops({{0, 0, 1}});
   // Run 1: only loads.
-  sim::ExecutionStats s1 = rig.runStream({makeLoad(Memory::Uop, 0, uop / 4, 1, 1, 1),
-                                          makeLoad(Memory::Input, 0, rig.entry(inp, Memory::Input), 1, 3, 3),
-                                          makeLoad(Memory::Weight, 0, rig.entry(wgt, Memory::Weight), 1, 2, 2),
-                                          makeFinish()});
+  sim::ExecutionStats s1 = rig.runStream(
+      {makeLoad(Memory::Uop, 0, uop / 4, 1, 1, 1), makeLoad(Memory::Input, 0, rig.entry(inp, Memory::Input), 1, 3, 3),
+       makeLoad(Memory::Weight, 0, rig.entry(wgt, Memory::Weight), 1, 2, 2), makeFinish()});
   EXPECT_EQ(s1.gemm_macs, 0u);
   rig.dram.release(inp);
   rig.dram.release(wgt);

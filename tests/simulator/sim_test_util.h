@@ -116,8 +116,7 @@ struct Rig {
   std::vector<int8_t> readOut(uint32_t first, uint32_t k) {
     const uint64_t bytes = uint64_t(k) * entryBytes(Memory::Output);
     uint64_t out_addr = dram.allocate(bytes);
-    std::vector<Instruction> prog = {hw::makeStore(first, entry(out_addr, Memory::Output), 1, k, k),
-                                     hw::makeFinish()};
+    std::vector<Instruction> prog = {hw::makeStore(first, entry(out_addr, Memory::Output), 1, k, k), hw::makeFinish()};
     runStream(prog);
     std::vector<int8_t> v = download<int8_t>(out_addr, bytes);
     dram.release(out_addr);
@@ -173,6 +172,5 @@ inline int32_t isaAlu(AluOp op, int32_t a, int32_t b, int32_t imm = 0) {
   ADD_FAILURE() << "unknown ALU op";
   return 0;
 }
-
 
 }  // namespace vdla::simtest

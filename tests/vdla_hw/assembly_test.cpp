@@ -250,7 +250,8 @@ TEST(AssemblyErrorTest, ErrorsCarryOriginLineAndReason) {
     const std::string text = std::string("FINISH\n\n") + c.line + "   ; comment\nFINISH\n";
     const std::string msg = errorOf([&] { assemble(text, layout, "prog.s"); });
     EXPECT_EQ(msg.rfind("prog.s:3: ", 0), 0u) << msg;
-    for (const std::string& e : c.expected) EXPECT_NE(msg.find(e), std::string::npos) << "'" << e << "' not in: " << msg;
+    for (const std::string& e : c.expected)
+      EXPECT_NE(msg.find(e), std::string::npos) << "'" << e << "' not in: " << msg;
   }
 }
 

@@ -57,12 +57,11 @@ TEST(ConfigTest, EveryShippedConfigParsesAndMatchesItsFile) {
     EXPECT_NE(by_name.hash, 0u);
     for (Memory m : {Memory::Uop, Memory::Weight, Memory::Input, Memory::Acc, Memory::Output}) {
       EXPECT_GT(by_name.depth(m), 0u) << memoryName(m);
-      EXPECT_EQ(uint64_t(by_name.depth(m)) * by_name.entryBytes(m),
-                m == Memory::Uop      ? by_name.uop_bytes
-                : m == Memory::Weight ? by_name.weight_bytes
-                : m == Memory::Input  ? by_name.input_bytes
-                : m == Memory::Acc    ? by_name.acc_bytes
-                                      : by_name.output_bytes)
+      EXPECT_EQ(uint64_t(by_name.depth(m)) * by_name.entryBytes(m), m == Memory::Uop      ? by_name.uop_bytes
+                                                                    : m == Memory::Weight ? by_name.weight_bytes
+                                                                    : m == Memory::Input  ? by_name.input_bytes
+                                                                    : m == Memory::Acc    ? by_name.acc_bytes
+                                                                                          : by_name.output_bytes)
           << memoryName(m);
     }
     EXPECT_EQ(by_name.depth(Memory::Output), by_name.depth(Memory::Acc));
@@ -224,7 +223,8 @@ TEST(ConfigHashTest, ChangesWithEveryHardwareField) {
       {"isa.xfer_size_bits", [](json& j) { j["isa"]["xfer_size_bits"] = 15; }},
       {"isa.pad_bits", [](json& j) { j["isa"]["pad_bits"] = 3; }},
       {"isa.loop_iter_bits", [](json& j) { j["isa"]["loop_iter_bits"] = 13; }},
-      {"isa.alu_imm_bits", [](json& j) {
+      {"isa.alu_imm_bits",
+       [](json& j) {
          j["isa"]["alu_imm_bits"] = 12;
          j.erase("extensions");  // REQ needs 16 bits of immediate
        }},
@@ -263,84 +263,113 @@ TEST(ConfigErrorTest, InvalidConfigsNameTheFieldAndTheReason) {
   const std::vector<BadConfig> cases = {
       {"invalid JSON", [] { return std::string("{\"name\": \"x\", "); }, {"invalid JSON"}},
       {"not an object", [] { return std::string("[1, 2]"); }, {"(top level)", "must be a JSON object"}},
-      {"missing gemm.block_in", pynqWith([](json& j) { j["gemm"].erase("block_in"); }),
+      {"missing gemm.block_in",
+       pynqWith([](json& j) { j["gemm"].erase("block_in"); }),
        {"'gemm.block_in'", "is missing"}},
       {"missing section", pynqWith([](json& j) { j.erase("queues"); }), {"'queues'", "is missing"}},
       {"missing isa field", pynqWith([](json& j) { j["isa"].erase("pad_bits"); }), {"'isa.pad_bits'", "is missing"}},
       {"missing name", pynqWith([](json& j) { j.erase("name"); }), {"'name'", "is missing"}},
-      {"extension switch not a bool", pynqWith([](json& j) { j["extensions"]["fused_requant"] = 1; }),
+      {"extension switch not a bool",
+       pynqWith([](json& j) { j["extensions"]["fused_requant"] = 1; }),
        {"'extensions.fused_requant'", "must be true or false"}},
-      {"unknown extension", pynqWith([](json& j) { j["extensions"]["depthwise_engine"] = true; }),
+      {"unknown extension",
+       pynqWith([](json& j) { j["extensions"]["depthwise_engine"] = true; }),
        {"'extensions.depthwise_engine'", "is not a known field"}},
-      {"REQ without room for its bounds", pynqWith([](json& j) { j["isa"]["alu_imm_bits"] = 12; }),
+      {"REQ without room for its bounds",
+       pynqWith([](json& j) { j["isa"]["alu_imm_bits"] = 12; }),
        {"'extensions.fused_requant'", "alu_imm_bits >= 16", "got 12"}},
       {"empty name", pynqWith([](json& j) { j["name"] = ""; }), {"'name'", "must not be empty"}},
-      {"integer as string", pynqWith([](json& j) { j["gemm"]["batch"] = "1"; }),
+      {"integer as string",
+       pynqWith([](json& j) { j["gemm"]["batch"] = "1"; }),
        {"'gemm.batch'", "non-negative integer", "\"1\""}},
-      {"float for integer", pynqWith([](json& j) { j["queues"]["token_depth"] = 32.5; }),
+      {"float for integer",
+       pynqWith([](json& j) { j["queues"]["token_depth"] = 32.5; }),
        {"'queues.token_depth'", "non-negative integer"}},
-      {"bool for integer", pynqWith([](json& j) { j["isa"]["pad_bits"] = true; }),
+      {"bool for integer",
+       pynqWith([](json& j) { j["isa"]["pad_bits"] = true; }),
        {"'isa.pad_bits'", "non-negative integer"}},
-      {"number as string", pynqWith([](json& j) { j["target"]["clock_mhz"] = "fast"; }),
+      {"number as string",
+       pynqWith([](json& j) { j["target"]["clock_mhz"] = "fast"; }),
        {"'target.clock_mhz'", "must be a number"}},
-      {"string as number", pynqWith([](json& j) { j["target"]["board"] = 7; }),
-       {"'target.board'", "must be a string"}},
-      {"description not a string", pynqWith([](json& j) { j["description"] = 1; }),
+      {"string as number", pynqWith([](json& j) { j["target"]["board"] = 7; }), {"'target.board'", "must be a string"}},
+      {"description not a string",
+       pynqWith([](json& j) { j["description"] = 1; }),
        {"'description'", "must be a string"}},
       {"section not an object", pynqWith([](json& j) { j["gemm"] = 16; }), {"'gemm'", "must be a JSON object"}},
-      {"negative", pynqWith([](json& j) { j["queues"]["token_depth"] = -1; }),
+      {"negative",
+       pynqWith([](json& j) { j["queues"]["token_depth"] = -1; }),
        {"'queues.token_depth'", "non-negative integer", "-1"}},
-      {"out of range high", pynqWith([](json& j) { j["gemm"]["batch"] = 32; }),
+      {"out of range high",
+       pynqWith([](json& j) { j["gemm"]["batch"] = 32; }),
        {"'gemm.batch'", "must be in [1, 16]", "got 32"}},
-      {"out of range low", pynqWith([](json& j) { j["isa"]["dram_addr_bits"] = 8; }),
+      {"out of range low",
+       pynqWith([](json& j) { j["isa"]["dram_addr_bits"] = 8; }),
        {"'isa.dram_addr_bits'", "must be in [16, 32]", "got 8"}},
-      {"DRAM address wider than the RTL's AXI address", pynqWith([](json& j) { j["isa"]["dram_addr_bits"] = 40; }),
+      {"DRAM address wider than the RTL's AXI address",
+       pynqWith([](json& j) { j["isa"]["dram_addr_bits"] = 40; }),
        {"'isa.dram_addr_bits'", "must be in [16, 32]", "got 40", "32-bit byte addresses"}},
-      {"token queue deeper than the RTL's 8-bit count", pynqWith([](json& j) { j["queues"]["token_depth"] = 256; }),
+      {"token queue deeper than the RTL's 8-bit count",
+       pynqWith([](json& j) { j["queues"]["token_depth"] = 256; }),
        {"'queues.token_depth'", "must be in [1, 255]", "got 256", "8 bits"}},
-      {"out of range zero", pynqWith([](json& j) { j["queues"]["command_depth"] = 0; }),
+      {"out of range zero",
+       pynqWith([](json& j) { j["queues"]["command_depth"] = 0; }),
        {"'queues.command_depth'", "must be in [1, 4096]", "got 0"}},
       {"clock zero", pynqWith([](json& j) { j["target"]["clock_mhz"] = 0; }), {"'target.clock_mhz'", "must be in"}},
-      {"clock too high", pynqWith([](json& j) { j["target"]["clock_mhz"] = 1000.5; }),
+      {"clock too high",
+       pynqWith([](json& j) { j["target"]["clock_mhz"] = 1000.5; }),
        {"'target.clock_mhz'", "must be in"}},
-      {"non-power-of-two block", pynqWith([](json& j) { j["gemm"]["block_in"] = 12; }),
+      {"non-power-of-two block",
+       pynqWith([](json& j) { j["gemm"]["block_in"] = 12; }),
        {"'gemm.block_in'", "power of two", "12"}},
-      {"non-power-of-two buffer", pynqWith([](json& j) { j["buffers_kib"]["weight"] = 200; }),
+      {"non-power-of-two buffer",
+       pynqWith([](json& j) { j["buffers_kib"]["weight"] = 200; }),
        {"'buffers_kib.weight'", "power of two", "200"}},
-      {"unsupported data width", pynqWith([](json& j) { j["data_bits"]["input"] = 16; }),
+      {"unsupported data width",
+       pynqWith([](json& j) { j["data_bits"]["input"] = 16; }),
        {"'data_bits.input'", "must be one of {8}", "16"}},
-      {"unsupported axi width", pynqWith([](json& j) { j["axi"]["data_bits"] = 48; }),
+      {"unsupported axi width",
+       pynqWith([](json& j) { j["axi"]["data_bits"] = 48; }),
        {"'axi.data_bits'", "must be one of {32, 64, 128, 256, 512}", "48"}},
-      {"AXI beat wider than the RTL's instruction fetch", pynqWith([](json& j) { j["axi"]["data_bits"] = 256; }),
+      {"AXI beat wider than the RTL's instruction fetch",
+       pynqWith([](json& j) { j["axi"]["data_bits"] = 256; }),
        {"'axi.data_bits'", "must be at most 128", "got 256", "instruction fetch"}},
-      {"AXI beat of several instructions", pynqWith([](json& j) { j["axi"]["data_bits"] = 512; }),
+      {"AXI beat of several instructions",
+       pynqWith([](json& j) { j["axi"]["data_bits"] = 512; }),
        {"'axi.data_bits'", "must be at most 128", "got 512"}},
-      {"unknown field (typo)", pynqWith([](json& j) { j["gemm"]["blok_in"] = 16; }),
+      {"unknown field (typo)",
+       pynqWith([](json& j) { j["gemm"]["blok_in"] = 16; }),
        {"'gemm.blok_in'", "is not a known field"}},
-      {"unknown top-level field", pynqWith([](json& j) { j["descripton"] = "typo"; }),
+      {"unknown top-level field",
+       pynqWith([](json& j) { j["descripton"] = "typo"; }),
        {"'descripton'", "is not a known field"}},
-      {"unknown isa field", pynqWith([](json& j) { j["isa"]["imm_bits"] = 16; }),
+      {"unknown isa field",
+       pynqWith([](json& j) { j["isa"]["imm_bits"] = 16; }),
        {"'isa.imm_bits'", "is not a known field"}},
-      {"output depth != accumulator depth", pynqWith([](json& j) { j["buffers_kib"]["output"] = 64; }),
+      {"output depth != accumulator depth",
+       pynqWith([](json& j) { j["buffers_kib"]["output"] = 64; }),
        {"'buffers_kib.output'", "as many entries as the accumulator", "2048", "4096"}},
-      {"buffer smaller than one entry", pynqWith([](json& j) {
+      {"buffer smaller than one entry",
+       pynqWith([](json& j) {
          j["gemm"]["block_in"] = 128;
          j["gemm"]["block_out"] = 128;
          j["buffers_kib"]["weight"] = 8;
        }),
        {"'buffers_kib.weight'", "holds no complete entry", "16384"}},
-      {"huge buffers: instruction too wide", pynqWith([](json& j) {
+      {"huge buffers: instruction too wide",
+       pynqWith([](json& j) {
          for (const char* k : {"uop", "input", "weight", "accumulator"}) j["buffers_kib"][k] = 65536;
          j["buffers_kib"]["output"] = 16384;  // as many entries as the accumulator
        }),
        {"buffers_kib/isa", "LOAD needs 130 bits", "128 bits"}},
-      {"ISA widths: ALU too wide", pynqWith([](json& j) { j["isa"]["alu_imm_bits"] = 32; }),
+      {"ISA widths: ALU too wide",
+       pynqWith([](json& j) { j["isa"]["alu_imm_bits"] = 32; }),
        {"buffers_kib/isa", "ALU needs 143 bits"}},
-      {"deep buffers: micro-op too wide", pynqWith([](json& j) {
+      {"deep buffers: micro-op too wide",
+       pynqWith([](json& j) {
          j["buffers_kib"]["accumulator"] = 4096;  // 65536 entries: 16 bits
          j["buffers_kib"]["output"] = 1024;
-         j["buffers_kib"]["input"] = 1024;        // 65536 entries: 16 bits
-         j["isa"]["loop_iter_bits"] = 4;          // keep the instructions within 128 bits
+         j["buffers_kib"]["input"] = 1024;  // 65536 entries: 16 bits
+         j["isa"]["loop_iter_bits"] = 4;    // keep the instructions within 128 bits
        }),
        {"buffers_kib/isa", "micro-op needs 42 bits", "32 bits"}},
   };
@@ -348,7 +377,8 @@ TEST(ConfigErrorTest, InvalidConfigsNameTheFieldAndTheReason) {
     SCOPED_TRACE(c.what);
     const std::string msg = errorOf([&] { parseConfig(c.text(), "bad.json"); });
     EXPECT_EQ(msg.rfind("bad.json: ", 0), 0u) << msg;  // starts with the origin
-    for (const std::string& e : c.expected) EXPECT_NE(msg.find(e), std::string::npos) << "'" << e << "' not in: " << msg;
+    for (const std::string& e : c.expected)
+      EXPECT_NE(msg.find(e), std::string::npos) << "'" << e << "' not in: " << msg;
   }
 }
 

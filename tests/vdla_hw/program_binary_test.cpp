@@ -67,7 +67,7 @@ TEST(ProgramBinaryTest, FileRoundTripEveryConfig) {
     std::vector<uint8_t> file = writeProgramFile(c, p);
     ASSERT_EQ(file.size(), 24 + 16 * p.size());
     EXPECT_EQ(std::memcmp(file.data(), "VDLAPRG\0", 8), 0);
-    EXPECT_EQ(readLe(file, 8, 4), 1u);          // version
+    EXPECT_EQ(readLe(file, 8, 4), 1u);         // version
     EXPECT_EQ(readLe(file, 12, 4), p.size());  // count
     EXPECT_EQ(readLe(file, 16, 8), c.hash);    // hash
     EXPECT_EQ(std::vector<uint8_t>(file.begin() + 24, file.end()), encodeInstructionStream(layout, p));

@@ -42,8 +42,8 @@ void addDeviceOption(po::options_description& options) {
                         ("device backend (" + names + ")").c_str())(
       "trace", po::value<std::string>(),
       "write a Chrome/Perfetto timeline (exec, selftest: the cycle device's module activity; run, profile: the "
-      "whole network, host steps and accelerator programs)")(
-      "waves", po::value<std::string>(), "cycle device: write a VCD waveform of the RTL")(
+      "whole network, host steps and accelerator programs)")("waves", po::value<std::string>(),
+                                                             "cycle device: write a VCD waveform of the RTL")(
       "max-cycles", po::value<uint64_t>(), "cycle device: stop a run with an error after this many cycles");
 }
 

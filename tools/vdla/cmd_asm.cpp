@@ -35,11 +35,14 @@ int asmCommand(const std::vector<std::string>& args) {
   hw::IsaLayout layout(cfg);
   const std::string input = vm["input"].as<std::string>();
   std::vector<hw::Instruction> program = hw::assemble(readTextFile(input), layout, input);
-  writeFile(vm["output"].as<std::string>(), vm.count("raw") ? hw::encodeInstructionStream(layout, program)
-                                                            : hw::writeProgramFile(cfg, program));
+  writeFile(vm["output"].as<std::string>(),
+            vm.count("raw") ? hw::encodeInstructionStream(layout, program) : hw::writeProgramFile(cfg, program));
   if (vm.count("json")) {
-    nlohmann::json j{{"input", input}, {"output", vm["output"].as<std::string>()}, {"config", cfg.name},
-                     {"hash", cfg.hashHex()}, {"instructions", program.size()}};
+    nlohmann::json j{{"input", input},
+                     {"output", vm["output"].as<std::string>()},
+                     {"config", cfg.name},
+                     {"hash", cfg.hashHex()},
+                     {"instructions", program.size()}};
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << input << ": " << program.size() << " instructions for config " << cfg.name << " -> "

@@ -38,10 +38,13 @@ int compileCommand(const std::vector<std::string>& args) {
   options.add_options()("model", po::value<std::string>()->required(), "ONNX file or zoo model name")(
       "output,o", po::value<std::string>()->required(), "artifact file to write")(
       "target", po::value<std::string>()->default_value("ref"), ("target (" + targetList() + ")").c_str())(
-      "print-after-all", "print the IR after every pass and graph stage of the target, a summary of the artifact after every stage that makes or changes it")(
-      "time-passes", "print the time of every pass and target stage")(
-      "no-verify", "do not verify the IR or artifact after every pass and target stage")("json", "print the report as JSON")(
-      "cpu", po::value<std::string>()->default_value("host"), "targets llvm and vdla: CPU of the generated code's shared library (host|armv7|aarch64)")(
+      "print-after-all",
+      "print the IR after every pass and graph stage of the target, a summary of the artifact after every stage that "
+      "makes or changes it")("time-passes", "print the time of every pass and target stage")(
+      "no-verify", "do not verify the IR or artifact after every pass and target stage")("json",
+                                                                                         "print the report as JSON")(
+      "cpu", po::value<std::string>()->default_value("host"),
+      "targets llvm and vdla: CPU of the generated code's shared library (host|armv7|aarch64)")(
       "sign", po::value<std::string>(), "sign the artifact with this secret key (vdla keygen)");
   addConfigOption(options);
   addModelOptions(options);
@@ -52,7 +55,8 @@ int compileCommand(const std::vector<std::string>& args) {
   po::variables_map vm;
   const std::string usage =
       "vdla compile MODEL -o OUT [--target " + targetList() +
-      "] [--config HW] [--cpu host|armv7|aarch64] [--cuda-arch sm_XY,...] [--cuda-tf32] [--latency-hiding on|off] [--calib DIR] [--print-after-all] [--time-passes] [--batch N] [--image-size N] [--seed N] [--json]";
+      "] [--config HW] [--cpu host|armv7|aarch64] [--cuda-arch sm_XY,...] [--cuda-tf32] [--latency-hiding on|off] "
+      "[--calib DIR] [--print-after-all] [--time-passes] [--batch N] [--image-size N] [--seed N] [--json]";
   if (!parseArgs(usage, args, options, positional, vm)) return 0;
 
   CompileOptions copts;
@@ -62,7 +66,8 @@ int compileCommand(const std::vector<std::string>& args) {
   if (std::find(targets.begin(), targets.end(), copts.target) == targets.end())
     throw UsageError("unknown target '" + copts.target + "' (known: " + targetList() + ")\nusage: " + usage);
   if (!isTargetAvailable(copts.target))
-    throw Error("target '" + copts.target + "' is not available in this build: " + findTarget(copts.target)->unavailable_reason);
+    throw Error("target '" + copts.target +
+                "' is not available in this build: " + findTarget(copts.target)->unavailable_reason);
   copts.pipeline.verify_each = !vm.count("no-verify");
   if (vm.count("print-after-all")) copts.pipeline.print_after_each = &std::cout;
   // A saved llvm artifact carries its code as a shared library; so do the
@@ -134,8 +139,8 @@ int compileCommand(const std::vector<std::string>& args) {
     if (artifact.target == "llvm") j["reference_steps"] = r.at("reference_steps");
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << "compiled " << spec << " (" << modelKindName(kind) << ") for target " << artifact.target
-              << ", config " << artifact.hw_config_name << " (hash " << hash << ")\n"
+    std::cout << "compiled " << spec << " (" << modelKindName(kind) << ") for target " << artifact.target << ", config "
+              << artifact.hw_config_name << " (hash " << hash << ")\n"
               << "  graph: " << nodes_before << " nodes -> " << artifact.steps.size() << " steps, "
               << artifact.tensors.size() << " tensors, " << formatCount(double(artifact.constantElements()))
               << " parameters (" << formatBytes(double(artifact.constantBytes())) << ")\n"
@@ -154,7 +159,8 @@ int compileCommand(const std::vector<std::string>& args) {
         if (!l.offloaded && l.op == "vdla.QConv") {
           const std::string prefix = "layer '" + l.name + "': ";
           const bool named = l.reason.compare(0, prefix.size(), prefix) == 0;
-          std::cout << "    " << l.name << " on the CPU: " << (named ? l.reason.substr(prefix.size()) : l.reason) << "\n";
+          std::cout << "    " << l.name << " on the CPU: " << (named ? l.reason.substr(prefix.size()) : l.reason)
+                    << "\n";
         }
       for (const auto& l : report.layers)
         if (!l.offloaded && !l.cpu_reason.empty()) std::cout << "    " << l.name << ": " << l.cpu_reason << "\n";
@@ -162,7 +168,8 @@ int compileCommand(const std::vector<std::string>& args) {
     if (artifact.target == "llvm") {
       std::string reference;
       for (const auto& step : artifact.steps)
-        if (step.kernel.rfind("ref.", 0) == 0) reference += (reference.empty() ? "" : ", ") + step.name + " (" + step.kernel + ")";
+        if (step.kernel.rfind("ref.", 0) == 0)
+          reference += (reference.empty() ? "" : ", ") + step.name + " (" + step.kernel + ")";
       if (!reference.empty()) std::cout << "  reference kernels (no generated code): " << reference << "\n";
     }
     std::cout << "wrote " << out_path << "\n";

@@ -48,8 +48,8 @@ void printLayout(const hw::HwConfig& c) {
 int configCommand(const std::vector<std::string>& args) {
   po::options_description options("vdla config options");
   options.add_options()("action", po::value<std::string>()->required(), "check | show | list")(
-      "files", po::value<std::vector<std::string>>(), "config files or built-in names")(
-      "json", "print JSON")("isa", "with show: print the instruction bit layout");
+      "files", po::value<std::vector<std::string>>(), "config files or built-in names")("json", "print JSON")(
+      "isa", "with show: print the instruction bit layout");
   po::positional_options_description positional;
   positional.add("action", 1).add("files", -1);
   po::variables_map vm;

@@ -74,9 +74,8 @@ int execCommand(const std::vector<std::string>& args) {
                      {"stats", nlohmann::json::parse(r.stats.toJson())}};
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << path << ": ok on " << device->backendName() << " (" << r.stats.totalInstructions()
-              << " instructions, " << r.stats.gemm_macs << " MACs, " << r.stats.alu_element_ops << " ALU ops, "
-              << r.wall_seconds << " s)\n";
+    std::cout << path << ": ok on " << device->backendName() << " (" << r.stats.totalInstructions() << " instructions, "
+              << r.stats.gemm_macs << " MACs, " << r.stats.alu_element_ops << " ALU ops, " << r.wall_seconds << " s)\n";
   }
   return 0;
 }

@@ -85,7 +85,8 @@ int printCalibration(bool json) {
       j[names[k]] = {{"measured", m}, {"fit", f}, {"leave_one_out", l}};
       sum_fit[k] += m > 0 ? std::fabs(f - m) / m : 0;
       sum_loo[k] += m > 0 ? std::fabs(l - m) / m : 0;
-      text << std::setw(27) << fixed(m, k == 3 ? 1 : 0) + "/" + fixed(f, k == 3 ? 1 : 0) + "/" + fixed(l, k == 3 ? 1 : 0);
+      text << std::setw(27)
+           << fixed(m, k == 3 ? 1 : 0) + "/" + fixed(f, k == 3 ? 1 : 0) + "/" + fixed(l, k == 3 ? 1 : 0);
     }
     text << "\n";
     doc.push_back(j);
@@ -105,31 +106,33 @@ int printCalibration(bool json) {
 
 int exploreCommand(const std::vector<std::string>& args) {
   po::options_description options("vdla explore options");
-  options.add_options()("network", po::value<std::vector<std::string>>(), "ONNX file or zoo model (repeatable; default resnet18)")(
-      "space", po::value<std::string>(), "design space JSON (see docs/explore.md); the flags below override its fields")(
+  options.add_options()("network", po::value<std::vector<std::string>>(),
+                        "ONNX file or zoo model (repeatable; default resnet18)")(
+      "space", po::value<std::string>(),
+      "design space JSON (see docs/explore.md); the flags below override its fields")(
       "base", po::value<std::string>(), "base config: part and unswept fields (default: the space's, else pynq)")(
       "gemm-batch", po::value<std::string>(), "GEMM batch values, e.g. 1,2 (--batch is the model's)")(
-      "block-in", po::value<std::string>(), "GEMM block_in values, e.g. 16,32")(
-      "block-out", po::value<std::string>(), "GEMM block_out values")(
-      "input-kib", po::value<std::string>(), "INP buffer sizes (KiB)")(
-      "weight-kib", po::value<std::string>(), "WGT buffer sizes (KiB)")(
-      "acc-kib", po::value<std::string>(), "ACC buffer sizes (KiB; OUT follows)")(
-      "uop-kib", po::value<std::string>(), "UOP buffer sizes (KiB)")(
-      "axi-bits", po::value<std::string>(), "AXI data widths")(
-      "clock-mhz", po::value<std::string>(), "clocks (MHz)")(
+      "block-in", po::value<std::string>(), "GEMM block_in values, e.g. 16,32")("block-out", po::value<std::string>(),
+                                                                                "GEMM block_out values")(
+      "input-kib", po::value<std::string>(), "INP buffer sizes (KiB)")("weight-kib", po::value<std::string>(),
+                                                                       "WGT buffer sizes (KiB)")(
+      "acc-kib", po::value<std::string>(), "ACC buffer sizes (KiB; OUT follows)")("uop-kib", po::value<std::string>(),
+                                                                                  "UOP buffer sizes (KiB)")(
+      "axi-bits", po::value<std::string>(), "AXI data widths")("clock-mhz", po::value<std::string>(), "clocks (MHz)")(
       "latency-hiding", po::value<std::string>(), "on, off or on,off")(
       "clock-cap", po::value<double>(), "highest clock to consider (default: the vendor DPU's clock on the part)")(
       "out", po::value<std::string>(), "output directory (default explore-<base>)")(
       "threads", po::value<unsigned>()->default_value(0), "worker threads (0: every core)")(
       "fresh", "ignore and replace the output directory's cache")(
-      "mark", po::value<std::vector<std::string>>(), "configs to mark on the chart (default: shipped configs of the part)")(
+      "mark", po::value<std::vector<std::string>>(),
+      "configs to mark on the chart (default: shipped configs of the part)")(
       "confirm", po::value<int>()->default_value(0),
       "run the N fastest points of the Pareto front on the cycle-accurate simulator (models built on first use) and "
       "compare with the cost model")(
       "yosys", po::value<int>()->default_value(0),
       "synthesise the N fastest points of the Pareto front with yosys (scripts/hw/resources.sh; minutes each) and "
-      "compare with the resource model")(
-      "calibration", "print the resource model's error on its yosys calibration data, and exit")(
+      "compare with the resource model")("calibration",
+                                         "print the resource model's error on its yosys calibration data, and exit")(
       "json", "print the summary as JSON")("quiet", "no progress on stderr");
   addModelOptions(options);
   addAccelOptions(options, false);
@@ -231,20 +234,21 @@ int exploreCommand(const std::vector<std::string>& args) {
   size_t fitting = 0;
   for (const auto& r : results) fitting += r.fits() && r.complete;
   std::cout << results.size() << " points (" << stats.evaluated << " evaluated, " << stats.cached << " from cache) in "
-            << fixed(stats.seconds, 1) << " s; " << fitting << " fit " << part.device << " ("
-            << part.dsp << " DSP, " << part.bram36 << " BRAM36, LUT <= 85%); " << refused.size()
-            << " refused (clock cap " << cap << " MHz or invalid config)\n";
+            << fixed(stats.seconds, 1) << " s; " << fitting << " fit " << part.device << " (" << part.dsp << " DSP, "
+            << part.bram36 << " BRAM36, LUT <= 85%); " << refused.size() << " refused (clock cap " << cap
+            << " MHz or invalid config)\n";
   auto row = [&](const explore::PointResult& r, const std::string& name) {
-    std::cout << "  " << std::left << std::setw(44) << name << std::right << std::setw(6) << (r.point.latency_hiding ? "on" : "off")
-              << std::setw(7) << fixed(r.resources.dsp, 0) << std::setw(8) << fixed(r.resources.bram36, 1)
-              << std::setw(9) << fixed(r.resources.lut, 0);
+    std::cout << "  " << std::left << std::setw(44) << name << std::right << std::setw(6)
+              << (r.point.latency_hiding ? "on" : "off") << std::setw(7) << fixed(r.resources.dsp, 0) << std::setw(8)
+              << fixed(r.resources.bram36, 1) << std::setw(9) << fixed(r.resources.lut, 0);
     for (const auto& n : r.networks)
       std::cout << std::setw(10) << (n.why_incomplete.empty() ? fixed(n.latency_ms, 2) : "-") << std::setw(6)
                 << (n.why_incomplete.empty() ? fixed(100 * n.mac_utilisation, 0) + "%" : "");
     std::cout << (r.fits() ? "" : "   does not fit: " + r.why_not_fits) << "\n";
   };
-  std::cout << "Pareto front (latency vs DSP, fitting points):\n  " << std::left << std::setw(44) << "config" << std::right
-            << std::setw(6) << "LH" << std::setw(7) << "DSP" << std::setw(8) << "BRAM36" << std::setw(9) << "LUT";
+  std::cout << "Pareto front (latency vs DSP, fitting points):\n  " << std::left << std::setw(44) << "config"
+            << std::right << std::setw(6) << "LH" << std::setw(7) << "DSP" << std::setw(8) << "BRAM36" << std::setw(9)
+            << "LUT";
   for (const auto& n : networks) std::cout << std::setw(10) << (n.name.substr(0, 9)) << std::setw(6) << "util";
   std::cout << "   (ms, MACs/ideal)\n";
   for (size_t i : front) row(results[i], results[i].point.config.name);
@@ -260,9 +264,10 @@ int exploreCommand(const std::vector<std::string>& args) {
   for (const auto& [i, y] : synthesised) {
     const explore::ResourceEstimate& m = results[i].resources;
     std::cout << "  " << std::left << std::setw(44) << results[i].point.config.name << std::right << "  LUT "
-              << fixed(y["lut"].get<double>(), 0) << "/" << fixed(m.lut, 0) << "  FF " << fixed(y["ff"].get<double>(), 0)
-              << "/" << fixed(m.ff, 0) << "  DSP " << fixed(y["dsp"].get<double>(), 0) << "/" << fixed(m.dsp, 0)
-              << "  BRAM36 " << fixed(y["bram36"].get<double>(), 1) << "/" << fixed(m.bram36, 1)
+              << fixed(y["lut"].get<double>(), 0) << "/" << fixed(m.lut, 0) << "  FF "
+              << fixed(y["ff"].get<double>(), 0) << "/" << fixed(m.ff, 0) << "  DSP "
+              << fixed(y["dsp"].get<double>(), 0) << "/" << fixed(m.dsp, 0) << "  BRAM36 "
+              << fixed(y["bram36"].get<double>(), 1) << "/" << fixed(m.bram36, 1)
               << (y["fits"].get<bool>() ? "" : "  (does not fit the part)") << "\n";
   }
   if (!markers.empty()) std::cout << "shipped configs:\n";

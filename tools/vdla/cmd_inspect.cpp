@@ -93,8 +93,8 @@ int inspectModel(const std::string& spec, ModelKind kind, const po::variables_ma
   for (const ir::Value* v : graph->inputs()) std::cout << "  input  " << v->name() << ": " << typeOf(v) << "\n";
   for (const ir::Value* v : graph->outputs()) std::cout << "  output " << v->name() << ": " << typeOf(v) << "\n";
   std::cout << "  " << graph->numNodes() << " nodes, " << graph->constants().size() << " constants, "
-            << formatCount(double(params)) << " parameters (" << formatBytes(double(graph->constantBytes()))
-            << "), " << formatCount(double(macs)) << " MACs\n  operators:";
+            << formatCount(double(params)) << " parameters (" << formatBytes(double(graph->constantBytes())) << "), "
+            << formatCount(double(macs)) << " MACs\n  operators:";
   for (const auto& [op, count] : histogram) std::cout << " " << op << " x" << count;
   std::cout << "\n";
   if (vm.count("ir")) ir::printGraph(std::cout, *graph);
@@ -137,7 +137,8 @@ int inspectArtifact(const std::string& path, const po::variables_map& vm) {
                      {"signed_by", signer}};
     nlohmann::json ins = nlohmann::json::array(), outs = nlohmann::json::array(), blobs = nlohmann::json::array();
     for (int32_t id : a.inputs) ins.push_back({{"name", a.tensors[id].name}, {"type", a.tensors[id].type.toString()}});
-    for (int32_t id : a.outputs) outs.push_back({{"name", a.tensors[id].name}, {"type", a.tensors[id].type.toString()}});
+    for (int32_t id : a.outputs)
+      outs.push_back({{"name", a.tensors[id].name}, {"type", a.tensors[id].type.toString()}});
     for (const auto& [name, bytes] : a.blobs) blobs.push_back({{"name", name}, {"bytes", bytes.size()}});
     j["inputs"] = ins;
     j["outputs"] = outs;
@@ -147,7 +148,10 @@ int inspectArtifact(const std::string& path, const po::variables_map& vm) {
       for (const auto& s : a.steps) {
         nlohmann::json attrs = nlohmann::json::object();
         for (const auto& [k, v] : s.attrs.all()) attrs[k] = rt::attributeToString(v);
-        steps.push_back({{"kernel", s.kernel}, {"name", s.name}, {"inputs", s.inputs}, {"outputs", s.outputs},
+        steps.push_back({{"kernel", s.kernel},
+                         {"name", s.name},
+                         {"inputs", s.inputs},
+                         {"outputs", s.outputs},
                          {"attributes", attrs}});
       }
       j["plan"] = steps;
@@ -159,15 +163,18 @@ int inspectArtifact(const std::string& path, const po::variables_map& vm) {
             << "  model '" << a.model_name << "', config " << a.hw_config_name << " (hash " << hex64(a.hw_config_hash)
             << ")\n"
             << "  " << (signer.empty() ? "unsigned" : "signed by key " + signer) << "\n";
-  for (int32_t id : a.inputs) std::cout << "  input  " << a.tensors[id].name << ": " << a.tensors[id].type.toString() << "\n";
-  for (int32_t id : a.outputs) std::cout << "  output " << a.tensors[id].name << ": " << a.tensors[id].type.toString() << "\n";
+  for (int32_t id : a.inputs)
+    std::cout << "  input  " << a.tensors[id].name << ": " << a.tensors[id].type.toString() << "\n";
+  for (int32_t id : a.outputs)
+    std::cout << "  output " << a.tensors[id].name << ": " << a.tensors[id].type.toString() << "\n";
   std::cout << "  " << a.steps.size() << " steps, " << a.tensors.size() << " tensors (" << constants << " constant), "
             << formatCount(double(a.constantElements())) << " parameters (" << formatBytes(double(a.constantBytes()))
             << ")\n  kernels:";
   for (const auto& [k, count] : kernels) std::cout << " " << k << " x" << count;
   std::cout << "\n  blobs:";
   if (a.blobs.empty()) std::cout << " none";
-  for (const auto& [name, bytes] : a.blobs) std::cout << " " << name << " (" << formatBytes(double(bytes.size())) << ")";
+  for (const auto& [name, bytes] : a.blobs)
+    std::cout << " " << name << " (" << formatBytes(double(bytes.size())) << ")";
   std::cout << "\n";
   for (const auto& [k, v] : a.metadata) std::cout << "  " << k << ": " << v << "\n";
   if (vm.count("ir")) {
@@ -208,7 +215,8 @@ int inspectCommand(const std::vector<std::string>& args) {
   po::positional_options_description positional;
   positional.add("model", 1);
   po::variables_map vm;
-  const std::string usage = "vdla inspect MODEL|ARTIFACT [--ir] [--optimize] [--json] [--batch N] [--image-size N] [--seed N]";
+  const std::string usage =
+      "vdla inspect MODEL|ARTIFACT [--ir] [--optimize] [--json] [--batch N] [--image-size N] [--seed N]";
   if (!parseArgs(usage, args, options, positional, vm)) return 0;
   const std::string spec = vm["model"].as<std::string>();
   ModelKind kind = classifyModel(spec);

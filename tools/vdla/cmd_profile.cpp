@@ -37,7 +37,6 @@ std::vector<std::string> splitModes(const std::string& list) {
   return modes;
 }
 
-
 }  // namespace
 
 int profileCommand(const std::vector<std::string>& args) {
@@ -93,8 +92,9 @@ int profileCommand(const std::vector<std::string>& args) {
       if (modes.size() > 1) {
         const size_t dot = path.rfind('.');
         const std::string tag = ".lh-" + mode;
-        path = dot == std::string::npos || path.find('/', dot) != std::string::npos ? path + tag
-                                                                                    : path.substr(0, dot) + tag + path.substr(dot);
+        path = dot == std::string::npos || path.find('/', dot) != std::string::npos
+                   ? path + tag
+                   : path.substr(0, dot) + tag + path.substr(dot);
       }
       const double clock = popts.device == "cycle" ? cfg.clock_mhz : 0.0;
       const size_t n = writeRunTimeline(path, steps, spec + ", latency hiding " + mode + ", on " + popts.device, clock);

@@ -168,12 +168,14 @@ int runCommand(const std::vector<std::string>& args) {
     std::cerr << "vdla run: note: target '" << artifact.target << "' runs on the host CPU; --device "
               << vm["device"].as<std::string>() << " is not used\n";
   }
-  std::unique_ptr<rt::Executor> executor_ptr =
-      jit_kernels ? std::make_unique<rt::Executor>(artifact, *jit_kernels, eopts) : std::make_unique<rt::Executor>(artifact, eopts);
+  std::unique_ptr<rt::Executor> executor_ptr = jit_kernels
+                                                   ? std::make_unique<rt::Executor>(artifact, *jit_kernels, eopts)
+                                                   : std::make_unique<rt::Executor>(artifact, eopts);
   rt::Executor& executor = *executor_ptr;
 
   // Inputs: preprocessed images, or the synthetic input.
-  std::vector<std::string> images = vm.count("image") ? vm["image"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  std::vector<std::string> images =
+      vm.count("image") ? vm["image"].as<std::vector<std::string>>() : std::vector<std::string>{};
   std::vector<std::vector<rt::Tensor>> batches;  // one input list per run
   int64_t batch = 1;
   const std::vector<std::string> npy_inputs =
@@ -236,7 +238,8 @@ int runCommand(const std::vector<std::string>& args) {
     results.push_back(executor.run(inputs));
     if (first_run.empty()) first_run = executor.profile();
     if (show_profile) {
-      if (profile.empty()) profile = executor.profile();
+      if (profile.empty())
+        profile = executor.profile();
       else
         for (size_t i = 0; i < profile.size(); ++i) profile[i].seconds += executor.profile()[i].seconds;
     }
@@ -259,20 +262,21 @@ int runCommand(const std::vector<std::string>& args) {
                              ? device_cfg.clock_mhz
                              : 0.0;
     const size_t n = writeRunTimeline(path, first_run, spec + " on " + device, clock);
-    if (!json) std::cerr << "timeline of the " << (batches.size() > 1 ? "first " : "") << "run: " << path << " (" << n
-                         << " events; open in ui.perfetto.dev)\n";
+    if (!json)
+      std::cerr << "timeline of the " << (batches.size() > 1 ? "first " : "") << "run: " << path << " (" << n
+                << " events; open in ui.perfetto.dev)\n";
   }
 
   // Classification results: the first output as [N, classes] scores.
   const rt::TensorType& out0 = executor.output(0).type;
-  const bool classify = !images.empty() && out0.dtype == rt::DType::F32 && out0.shape.size() == 2 &&
-                        out0.shape[0] == batch;
+  const bool classify =
+      !images.empty() && out0.dtype == rt::DType::F32 && out0.shape.size() == 2 && out0.shape[0] == batch;
   if (!images.empty() && !classify)
     throw Error(spec + ": the model's first output '" + executor.output(0).name + "' is " + out0.toString() +
                 ", not f32[" + std::to_string(batch) + ",classes] scores");
   if (classify && !labels.empty() && static_cast<int64_t>(labels.size()) != out0.shape[1])
-    throw Error(vm["labels"].as<std::string>() + ": has " + std::to_string(labels.size()) + " names but the model has " +
-                std::to_string(out0.shape[1]) + " classes");
+    throw Error(vm["labels"].as<std::string>() + ": has " + std::to_string(labels.size()) +
+                " names but the model has " + std::to_string(out0.shape[1]) + " classes");
   auto labelOf = [&](int64_t index) { return labels.empty() ? std::string() : labels[index]; };
 
   nlohmann::json j;
@@ -302,8 +306,12 @@ int runCommand(const std::vector<std::string>& args) {
       const rt::Tensor& o = results[0][i];
       std::vector<double> head;
       for (int64_t k = 0; k < std::min<int64_t>(o.numElements(), 8); ++k) head.push_back(o.getAsDouble(k));
-      outs.push_back({{"name", executor.output(i).name}, {"type", o.type().toString()}, {"min", s.min},
-                      {"max", s.max}, {"mean", s.mean}, {"first", head}});
+      outs.push_back({{"name", executor.output(i).name},
+                      {"type", o.type().toString()},
+                      {"min", s.min},
+                      {"max", s.max},
+                      {"mean", s.mean},
+                      {"first", head}});
       text << "output '" << executor.output(i).name << "' " << o.type().toString() << ": min " << s.min << ", max "
            << s.max << ", mean " << s.mean << "\n";
     }
@@ -347,14 +355,16 @@ int runCommand(const std::vector<std::string>& args) {
     for (const auto& p : profile) total += p.seconds;
     text << "profile (" << formatSeconds(total) << " in kernels):\n";
     for (size_t i = 0; i < profile.size(); ++i) {
-      steps.push_back({{"step", i}, {"name", profile[i].name}, {"kernel", profile[i].kernel}, {"seconds", profile[i].seconds}});
+      steps.push_back(
+          {{"step", i}, {"name", profile[i].name}, {"kernel", profile[i].kernel}, {"seconds", profile[i].seconds}});
       by_kernel[profile[i].kernel].first += profile[i].seconds;
       by_kernel[profile[i].kernel].second += 1;
       text << "  " << std::setw(4) << i << "  " << std::setw(10) << formatSeconds(profile[i].seconds) << "  "
            << std::left << std::setw(24) << profile[i].kernel << std::right << "  " << profile[i].name << "\n";
     }
     std::vector<std::pair<std::string, std::pair<double, int>>> kernels(by_kernel.begin(), by_kernel.end());
-    std::sort(kernels.begin(), kernels.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+    std::sort(kernels.begin(), kernels.end(),
+              [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
     nlohmann::json per_kernel = nlohmann::json::array();
     text << "by kernel:\n";
     for (const auto& [k, v] : kernels) {

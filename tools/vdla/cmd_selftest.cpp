@@ -56,8 +56,13 @@ int selftestCommand(const std::vector<std::string>& args) {
   }
   const size_t failed = results.size() - passed;
   if (json) {
-    nlohmann::json out{{"device", device->backendName()}, {"config", cfg.name}, {"hash", cfg.hashHex()},
-                       {"seed", opts.seed}, {"passed", passed}, {"failed", failed}, {"cases", cases}};
+    nlohmann::json out{{"device", device->backendName()},
+                       {"config", cfg.name},
+                       {"hash", cfg.hashHex()},
+                       {"seed", opts.seed},
+                       {"passed", passed},
+                       {"failed", failed},
+                       {"cases", cases}};
     std::cout << out.dump(2) << "\n";
   } else {
     std::cout << "selftest: " << passed << " passed, " << failed << " failed\n";

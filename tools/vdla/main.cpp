@@ -21,8 +21,11 @@ const std::map<std::string, Entry>& commands() {
       {"compile", {vdla::cli::compileCommand, "compile an ONNX or zoo model into an artifact for a target"}},
       {"run", {vdla::cli::runCommand, "run an artifact or model on images or a synthetic input"}},
       {"inspect", {vdla::cli::inspectCommand, "summarise a model or artifact (inputs, operators, parameters, IR)"}},
-      {"profile", {vdla::cli::profileCommand, "per-layer accelerator cycles and utilisation, latency hiding on vs off"}},
-      {"explore", {vdla::cli::exploreCommand, "sweep accelerator configs for networks on an FPGA part (cost and resource models)"}},
+      {"profile",
+       {vdla::cli::profileCommand, "per-layer accelerator cycles and utilisation, latency hiding on vs off"}},
+      {"explore",
+       {vdla::cli::exploreCommand,
+        "sweep accelerator configs for networks on an FPGA part (cost and resource models)"}},
       {"selftest", {vdla::cli::selftestCommand, "run the built-in programs on a device against C++ references"}},
       {"keygen", {vdla::cli::keygenCommand, "make an Ed25519 key pair for signing artifacts"}},
       {"sign", {vdla::cli::signCommand, "sign an artifact file with a secret key"}},
@@ -32,7 +35,8 @@ const std::map<std::string, Entry>& commands() {
 
 void printUsage(std::ostream& out) {
   out << "usage: vdla <command> [options]   (vdla <command> --help for details)\n\ncommands:\n";
-  for (const auto& [name, entry] : commands()) out << "  " << name << std::string(10 - name.size(), ' ') << entry.summary << "\n";
+  for (const auto& [name, entry] : commands())
+    out << "  " << name << std::string(10 - name.size(), ' ') << entry.summary << "\n";
 }
 
 }  // namespace

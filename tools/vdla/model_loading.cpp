@@ -1,6 +1,5 @@
 #include "model_loading.h"
 
-
 namespace vdla::cli {
 
 void addModelOptions(po::options_description& options) {

@@ -55,7 +55,8 @@ size_t writeRunTimeline(const std::string& path, const std::vector<rt::StepProfi
     const double run = timed ? double(st.cycles) / clock_mhz : s.device_seconds * 1e6;
     events.push_back(span(kHost, kSteps, s.name + ": pack and upload", t, before, {{"step", i}}));
     t += before;
-    json args = {{"step", i}, {"kernel", s.kernel}, {"instructions", st.totalInstructions()}, {"gemm_macs", st.gemm_macs}};
+    json args = {
+        {"step", i}, {"kernel", s.kernel}, {"instructions", st.totalInstructions()}, {"gemm_macs", st.gemm_macs}};
     if (timed) {
       args["cycles"] = st.cycles;
       args["gemm_utilisation"] = st.gemmUtilisation();

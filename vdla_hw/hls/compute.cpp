@@ -20,7 +20,8 @@ struct UopAccWriter {
     if (memory == unsigned(MEM_UOP)) {
       uop[e] = pad ? 0u : uint32_t(ap_uint<UOP_BITS>(dram.uop[entry]).to_uint64());
     } else if (memory == unsigned(MEM_ACC)) {
-      const ap_uint<ACC_WORD_BITS> word = pad ? ap_uint<ACC_WORD_BITS>(0) : ap_uint<ACC_WORD_BITS>(dram.acc[entry * ACC_WORDS + w]);
+      const ap_uint<ACC_WORD_BITS> word =
+          pad ? ap_uint<ACC_WORD_BITS>(0) : ap_uint<ACC_WORD_BITS>(dram.acc[entry * ACC_WORDS + w]);
     LANES:
       for (int b = 0; b < ACC_WORD_BITS / 32; ++b) {
 #pragma HLS unroll
@@ -28,7 +29,8 @@ struct UopAccWriter {
         acc[e][el / BLOCK_OUT][el % BLOCK_OUT] = int32_t(uint32_t(word.range(32 * b + 31, 32 * b).to_uint64()));
       }
     } else {  // ACC8: int8 elements sign-extended into the accumulator lanes
-      const ap_uint<ACC8_WORD_BITS> word = pad ? ap_uint<ACC8_WORD_BITS>(0) : ap_uint<ACC8_WORD_BITS>(dram.acc8[entry * ACC8_WORDS + w]);
+      const ap_uint<ACC8_WORD_BITS> word =
+          pad ? ap_uint<ACC8_WORD_BITS>(0) : ap_uint<ACC8_WORD_BITS>(dram.acc8[entry * ACC8_WORDS + w]);
       unpack_int8<ACC8_WORD_BITS, BLOCK_OUT>(word, w, acc[e]);
     }
   }

@@ -12,7 +12,8 @@ uint32_t axil_read(const RegFile& r, uint32_t offset) {
   }
   switch (offset) {
     case regs::kCtrl:
-      return (r.running ? regs::kCtrlRunning : 0u) | (r.done ? regs::kCtrlDone : 0u) | (r.error ? regs::kCtrlError : 0u);
+      return (r.running ? regs::kCtrlRunning : 0u) | (r.done ? regs::kCtrlDone : 0u) |
+             (r.error ? regs::kCtrlError : 0u);
     case regs::kInsnAddr: return r.insn_addr;
     case regs::kInsnAddrHi: return r.insn_addr_hi;
     case regs::kInsnCount: return r.insn_count;

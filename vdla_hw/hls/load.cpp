@@ -11,10 +11,12 @@ struct InputWeightWriter {
   int8_t (*wgt)[BLOCK_OUT][BLOCK_IN];
   void write(unsigned memory, uint32_t e, int w, uint64_t entry, bool pad) {
     if (memory == unsigned(MEM_INP)) {
-      const ap_uint<INP_WORD_BITS> word = pad ? ap_uint<INP_WORD_BITS>(0) : ap_uint<INP_WORD_BITS>(dram.inp[entry * INP_WORDS + w]);
+      const ap_uint<INP_WORD_BITS> word =
+          pad ? ap_uint<INP_WORD_BITS>(0) : ap_uint<INP_WORD_BITS>(dram.inp[entry * INP_WORDS + w]);
       unpack_int8<INP_WORD_BITS, BLOCK_IN>(word, w, inp[e]);
     } else {
-      const ap_uint<WGT_WORD_BITS> word = pad ? ap_uint<WGT_WORD_BITS>(0) : ap_uint<WGT_WORD_BITS>(dram.wgt[entry * WGT_WORDS + w]);
+      const ap_uint<WGT_WORD_BITS> word =
+          pad ? ap_uint<WGT_WORD_BITS>(0) : ap_uint<WGT_WORD_BITS>(dram.wgt[entry * WGT_WORDS + w]);
       unpack_int8<WGT_WORD_BITS, BLOCK_IN>(word, w, wgt[e]);
     }
   }

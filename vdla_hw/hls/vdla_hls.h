@@ -150,14 +150,14 @@ struct ModuleRegs {
 
 // What one step of a module did.
 struct StepResult {
-  uint8_t state;        // ModuleStateCode after the step
-  bool progressed;      // the step changed state (read, dispatched or executed)
-  bool completed;       // an instruction finished (its queue slot is free)
-  bool finish;          // the completed instruction was FINISH
-  uint8_t error;        // ErrorCode, ERR_NONE if none
-  uint32_t error_index; // instruction index of the error
-  uint32_t error_info;  // detail (the RTL's ERROR_INFO)
-  uint64_t gemm_uops;   // micro-op iterations executed (performance counters)
+  uint8_t state;         // ModuleStateCode after the step
+  bool progressed;       // the step changed state (read, dispatched or executed)
+  bool completed;        // an instruction finished (its queue slot is free)
+  bool finish;           // the completed instruction was FINISH
+  uint8_t error;         // ErrorCode, ERR_NONE if none
+  uint32_t error_index;  // instruction index of the error
+  uint32_t error_info;   // detail (the RTL's ERROR_INFO)
+  uint64_t gemm_uops;    // micro-op iterations executed (performance counters)
   uint64_t alu_vectors;
 };
 
@@ -307,8 +307,7 @@ struct FetchRegs {
   Command pending;
   uint8_t pending_queue;
 };
-StepResult fetch_step(FetchRegs& r, const DramPorts& dram, hls::stream<Command> queues[3],
-                      const uint32_t occupancy[3]);
+StepResult fetch_step(FetchRegs& r, const DramPorts& dram, hls::stream<Command> queues[3], const uint32_t occupancy[3]);
 
 StepResult load_step(ModuleRegs& r, hls::stream<Command>& queue, TokenCounts& tokens, const DramPorts& dram,
                      inp_mem_t inp, wgt_mem_t wgt);

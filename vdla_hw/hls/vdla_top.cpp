@@ -47,11 +47,11 @@ uint32_t pack_tokens(const TokenCounts& t) {
 StepResult dram_fault(const vdla_hls_host::DramFault& f, uint32_t index) {
   return step_error(f.write ? ERR_AXI_WRITE : ERR_AXI_READ, index, uint32_t(f.addr));
 }
-#define VDLA_GUARDED(result, call, index)                    \
-  try {                                                      \
-    result = call;                                           \
-  } catch (const vdla_hls_host::DramFault& fault) {          \
-    result = dram_fault(fault, index);                       \
+#define VDLA_GUARDED(result, call, index)           \
+  try {                                             \
+    result = call;                                  \
+  } catch (const vdla_hls_host::DramFault& fault) { \
+    result = dram_fault(fault, index);              \
   }
 #else
 #define VDLA_GUARDED(result, call, index) result = call;

@@ -23,10 +23,10 @@ void axil_write(RegFile& r, uint32_t offset, uint32_t value);
 // The scheduler's registers.
 struct Control {
   FetchRegs fetch;
-  ModuleRegs module[3];     // load, compute, store
+  ModuleRegs module[3];  // load, compute, store
   TokenCounts tokens;
-  uint32_t occupancy[3];    // commands in each queue, the head included
-  bool finished;            // FINISH has executed
+  uint32_t occupancy[3];  // commands in each queue, the head included
+  bool finished;          // FINISH has executed
 };
 
 // One round: starts a run if START was written, then steps fetch, load,

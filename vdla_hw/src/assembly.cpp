@@ -28,10 +28,8 @@ const std::vector<Group>& groupsOf(Opcode op) {
       {"pad", {Field::YPadTop, Field::YPadBottom, Field::XPadLeft, Field::XPadRight}, ','},
   };
   static const std::vector<Group> gemm = {
-      {"uops", {Field::UopBegin, Field::UopEnd}, ':'},
-      {"iters", {Field::IterOut, Field::IterIn}, ','},
-      {"dst", {Field::DstFactorOut, Field::DstFactorIn}, ','},
-      {"src", {Field::SrcFactorOut, Field::SrcFactorIn}, ','},
+      {"uops", {Field::UopBegin, Field::UopEnd}, ':'},         {"iters", {Field::IterOut, Field::IterIn}, ','},
+      {"dst", {Field::DstFactorOut, Field::DstFactorIn}, ','}, {"src", {Field::SrcFactorOut, Field::SrcFactorIn}, ','},
       {"wgt", {Field::WgtFactorOut, Field::WgtFactorIn}, ','},
   };
   static const std::vector<Group> alu = {
@@ -54,7 +52,7 @@ const std::vector<Group>& groupsOf(Opcode op) {
 
 const std::map<std::string, Field>& flagWords() {
   static const std::map<std::string, Field> flags = {
-      {"pop_prev", Field::PopPrev}, {"pop_next", Field::PopNext}, {"push_prev", Field::PushPrev},
+      {"pop_prev", Field::PopPrev},   {"pop_next", Field::PopNext}, {"push_prev", Field::PushPrev},
       {"push_next", Field::PushNext}, {"reset", Field::Reset},
   };
   return flags;

@@ -241,11 +241,11 @@ HwConfig parseConfig(const std::string& json_text, const std::string& origin) {
   // GEMM and ALU write the output memory at the accumulator index, so both
   // memories must have one entry per accumulator entry.
   if (c.depth(Memory::Output) != c.depth(Memory::Acc))
-    buffers.fail("buffers_kib.output", "must hold as many entries as the accumulator (" +
-                                           std::to_string(c.depth(Memory::Acc)) + " entries of " +
-                                           std::to_string(c.entryBytes(Memory::Output)) + " bytes = " +
-                                           std::to_string(c.depth(Memory::Acc) * c.entryBytes(Memory::Output) / 1024) +
-                                           " KiB), got " + std::to_string(c.depth(Memory::Output)) + " entries");
+    buffers.fail("buffers_kib.output",
+                 "must hold as many entries as the accumulator (" + std::to_string(c.depth(Memory::Acc)) +
+                     " entries of " + std::to_string(c.entryBytes(Memory::Output)) +
+                     " bytes = " + std::to_string(c.depth(Memory::Acc) * c.entryBytes(Memory::Output) / 1024) +
+                     " KiB), got " + std::to_string(c.depth(Memory::Output)) + " entries");
   buffers.rejectUnknown();
 
   FieldReader axi = top.object("axi");

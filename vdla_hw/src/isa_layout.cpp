@@ -23,7 +23,8 @@ struct FieldSpec {
 // so the layout is a pure function of the config.
 std::vector<FieldSpec> fieldSpecs(const HwConfig& c, Opcode op) {
   std::vector<FieldSpec> specs = {
-      {Field::Opcode, kOpcodeBits}, {Field::PopPrev, 1}, {Field::PopNext, 1}, {Field::PushPrev, 1}, {Field::PushNext, 1},
+      {Field::Opcode, kOpcodeBits}, {Field::PopPrev, 1},  {Field::PopNext, 1},
+      {Field::PushPrev, 1},         {Field::PushNext, 1},
   };
   const uint32_t uop_bits = c.indexBits(Memory::Uop);
   const uint32_t acc_bits = c.indexBits(Memory::Acc);
@@ -191,7 +192,8 @@ std::string whyInconsistent(const Instruction& insn, int num_alu_ops, const std:
 }  // namespace
 
 EncodedInstruction IsaLayout::encode(const Instruction& insn, const std::string& where) const {
-  if (int(insn.opcode) >= kNumOpcodes) throw Error(prefix(where) + "unknown opcode " + std::to_string(int(insn.opcode)));
+  if (int(insn.opcode) >= kNumOpcodes)
+    throw Error(prefix(where) + "unknown opcode " + std::to_string(int(insn.opcode)));
   EncodedInstruction bits{0, 0};
   for (const BitField& f : fields_[int(insn.opcode)]) {
     const int64_t v = getField(insn, f.field);
@@ -257,10 +259,8 @@ int64_t getField(const Instruction& i, Field f) {
 
 void setField(Instruction& i, Field f, int64_t v) {
   switch (f) {
-#define VDLA_ISA_X(name, member)              \
-  case Field::name:                           \
-    i.member = decltype(i.member)(v);         \
-    break;
+#define VDLA_ISA_X(name, member) \
+  case Field::name: i.member = decltype(i.member)(v); break;
     VDLA_ISA_FIELDS(VDLA_ISA_X)
 #undef VDLA_ISA_X
   }

@@ -84,7 +84,7 @@ std::string hexHash(const HwConfig& c) { return c.hashHex(); }
 void printInterface(std::ostream& o) {
   char line[160];
   o << "\n  // Host interface (vdla/hw/interface_table.h): AXI-Lite register offsets.\n";
-#define VDLA_HW_X(name, sv, offset, access, meaning)                                            \
+#define VDLA_HW_X(name, sv, offset, access, meaning)                                               \
   std::snprintf(line, sizeof line, "  localparam logic [11:0] REG_%s = 12'h%03x;\n", #sv, offset); \
   o << line;
   VDLA_HW_REGISTERS(VDLA_HW_X)
@@ -95,7 +95,8 @@ void printInterface(std::ostream& o) {
   VDLA_HW_CTRL_BITS(VDLA_HW_X)
 #undef VDLA_HW_X
   o << "  // Error codes (ERROR_CODE[7:0]).\n  localparam logic [7:0] E_NONE = 8'd0;\n";
-#define VDLA_HW_X(name, sv, code, meaning) o << "  localparam logic [7:0] E_" #sv " = 8'd" << code << ";  // " << meaning << "\n";
+#define VDLA_HW_X(name, sv, code, meaning) \
+  o << "  localparam logic [7:0] E_" #sv " = 8'd" << code << ";  // " << meaning << "\n";
   VDLA_HW_ERRORS(VDLA_HW_X)
 #undef VDLA_HW_X
   o << "  // Module states (MODULE_STATE, 4 bits per module).\n";
@@ -104,7 +105,8 @@ void printInterface(std::ostream& o) {
   VDLA_HW_STATES(VDLA_HW_X)
 #undef VDLA_HW_X
   o << "  // Performance counter indices.\n";
-#define VDLA_HW_X(name, sv, meaning) o << "  localparam int CNT_" #sv " = " << regs::kCnt##name << ";  // " << meaning << "\n";
+#define VDLA_HW_X(name, sv, meaning) \
+  o << "  localparam int CNT_" #sv " = " << regs::kCnt##name << ";  // " << meaning << "\n";
   VDLA_HW_COUNTERS(VDLA_HW_X)
 #undef VDLA_HW_X
   o << "  localparam int NUM_COUNTERS = " << regs::kNumCounters << ";\n";
@@ -147,7 +149,7 @@ std::string generateInterfaceDoc() {
   std::ostringstream o;
   char offset[16];
   o << "| offset | name | access | meaning |\n|--------|------|--------|---------|\n";
-#define VDLA_HW_X(name, sv, off, access, meaning)    \
+#define VDLA_HW_X(name, sv, off, access, meaning)      \
   std::snprintf(offset, sizeof offset, "0x%03x", off); \
   o << "| " << offset << " | " #sv " | " << access << " | " << meaning << " |\n";
   VDLA_HW_REGISTERS(VDLA_HW_X)

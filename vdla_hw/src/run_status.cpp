@@ -46,8 +46,8 @@ std::string instructionName(const Instruction& insn) {
 std::string describeInstruction(const InstructionLookup& program, uint32_t index) {
   const std::optional<Instruction> insn = program ? program(index) : std::nullopt;
   if (!insn) return "instruction " + std::to_string(index);
-  return "instruction " + std::to_string(index) + " (" + instructionName(*insn) + ", " +
-         moduleName(moduleOf(*insn)) + " module)";
+  return "instruction " + std::to_string(index) + " (" + instructionName(*insn) + ", " + moduleName(moduleOf(*insn)) +
+         " module)";
 }
 
 bool StatusSnapshot::operator==(const StatusSnapshot& o) const {
@@ -132,9 +132,9 @@ std::string describeRunError(uint32_t code_reg, uint32_t index, uint32_t info, u
     case regs::kErrFlags:
       msg << (insn && moduleOf(*insn) == Module::Store
                   ? "pop_next/push_next name the stage after store, which does not exist"
-                  : insn && moduleOf(*insn) == Module::Load
-                        ? "pop_prev/push_prev name the stage before load, which does not exist"
-                        : "pop/push flags name a stage that does not exist for this module");
+              : insn && moduleOf(*insn) == Module::Load
+                  ? "pop_prev/push_prev name the stage before load, which does not exist"
+                  : "pop/push flags name a stage that does not exist for this module");
       break;
     case regs::kErrPad: msg << (store ? "STORE cannot pad" : "LOAD UOP cannot pad"); break;
     case regs::kErrFinishNotLast:
@@ -142,7 +142,8 @@ std::string describeRunError(uint32_t code_reg, uint32_t index, uint32_t info, u
       if (count > index) msg << ", but " << (count - index - 1) << " follow it";
       break;
     case regs::kErrNoFinish:
-      return "program of " + std::to_string(count) + " instructions does not end with FINISH (the last instruction is " +
+      return "program of " + std::to_string(count) +
+             " instructions does not end with FINISH (the last instruction is " +
              describeInstruction(program, count ? count - 1 : 0) + ")";
     case regs::kErrEmpty: return "program is empty (it must end with FINISH)";
     case regs::kErrSramRange: {
@@ -183,7 +184,8 @@ std::string describeRunError(uint32_t code_reg, uint32_t index, uint32_t info, u
       break;
     }
     case regs::kErrAddrOverflow:
-      msg << "DRAM row at entry " << info << " lies beyond the 32-bit AXI address space (not inside an allocated buffer)";
+      msg << "DRAM row at entry " << info
+          << " lies beyond the 32-bit AXI address space (not inside an allocated buffer)";
       break;
     case regs::kErrTokensLeft: {
       std::ostringstream t;

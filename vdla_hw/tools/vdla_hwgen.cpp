@@ -37,9 +37,11 @@ int main(int argc, char** argv) {
       else if (config.empty() && a[0] != '-')
         config = a;
       else
-        throw vdla::Error("usage: vdla_hwgen CONFIG.json [--hls OUT.h] [--sv OUT.sv] | --interface-doc (unexpected '" + a + "')");
+        throw vdla::Error("usage: vdla_hwgen CONFIG.json [--hls OUT.h] [--sv OUT.sv] | --interface-doc (unexpected '" +
+                          a + "')");
     }
-    if (config.empty()) throw vdla::Error("usage: vdla_hwgen CONFIG.json [--hls OUT.h] [--sv OUT.sv] | --interface-doc");
+    if (config.empty())
+      throw vdla::Error("usage: vdla_hwgen CONFIG.json [--hls OUT.h] [--sv OUT.sv] | --interface-doc");
     vdla::hw::HwConfig cfg = vdla::hw::loadConfig(config);
     if (!hls.empty()) writeFile(hls, vdla::hw::generateHlsHeader(cfg, config));
     if (!sv.empty()) writeFile(sv, vdla::hw::generateSvPackage(cfg, config));

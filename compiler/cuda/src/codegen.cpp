@@ -17,8 +17,8 @@ namespace vdla::cuda {
 // ---------------------------------------------------------------- StepContext
 
 [[noreturn]] void StepContext::fail(const std::string& what) const {
-  throw CudaBackendError("target cuda: step " + std::to_string(index) + (step.name.empty() ? "" : " '" + step.name + "'") +
-                         " (" + op + "): " + what);
+  throw CudaBackendError("target cuda: step " + std::to_string(index) +
+                         (step.name.empty() ? "" : " '" + step.name + "'") + " (" + op + "): " + what);
 }
 
 const rt::ArtifactTensor& StepContext::input(size_t i) const {
@@ -162,8 +162,8 @@ void checkLimits(const StepContext& ctx, const KernelSpec& k) {
   size_t present = ctx.step.outputs.size();
   for (size_t i = 0; i < ctx.step.inputs.size(); ++i) present += ctx.hasInput(i);
   if (k.args.size() != present)
-    ctx.fail("internal: kernel declares " + std::to_string(k.args.size()) + " arguments for " + std::to_string(present) +
-             " tensors");
+    ctx.fail("internal: kernel declares " + std::to_string(k.args.size()) + " arguments for " +
+             std::to_string(present) + " tensors");
   const int64_t threads = k.block[0] * k.block[1] * k.block[2];
   if (threads < 1 || threads > 1024) ctx.fail("block of " + std::to_string(threads) + " threads");
   if (k.grid[0] > INT_MAX || k.grid[1] > 65535 || k.grid[2] > 65535)

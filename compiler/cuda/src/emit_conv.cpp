@@ -33,7 +33,8 @@ bool emitConv(const StepContext& ctx, KernelSpec& k) {
   const bool has_res = ctx.attrs().getInt("cuda.residual", 0) != 0;
   if (has_bias) ctx.requireF32(ctx.input(2), "bias B");
   if (has_res) {
-    ctx.require(ctx.hasInput(3) && ctx.input(3).type.shape == y.type.shape, "fused residual must have the output's shape");
+    ctx.require(ctx.hasInput(3) && ctx.input(3).type.shape == y.type.shape,
+                "fused residual must have the output's shape");
     ctx.requireF32(ctx.input(3), "residual");
   }
   const rt::Shape& xs = x.type.shape;

@@ -22,8 +22,12 @@ std::string unaryExpression(const StepContext& ctx, rt::DType t) {
   if (op == "Neg") return "(T)(-v)";
   if (op == "Abs") return "v < (T)0 ? (T)(-v) : v";
   static const std::map<std::string, std::string> f32 = {
-      {"Sigmoid", "1.0f / (1.0f + expf(-v))"}, {"Tanh", "tanhf(v)"},       {"Exp", "expf(v)"},
-      {"Sqrt", "sqrtf(v)"},                    {"Reciprocal", "1.0f / v"}, {"HardSwish", "v * fmaxf(0.0f, fminf(1.0f, v / 6.0f + 0.5f))"}};
+      {"Sigmoid", "1.0f / (1.0f + expf(-v))"},
+      {"Tanh", "tanhf(v)"},
+      {"Exp", "expf(v)"},
+      {"Sqrt", "sqrtf(v)"},
+      {"Reciprocal", "1.0f / v"},
+      {"HardSwish", "v * fmaxf(0.0f, fminf(1.0f, v / 6.0f + 0.5f))"}};
   auto it = f32.find(op);
   std::string e;
   if (it != f32.end()) {
@@ -58,16 +62,17 @@ void emitBinary(const StepContext& ctx, KernelSpec& k) {
   const rt::ArtifactTensor& y = ctx.output(0);
   const rt::DType t = a.type.dtype;
   ctx.require(b.type.dtype == t && y.type.dtype == t, "operand and output types must agree");
-  ctx.require(t == rt::DType::F32 || t == rt::DType::I32 || t == rt::DType::I64 || t == rt::DType::I8 ||
-                  t == rt::DType::U8,
-              std::string("element type ") + rt::dtypeName(t) + " is not supported");
+  ctx.require(
+      t == rt::DType::F32 || t == rt::DType::I32 || t == rt::DType::I64 || t == rt::DType::I8 || t == rt::DType::U8,
+      std::string("element type ") + rt::dtypeName(t) + " is not supported");
   ctx.require(ctx.op != "Div" || t == rt::DType::F32, "integer Div is not supported (f32 only)");
   ctx.require(t == rt::DType::F32 || !ctx.attrs().has("activation"), "a fused activation needs f32 operands");
   const rt::Shape& ys = y.type.shape;
   const size_t rank = ys.size();
   const int64_t total = rt::numElements(ys);
   std::string p = constant("total", total) + constant("rank", static_cast<int64_t>(rank)) + intArray("dims", ys) +
-                  intArray("a_str", broadcastStrides(ctx, a.type.shape, ys)) + intArray("b_str", broadcastStrides(ctx, b.type.shape, ys)) +
+                  intArray("a_str", broadcastStrides(ctx, a.type.shape, ys)) +
+                  intArray("b_str", broadcastStrides(ctx, b.type.shape, ys)) +
                   constantB("same_shape", a.type.shape == ys && b.type.shape == ys);
   if (t == rt::DType::F32) p += activationParams(ctx);
   k.params = p;
@@ -84,7 +89,8 @@ void emitBinary(const StepContext& ctx, KernelSpec& k) {
 // Clip(x, min?, max?); before opset 11 the bounds are attributes.
 void emitClip(const StepContext& ctx, KernelSpec& k) {
   const rt::DType t = ctx.input(0).type.dtype;
-  ctx.require(isSignedOrFloat(t) || t == rt::DType::U8, std::string("element type ") + rt::dtypeName(t) + " is not supported");
+  ctx.require(isSignedOrFloat(t) || t == rt::DType::U8,
+              std::string("element type ") + rt::dtypeName(t) + " is not supported");
   const std::string tn = cudaTypeName(t);
   const int64_t total = rt::numElements(ctx.output(0).type.shape);
   std::string p = constant("total", total);
@@ -108,7 +114,9 @@ void emitClip(const StepContext& ctx, KernelSpec& k) {
                   "Clip bounds must be scalars of the input's type");
   k.params = p;
   k.args.push_back(tn + "* __restrict__ y");
-  std::string body = "using T = " + tn + ";\n  for (int i = vdla::globalThread(); i < P::total; i += vdla::gridThreads()) {\n    T v = x[i];\n";
+  std::string body =
+      "using T = " + tn +
+      ";\n  for (int i = vdla::globalThread(); i < P::total; i += vdla::gridThreads()) {\n    T v = x[i];\n";
   // min(max(x, lo), hi), NaN kept, as the reference.
   if (!lo.empty()) body += "    { const T l = " + lo + "; v = v < l ? l : v; }\n";
   if (!hi.empty()) body += "    { const T h = " + hi + "; v = h < v ? h : v; }\n";
@@ -160,8 +168,8 @@ void emitCast(const StepContext& ctx, KernelSpec& k) {
     value = "v != (From)0";
   } else if (from == rt::DType::F32 && to != rt::DType::F32) {
     const auto [lo, hi] = integerBounds(to);
-    value = "isnan(v) ? (To)0 : (trunc((double)v) <= (double)" + lo + " ? (To)" + lo + " : (trunc((double)v) >= (double)" +
-            hi + " ? (To)" + hi + " : (To)trunc((double)v)))";
+    value = "isnan(v) ? (To)0 : (trunc((double)v) <= (double)" + lo + " ? (To)" + lo +
+            " : (trunc((double)v) >= (double)" + hi + " ? (To)" + hi + " : (To)trunc((double)v)))";
   } else {
     value = "(To)v";
   }

@@ -41,7 +41,8 @@ void emitGemm(const StepContext& ctx, KernelSpec& k) {
     ctx.require(cs.size() <= 2, "C must have rank <= 2");
     // Unidirectional broadcast of C to [M, N]: strides 0 on size-1 (or absent) dims.
     const int64_t cm = cs.size() == 2 ? cs[0] : 1, cn = cs.empty() ? 1 : cs.back();
-    ctx.require((cm == 1 || cm == m) && (cn == 1 || cn == n), "C " + rt::shapeToString(cs) + " does not broadcast to [M, N]");
+    ctx.require((cm == 1 || cm == m) && (cn == 1 || cn == n),
+                "C " + rt::shapeToString(cs) + " does not broadcast to [M, N]");
     c_sn = cn == 1 ? 0 : 1;
     c_sm = cm == 1 ? 0 : cn;
   }
@@ -99,9 +100,12 @@ void emitMatMulOp(const StepContext& ctx, KernelSpec& k) {
 }  // namespace
 
 bool emitMatMul(const StepContext& ctx, KernelSpec& k) {
-  if (ctx.op == "Gemm") emitGemm(ctx, k);
-  else if (ctx.op == "MatMul") emitMatMulOp(ctx, k);
-  else return false;
+  if (ctx.op == "Gemm")
+    emitGemm(ctx, k);
+  else if (ctx.op == "MatMul")
+    emitMatMulOp(ctx, k);
+  else
+    return false;
   return true;
 }
 

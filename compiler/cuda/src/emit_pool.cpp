@@ -39,11 +39,16 @@ void emitGlobalPool(const StepContext& ctx, KernelSpec& k, bool is_max) {
 }  // namespace
 
 bool emitPool(const StepContext& ctx, KernelSpec& k) {
-  if (ctx.op == "MaxPool") emitWindowPool(ctx, k, true);
-  else if (ctx.op == "AveragePool") emitWindowPool(ctx, k, false);
-  else if (ctx.op == "GlobalAveragePool") emitGlobalPool(ctx, k, false);
-  else if (ctx.op == "GlobalMaxPool") emitGlobalPool(ctx, k, true);
-  else return false;
+  if (ctx.op == "MaxPool")
+    emitWindowPool(ctx, k, true);
+  else if (ctx.op == "AveragePool")
+    emitWindowPool(ctx, k, false);
+  else if (ctx.op == "GlobalAveragePool")
+    emitGlobalPool(ctx, k, false);
+  else if (ctx.op == "GlobalMaxPool")
+    emitGlobalPool(ctx, k, true);
+  else
+    return false;
   return true;
 }
 

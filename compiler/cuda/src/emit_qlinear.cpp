@@ -26,11 +26,11 @@ std::string quantBounds(rt::DType t) {
 // values: returns 1 for a single value, 2 for `count` of them.
 int paramKind(const StepContext& ctx, size_t input, int64_t count, rt::DType type, const std::string& what) {
   const rt::ArtifactTensor& t = ctx.input(input);
-  ctx.require(t.type.dtype == type, what + " has element type " + rt::dtypeName(t.type.dtype) + ", expected " +
-                                        rt::dtypeName(type));
+  ctx.require(t.type.dtype == type,
+              what + " has element type " + rt::dtypeName(t.type.dtype) + ", expected " + rt::dtypeName(type));
   const int64_t n = rt::numElements(t.type.shape);
-  ctx.require(n == 1 || n == count, what + " has " + std::to_string(n) + " values, expected 1 or " +
-                                        std::to_string(count));
+  ctx.require(n == 1 || n == count,
+              what + " has " + std::to_string(n) + " values, expected 1 or " + std::to_string(count));
   return n == 1 ? 1 : 2;
 }
 
@@ -56,8 +56,8 @@ MatMulGeometry matMulGeometry(const StepContext& ctx, const rt::Shape& a, const 
   g.m = a2[a2.size() - 2];
   g.k = a2.back();
   g.n = b2.back();
-  ctx.require(b2[b2.size() - 2] == g.k, "inner dimensions of " + rt::shapeToString(a) + " and " +
-                                            rt::shapeToString(b) + " differ");
+  ctx.require(b2[b2.size() - 2] == g.k,
+              "inner dimensions of " + rt::shapeToString(a) + " and " + rt::shapeToString(b) + " differ");
   const rt::Shape ab(a2.begin(), a2.end() - 2), bb(b2.begin(), b2.end() - 2);
   const size_t rank = std::max(ab.size(), bb.size());
   g.batch.assign(rank, 1);
@@ -67,8 +67,8 @@ MatMulGeometry matMulGeometry(const StepContext& ctx, const rt::Shape& a, const 
   for (size_t i = rank; i-- > 0;) {
     const int64_t da = i + ab.size() >= rank ? ab[i + ab.size() - rank] : 1;
     const int64_t db = i + bb.size() >= rank ? bb[i + bb.size() - rank] : 1;
-    ctx.require(da == db || da == 1 || db == 1, "batch dimensions of " + rt::shapeToString(a) + " and " +
-                                                    rt::shapeToString(b) + " do not broadcast");
+    ctx.require(da == db || da == 1 || db == 1,
+                "batch dimensions of " + rt::shapeToString(a) + " and " + rt::shapeToString(b) + " do not broadcast");
     g.batch[i] = da == 1 ? db : da;
     g.a_bstr[i] = da == 1 ? 0 : as;
     g.b_bstr[i] = db == 1 ? 0 : bs;
@@ -133,8 +133,8 @@ void emitIntegerMatMul(const StepContext& ctx, KernelSpec& k, bool qlinear) {
     k.args.push_back(arg(rt::DType::F32, "y_scale"));
     if (yzk) k.args.push_back(arg(y.type.dtype, "y_zp"));
     k.args.push_back(arg(y.type.dtype, "y", true));
-    body += "    const float scale = __fdiv_rn(__fmul_rn(" + at("a_scale", ask, "row") + ", " + at("b_scale", bsk, "col") +
-            "), " + at("y_scale", ysk, "row") + ");\n";
+    body += "    const float scale = __fdiv_rn(__fmul_rn(" + at("a_scale", ask, "row") + ", " +
+            at("b_scale", bsk, "col") + "), " + at("y_scale", ysk, "row") + ");\n";
     body += "    y[i] = vdla::quantizeTo<" + std::string(cudaTypeName(y.type.dtype)) +
             ">(__fmul_rn((float)(int)sum, scale), " + (yzk ? "(int)" + at("y_zp", yzk, "row") : "0") +
             ", P::q_lo, P::q_hi);\n  }";
@@ -241,23 +241,29 @@ void emitQLinearBinary(const StepContext& ctx, KernelSpec& k, bool mul) {
   k.args.push_back(arg(rt::DType::F32, "sc"));
   if (zc) k.args.push_back(arg(t, "c_zp"));
   k.args.push_back(arg(t, "y", true));
-  std::string body = std::string("const int za = ") + (za ? "(int)a_zp[0]" : "0") + ", zb = " +
-                     (zb ? "(int)b_zp[0]" : "0") + ", zc = " + (zc ? "(int)c_zp[0]" : "0") + ";\n  ";
+  std::string body = std::string("const int za = ") + (za ? "(int)a_zp[0]" : "0") +
+                     ", zb = " + (zb ? "(int)b_zp[0]" : "0") + ", zc = " + (zc ? "(int)c_zp[0]" : "0") + ";\n  ";
   const std::string tn = cudaTypeName(t);
   if (!mul) {
     // The fixed part folded from the zero points, then two fused multiply-adds.
-    body += "const float ra = __fdiv_rn(sa[0], sc[0]), rb = __fdiv_rn(sb[0], sc[0]);\n"
-            "  const float fixed = __fsub_rn((float)zc, __fadd_rn(__fmul_rn(ra, (float)za), __fmul_rn(rb, (float)zb)));\n";
+    body +=
+        "const float ra = __fdiv_rn(sa[0], sc[0]), rb = __fdiv_rn(sb[0], sc[0]);\n"
+        "  const float fixed = __fsub_rn((float)zc, __fadd_rn(__fmul_rn(ra, (float)za), __fmul_rn(rb, (float)zb)));\n";
   }
-  body += "  for (int i = vdla::globalThread(); i < P::total; i += vdla::gridThreads()) {\n"
-          "    int ia, ib;\n    vdla::broadcastOffsets<P>(i, ia, ib);\n";
+  body +=
+      "  for (int i = vdla::globalThread(); i < P::total; i += vdla::gridThreads()) {\n"
+      "    int ia, ib;\n    vdla::broadcastOffsets<P>(i, ia, ib);\n";
   if (!mul)
-    body += "    const float v = fmaf((float)a[ia], ra, fmaf((float)b[ib], rb, fixed));\n"
-            "    y[i] = vdla::quantizeTo<" + tn + ">(v, 0, P::q_lo, P::q_hi);\n  }";
+    body +=
+        "    const float v = fmaf((float)a[ia], ra, fmaf((float)b[ib], rb, fixed));\n"
+        "    y[i] = vdla::quantizeTo<" +
+        tn + ">(v, 0, P::q_lo, P::q_hi);\n  }";
   else
-    body += "    const float va = __fmul_rn(sa[0], (float)((int)a[ia] - za));\n"
-            "    const float vb = __fmul_rn(sb[0], (float)((int)b[ib] - zb));\n"
-            "    y[i] = vdla::quantizeTo<" + tn + ">(__fdiv_rn(__fmul_rn(va, vb), sc[0]), zc, P::q_lo, P::q_hi);\n  }";
+    body +=
+        "    const float va = __fmul_rn(sa[0], (float)((int)a[ia] - za));\n"
+        "    const float vb = __fmul_rn(sb[0], (float)((int)b[ib] - zb));\n"
+        "    y[i] = vdla::quantizeTo<" +
+        tn + ">(__fdiv_rn(__fmul_rn(va, vb), sc[0]), zc, P::q_lo, P::q_hi);\n  }";
   k.body = body;
   gridStride(k, total);
 }
@@ -291,11 +297,14 @@ void emitQLinearGlobalAveragePool(const StepContext& ctx, KernelSpec& k) {
   k.body = std::string("const float scale = __fdiv_rn(x_scale[0], __fmul_rn(y_scale[0], (float)P::image));\n") +
            "  for (int i = vdla::globalThread(); i < P::total; i += vdla::gridThreads()) {\n"
            "    const int n = i / P::C, c = i % P::C;\n"
-           "    int sum = -" + (zx ? "(int)x_zp[0]" : "0") + " * P::image;\n"
+           "    int sum = -" +
+           (zx ? "(int)x_zp[0]" : "0") +
+           " * P::image;\n"
            "    for (int j = 0; j < P::image; ++j)\n"
            "      sum += (int)x[P::channels_last ? (n * P::image + j) * P::C + c : i * P::image + j];\n"
-           "    y[i] = vdla::quantizeTo<" + cudaTypeName(t) + ">(__fmul_rn((float)sum, scale), " +
-           (zy ? "(int)y_zp[0]" : "0") + ", P::q_lo, P::q_hi);\n  }";
+           "    y[i] = vdla::quantizeTo<" +
+           cudaTypeName(t) + ">(__fmul_rn((float)sum, scale), " + (zy ? "(int)y_zp[0]" : "0") +
+           ", P::q_lo, P::q_hi);\n  }";
   gridStride(k, total);
 }
 

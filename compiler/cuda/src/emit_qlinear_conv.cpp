@@ -196,8 +196,8 @@ void emitVdlaQConv(const StepContext& ctx, KernelSpec& k) {
   ConvGeometry g = geometryParams(win, xs, ws, q.group);
   k.params = g.params + constant("w_zp_kind", 0) + constantB("has_res", has_res) +
              constantB("wide_product", q.wide_product) + constant("shift1", q.shift1) + constant("shift2", q.shift2) +
-             constant("residual_shift", q.residual_shift) +
-             constant("clip_lo", q.clip_lo) + constant("clip_hi", q.clip_hi);
+             constant("residual_shift", q.residual_shift) + constant("clip_lo", q.clip_lo) +
+             constant("clip_hi", q.clip_hi);
   k.args = {arg(rt::DType::I8, "x"), arg(rt::DType::I8, "w"), arg(rt::DType::I32, "bias1"), arg(rt::DType::I32, "mult"),
             arg(rt::DType::I32, "bias2")};
   if (has_res) {
@@ -206,9 +206,9 @@ void emitVdlaQConv(const StepContext& ctx, KernelSpec& k) {
   }
   k.args.push_back(arg(rt::DType::I8, "y", true));
   // Padding holds x_zero_point; nothing is subtracted (the bias carries it).
-  k.body = "const vdla::QConvEpilogue<P> epi{bias1, mult, bias2, " + std::string(has_res ? "r, residual_mult" : "nullptr, nullptr") +
-           ", y};\n  " + launchGemm(ctx, g, k) + "(x, " + std::to_string(q.x_zero_point) +
-           ", 0, w, (const signed char*)nullptr, epi);";
+  k.body = "const vdla::QConvEpilogue<P> epi{bias1, mult, bias2, " +
+           std::string(has_res ? "r, residual_mult" : "nullptr, nullptr") + ", y};\n  " + launchGemm(ctx, g, k) +
+           "(x, " + std::to_string(q.x_zero_point) + ", 0, w, (const signed char*)nullptr, epi);";
 }
 
 }  // namespace

@@ -18,17 +18,18 @@ bool isQuantised(rt::DType t) { return t == rt::DType::I8 || t == rt::DType::U8;
 // the parameter index of element i is (i / inner) % size.
 std::pair<int64_t, int64_t> axisOf(const StepContext& ctx, const rt::Shape& x) {
   const rt::Shape& scale = ctx.input(1).type.shape;
-  ctx.require(ctx.attrs().getInt("block_size", 0) == 0, "attribute 'block_size' (blocked quantisation) is not supported");
+  ctx.require(ctx.attrs().getInt("block_size", 0) == 0,
+              "attribute 'block_size' (blocked quantisation) is not supported");
   if (rt::numElements(scale) == 1 && scale.size() <= 1) return {1, 1};
   ctx.require(scale.size() == 1, "a per-axis scale must be 1-D");
   const int64_t rank = static_cast<int64_t>(x.size());
   int64_t axis = ctx.attrs().getInt("axis", 1);
   if (axis < 0) axis += rank;
-  ctx.require(axis >= 0 && axis < rank, "axis " + std::to_string(ctx.attrs().getInt("axis", 1)) + " is outside rank " +
-                                            std::to_string(rank));
-  ctx.require(scale[0] == x[static_cast<size_t>(axis)],
-              "the scale has " + std::to_string(scale[0]) + " values, axis " + std::to_string(axis) + " has " +
-                  std::to_string(x[static_cast<size_t>(axis)]));
+  ctx.require(axis >= 0 && axis < rank,
+              "axis " + std::to_string(ctx.attrs().getInt("axis", 1)) + " is outside rank " + std::to_string(rank));
+  ctx.require(scale[0] == x[static_cast<size_t>(axis)], "the scale has " + std::to_string(scale[0]) + " values, axis " +
+                                                            std::to_string(axis) + " has " +
+                                                            std::to_string(x[static_cast<size_t>(axis)]));
   int64_t inner = 1;
   for (int64_t d = axis + 1; d < rank; ++d) inner *= x[static_cast<size_t>(d)];
   return {inner, scale[0]};
@@ -56,13 +57,18 @@ void emitQuantize(const StepContext& ctx, KernelSpec& k, bool quantize) {
   if (has_zp) k.args.push_back("const " + qn + "* __restrict__ zero_point");
   k.args.push_back(std::string(quantize ? qn : "float") + "* __restrict__ y");
   const std::string zp = has_zp ? "(float)zero_point[c]" : "0.0f";
-  std::string body = "for (int i = vdla::globalThread(); i < P::total; i += vdla::gridThreads()) {\n"
-                     "    const int c = P::size == 1 ? 0 : (i / P::inner) % P::size;\n";
+  std::string body =
+      "for (int i = vdla::globalThread(); i < P::total; i += vdla::gridThreads()) {\n"
+      "    const int c = P::size == 1 ? 0 : (i / P::inner) % P::size;\n";
   if (quantize) {
     const bool u8 = q == rt::DType::U8;
-    body += "    float v = rintf((float)x[i] / scale[c]) + " + zp + ";\n"
-            "    v = fminf(fmaxf(v, " + std::string(u8 ? "0.0f" : "-128.0f") + "), " + (u8 ? "255.0f" : "127.0f") + ");\n"
-            "    y[i] = (" + qn + ")v;\n  }";
+    body += "    float v = rintf((float)x[i] / scale[c]) + " + zp +
+            ";\n"
+            "    v = fminf(fmaxf(v, " +
+            std::string(u8 ? "0.0f" : "-128.0f") + "), " + (u8 ? "255.0f" : "127.0f") +
+            ");\n"
+            "    y[i] = (" +
+            qn + ")v;\n  }";
   } else {
     body += "    y[i] = ((float)x[i] - " + zp + ") * scale[c];\n  }";
   }

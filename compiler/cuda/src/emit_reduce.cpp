@@ -6,8 +6,8 @@ namespace vdla::cuda {
 namespace {
 
 int64_t normalizeAxis(const StepContext& ctx, int64_t axis, int64_t rank) {
-  ctx.require(axis >= -rank && axis < rank, "axis " + std::to_string(axis) + " is out of range for rank " +
-                                                std::to_string(rank));
+  ctx.require(axis >= -rank && axis < rank,
+              "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -26,9 +26,12 @@ void emitSoftmax(const StepContext& ctx, KernelSpec& k, bool is_log) {
   } else {
     axis = normalizeAxis(ctx, axis, rank);
     for (int64_t d = 0; d < rank; ++d) {
-      if (d < axis) outer *= xs[d];
-      else if (d == axis) count = xs[d];
-      else inner *= xs[d];
+      if (d < axis)
+        outer *= xs[d];
+      else if (d == axis)
+        count = xs[d];
+      else
+        inner *= xs[d];
     }
   }
   k.params = constant("lines", outer * inner) + constant("count", count) + constant("inner", inner);
@@ -87,13 +90,20 @@ void emitReduceOp(const StepContext& ctx, KernelSpec& k, int kind) {
 }  // namespace
 
 bool emitReduce(const StepContext& ctx, KernelSpec& k) {
-  if (ctx.op == "Softmax") emitSoftmax(ctx, k, false);
-  else if (ctx.op == "LogSoftmax") emitSoftmax(ctx, k, true);
-  else if (ctx.op == "ReduceMean") emitReduceOp(ctx, k, 0);
-  else if (ctx.op == "ReduceSum") emitReduceOp(ctx, k, 1);
-  else if (ctx.op == "ReduceMax") emitReduceOp(ctx, k, 2);
-  else if (ctx.op == "ReduceMin") emitReduceOp(ctx, k, 3);
-  else return false;
+  if (ctx.op == "Softmax")
+    emitSoftmax(ctx, k, false);
+  else if (ctx.op == "LogSoftmax")
+    emitSoftmax(ctx, k, true);
+  else if (ctx.op == "ReduceMean")
+    emitReduceOp(ctx, k, 0);
+  else if (ctx.op == "ReduceSum")
+    emitReduceOp(ctx, k, 1);
+  else if (ctx.op == "ReduceMax")
+    emitReduceOp(ctx, k, 2);
+  else if (ctx.op == "ReduceMin")
+    emitReduceOp(ctx, k, 3);
+  else
+    return false;
   return true;
 }
 

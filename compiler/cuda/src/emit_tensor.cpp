@@ -10,8 +10,8 @@ namespace vdla::cuda {
 namespace {
 
 int64_t normalizeAxis(const StepContext& ctx, int64_t axis, int64_t rank) {
-  ctx.require(axis >= -rank && axis < rank, "axis " + std::to_string(axis) + " is out of range for rank " +
-                                                std::to_string(rank));
+  ctx.require(axis >= -rank && axis < rank,
+              "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -77,9 +77,11 @@ void emitConcat(const StepContext& ctx, KernelSpec& k) {
   k.args.push_back(tn + "* __restrict__ y");
   const int64_t total = rt::numElements(ys);
   k.params = constant("total", total) + constant("inner", inner) + constant("axis_len", ys[axis]);
-  k.body = "for (int i = vdla::globalThread(); i < P::total; i += vdla::gridThreads()) {\n"
-           "    const int in = i % P::inner, a = (i / P::inner) % P::axis_len, o = i / (P::inner * P::axis_len);\n"
-           "    " + tn + " v = 0;\n" + chain + "    y[i] = v;\n  }";
+  k.body =
+      "for (int i = vdla::globalThread(); i < P::total; i += vdla::gridThreads()) {\n"
+      "    const int in = i % P::inner, a = (i / P::inner) % P::axis_len, o = i / (P::inner * P::axis_len);\n"
+      "    " +
+      tn + " v = 0;\n" + chain + "    y[i] = v;\n  }";
   (void)outer;
   gridStride(k, total);
 }
@@ -141,7 +143,9 @@ void emitPad(const StepContext& ctx, KernelSpec& k) {
   const int64_t total = rt::numElements(out);
   k.params = constant("total", total) + constant("rank", rank) + intArray("odims", out) + intArray("idims", xs) +
              intArray("istr", rt::rowMajorStrides(xs)) + intArray("begin", begin) +
-             constant("mode", mode == "constant" ? 0 : mode == "edge" ? 1 : 2) +
+             constant("mode", mode == "constant" ? 0
+                              : mode == "edge"   ? 1
+                                                 : 2) +
              constantF("fill", ctx.attrs().getFloat("value", 0.0));
   k.args = {"const " + tn + "* __restrict__ x"};
   if (ctx.hasInput(1)) k.args.push_back("const void* __restrict__ pads_unused");
@@ -168,7 +172,8 @@ void emitGather(const StepContext& ctx, KernelSpec& k) {
                                                       std::to_string(axis) + " of size " + std::to_string(xs[axis]));
   const std::string tn = cudaTypeName(x.type.dtype), in = cudaTypeName(idx.type.dtype);
   const int64_t total = rt::numElements(ctx.output(0).type.shape);
-  k.params = constant("total", total) + constant("inner", inner) + constant("count", count) + constant("size", xs[axis]);
+  k.params =
+      constant("total", total) + constant("inner", inner) + constant("count", count) + constant("size", xs[axis]);
   k.args = {"const " + tn + "* __restrict__ x", "const " + in + "* __restrict__ idx", tn + "* __restrict__ y"};
   k.body = "vdla::gather<P, " + tn + ", " + in + ">(x, idx, y);";
   gridStride(k, total);
@@ -195,15 +200,20 @@ void emitShape(const StepContext& ctx, KernelSpec& k) {
 
 bool emitTensorOp(const StepContext& ctx, KernelSpec& k) {
   const std::string& op = ctx.op;
-  if (op == "Identity" || op == "Flatten" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" ||
-      op == "Dropout")
+  if (op == "Identity" || op == "Flatten" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" || op == "Dropout")
     emitCopy(ctx, k);
-  else if (op == "Concat") emitConcat(ctx, k);
-  else if (op == "Transpose") emitTranspose(ctx, k);
-  else if (op == "Pad") emitPad(ctx, k);
-  else if (op == "Gather") emitGather(ctx, k);
-  else if (op == "Shape") emitShape(ctx, k);
-  else return false;
+  else if (op == "Concat")
+    emitConcat(ctx, k);
+  else if (op == "Transpose")
+    emitTranspose(ctx, k);
+  else if (op == "Pad")
+    emitPad(ctx, k);
+  else if (op == "Gather")
+    emitGather(ctx, k);
+  else if (op == "Shape")
+    emitShape(ctx, k);
+  else
+    return false;
   return true;
 }
 

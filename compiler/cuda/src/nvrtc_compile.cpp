@@ -42,7 +42,8 @@ std::string stepAtLine(const std::string& source, size_t line) {
 std::string annotate(const std::string& log, const std::string& source, const std::string& name) {
   std::istringstream in(log);
   std::string line, out;
-  const std::regex where(std::regex_replace(name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") + R"(\((\d+)\): error)");
+  const std::regex where(std::regex_replace(name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+                         R"(\((\d+)\): error)");
   std::string first_step;
   while (std::getline(in, line)) {
     out += line;
@@ -86,8 +87,8 @@ NvrtcOutput compileWithNvrtc(const std::string& source, const std::string& arch,
     log.resize(log_size - 1);
   }
   if (r != NVRTC_SUCCESS)
-    throw CudaBackendError("NVRTC compilation for " + arch + " failed (" + nvrtcGetErrorString(r) + "): " +
-                           annotate(log, source, name));
+    throw CudaBackendError("NVRTC compilation for " + arch + " failed (" + nvrtcGetErrorString(r) +
+                           "): " + annotate(log, source, name));
   NvrtcOutput out;
   out.log = log;
   if (real) {

@@ -32,7 +32,8 @@ Window3 resolveWindow3(const StepContext& ctx, const rt::Shape& x, const rt::Sha
     w.kernel[t] = kernel[d];
     w.stride[t] = strides[d];
     w.dilation[t] = dilations[d];
-    ctx.require(w.stride[t] >= 1 && w.dilation[t] >= 1 && w.kernel[t] >= 1, "strides, dilations and kernel must be >= 1");
+    ctx.require(w.stride[t] >= 1 && w.dilation[t] >= 1 && w.kernel[t] >= 1,
+                "strides, dilations and kernel must be >= 1");
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
       const int64_t total =
           std::max<int64_t>(0, (w.out[t] - 1) * w.stride[t] + (w.kernel[t] - 1) * w.dilation[t] + 1 - w.in[t]);

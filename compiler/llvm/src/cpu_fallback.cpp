@@ -53,7 +53,8 @@ bool compileCpuSteps(const ir::Graph& graph, rt::Artifact& a, const CompileOptio
   for (size_t id = 0; id < a.tensors.size(); ++id) tensor_ids.emplace(a.tensors[id].name, static_cast<int32_t>(id));
   auto idOf = [&](const ir::Value* v) -> int32_t {
     auto it = tensor_ids.find(v->name());
-    if (it == tensor_ids.end()) throw std::logic_error("CPU fallback: value '" + v->name() + "' is not in the artifact");
+    if (it == tensor_ids.end())
+      throw std::logic_error("CPU fallback: value '" + v->name() + "' is not in the artifact");
     return it->second;
   };
 

@@ -46,7 +46,8 @@ rt::Tensor packPositionWeights(const float* w, int64_t group, int64_t mg, int64_
   float* pw = packed.data<float>();
   for (int64_t g = 0; g < group; ++g)
     for (int64_t m = 0; m < mg; ++m)
-      for (int64_t k = 0; k < kdim; ++k) pw[((g * mblocks + m / mr) * kdim + k) * mr + m % mr] = w[(g * mg + m) * kdim + k];
+      for (int64_t k = 0; k < kdim; ++k)
+        pw[((g * mblocks + m / mr) * kdim + k) * mr + m % mr] = w[(g * mg + m) * kdim + k];
   return packed;
 }
 
@@ -94,7 +95,8 @@ std::vector<Value*> emitPositionTileSums(StepEmitter& e, const PhasedInput& p, V
       }
       for (int64_t r = 0; r < mr; ++r) {
         Value* wv = b.CreateVectorSplat(vl, e.loadAt(e.f32(), wp, b.CreateAdd(wc, e.c64(tap * mr + r))));
-        for (int64_t v = 0; v < nv; ++v) next[r * nv + v] = e.intrinsic(Intrinsic::fmuladd, {wv, cols[v], next[r * nv + v]});
+        for (int64_t v = 0; v < nv; ++v)
+          next[r * nv + v] = e.intrinsic(Intrinsic::fmuladd, {wv, cols[v], next[r * nv + v]});
       }
     }
     return next;
@@ -167,8 +169,10 @@ void emitConv(StepBuilder& s) {
   if (const char* force = std::getenv("VDLA_LLVM_CONV_KERNEL")) {
     const std::string kernel = force;
     winograd = kernel == "winograd" ? winogradApplies(geo) : winograd && (kernel == "auto" || kernel.empty());
-    if (kernel == "positions") channel_tiled = false;
-    else if (kernel == "channels") channel_tiled = channel_lanes > 0;
+    if (kernel == "positions")
+      channel_tiled = false;
+    else if (kernel == "channels")
+      channel_tiled = channel_lanes > 0;
     else if (kernel != "auto" && kernel != "winograd" && !kernel.empty())
       s.fail("VDLA_LLVM_CONV_KERNEL is '" + kernel + "'; expected positions, channels, winograd or auto");
   }
@@ -182,8 +186,8 @@ void emitConv(StepBuilder& s) {
   }
 
   const rt::Tensor packed = packPositionWeights(constantOf(s, 1, "weights").data<float>(), group, mg, kdim, mr);
-  const rt::Tensor bias = packPositionBias(s.node().input(2) ? s.node().input(2)->constant().data<float>() : nullptr,
-                                           group, mg, mr);
+  const rt::Tensor bias =
+      packPositionBias(s.node().input(2) ? s.node().input(2)->constant().data<float>() : nullptr, group, mg, mr);
   const int x_slot = s.useInput(0);
   const int w_slot = s.addConstant("packed_weights", packed);
   const int b_slot = s.addConstant("packed_bias", bias);
@@ -211,8 +215,8 @@ void emitConv(StepBuilder& s) {
   // from there, the block's weights stay in L1/L2 across its tiles, and the
   // stores go to MR output rows in order.
   const int64_t window_floats = std::max<int64_t>(nr, kChunkWindowBytes / 4 / cg);
-  const int64_t chunk = splitForThreads(std::min(qtiles, std::max<int64_t>(1, window_floats / nr)), qtiles,
-                                        batch * group * mblocks);
+  const int64_t chunk =
+      splitForThreads(std::min(qtiles, std::max<int64_t>(1, window_floats / nr)), qtiles, batch * group * mblocks);
   const int64_t chunks = (qtiles + chunk - 1) / chunk;
   e.parallelFor(batch * group * chunks * mblocks, [&](Value* index) {
     Value* planes = direct ? e.tensor(x_slot, e.f32()) : e.sharedWorkspace(e.f32());
@@ -230,23 +234,23 @@ void emitConv(StepBuilder& s) {
     Value* w_base = b.CreateMul(gm, e.c64(kdim * mr));
     Value* first_channel = b.CreateAdd(b.CreateMul(n, e.c64(channels)), b.CreateMul(g, e.c64(cg)));
     auto tile = [&](Value* qt, int64_t valid) {
-    Value* q0 = b.CreateMul(qt, e.c64(nr));
-    Value* x_base = b.CreateAdd(b.CreateMul(first_channel, e.c64(p.channelFloats())), q0);
-    std::vector<Value*> biases;
-    for (int64_t r = 0; r < mr; ++r)
-      biases.push_back(
-          b.CreateVectorSplat(vl, e.loadAt(e.f32(), bp, b.CreateAdd(b.CreateMul(gm, e.c64(mr)), e.c64(r)))));
-    std::vector<Value*> acc = emitPositionTileSums(e, p, planes, x_base, wp, w_base, cg, valid, biases);
-    // Row r is output channel g*mg + mb*mr + r.
-    std::vector<TileRow> rows(mr);
-    for (int64_t r = 0; r < mr; ++r) {
-      Value* m = b.CreateAdd(b.CreateMul(mb, e.c64(mr)), e.c64(r));
-      Value* oc = b.CreateAdd(b.CreateMul(g, e.c64(mg)), m);
-      rows[r].plane_base = b.CreateMul(b.CreateAdd(b.CreateMul(n, e.c64(out_channels)), oc), e.c64(plane_size));
-      if (mg % mr != 0) rows[r].enabled = b.CreateICmpSLT(m, e.c64(mg));
-      rows[r].vectors.assign(acc.begin() + r * nv, acc.begin() + (r + 1) * nv);
-    }
-    storeTile(e, p, ep, q0, rows, y_slot);
+      Value* q0 = b.CreateMul(qt, e.c64(nr));
+      Value* x_base = b.CreateAdd(b.CreateMul(first_channel, e.c64(p.channelFloats())), q0);
+      std::vector<Value*> biases;
+      for (int64_t r = 0; r < mr; ++r)
+        biases.push_back(
+            b.CreateVectorSplat(vl, e.loadAt(e.f32(), bp, b.CreateAdd(b.CreateMul(gm, e.c64(mr)), e.c64(r)))));
+      std::vector<Value*> acc = emitPositionTileSums(e, p, planes, x_base, wp, w_base, cg, valid, biases);
+      // Row r is output channel g*mg + mb*mr + r.
+      std::vector<TileRow> rows(mr);
+      for (int64_t r = 0; r < mr; ++r) {
+        Value* m = b.CreateAdd(b.CreateMul(mb, e.c64(mr)), e.c64(r));
+        Value* oc = b.CreateAdd(b.CreateMul(g, e.c64(mg)), m);
+        rows[r].plane_base = b.CreateMul(b.CreateAdd(b.CreateMul(n, e.c64(out_channels)), oc), e.c64(plane_size));
+        if (mg % mr != 0) rows[r].enabled = b.CreateICmpSLT(m, e.c64(mg));
+        rows[r].vectors.assign(acc.begin() + r * nv, acc.begin() + (r + 1) * nv);
+      }
+      storeTile(e, p, ep, q0, rows, y_slot);
     };
     Value* full_end = b.CreateSelect(b.CreateICmpSLT(end_tile, e.c64(full_tiles)), end_tile, e.c64(full_tiles));
     e.loop(first_tile, full_end, [&](Value* qt) { tile(qt, -1); });

@@ -49,10 +49,10 @@ struct ChannelTiling {
 // with padding 1 these are 18% of all (the first and last row and column
 // each skip a third of their taps).
 struct TapClasses {
-  std::vector<int64_t> row_class;              // per output row
-  std::vector<std::vector<bool>> row_taps;     // per row class: kernel row kh read
-  std::vector<int64_t> col_class;              // per column tile
-  std::vector<std::vector<bool>> col_taps;     // per column class: (i * k_w + kw) read
+  std::vector<int64_t> row_class;           // per output row
+  std::vector<std::vector<bool>> row_taps;  // per row class: kernel row kh read
+  std::vector<int64_t> col_class;           // per column tile
+  std::vector<std::vector<bool>> col_taps;  // per column class: (i * k_w + kw) read
   int64_t count() const { return static_cast<int64_t>(row_taps.size() * col_taps.size()); }
 };
 
@@ -229,199 +229,205 @@ void emitChannelTiledConv(StepBuilder& s, const ConvGeometry& c, const ConvEpilo
   Type* vt = e.vecF32(static_cast<int>(vl));
   const int64_t tasks = c.batch * c.group * chunks * nblocks;
   auto emitTasks = [&](bool split) {
-  e.parallelFor(split ? 2 * tasks : tasks, [&](Value* task) {
-    // With `split`, task i < tasks sums the first half of the K blocks into
-    // y, task tasks + i the second half into the workspace.
-    Value* index = split ? b.CreateSRem(task, e.c64(tasks)) : task;
-    Value* second = split ? b.CreateICmpSGE(task, e.c64(tasks)) : nullptr;
-    Value* kb_begin = split ? b.CreateSelect(second, e.c64(t.kblocks / 2), e.c64(0)) : e.c64(0);
-    Value* kb_end = split ? b.CreateSelect(second, e.c64(t.kblocks), e.c64(t.kblocks / 2)) : e.c64(t.kblocks);
-    Value* planes = direct ? e.tensor(x_slot, e.f32()) : e.sharedWorkspace(e.f32());
-    Value* wp = e.tensor(w_slot, e.f32());
-    Value* bp = e.tensor(b_slot, e.f32());
-    Value* y = e.tensor(y_slot, e.f32());
-    Value* res = ep.residual >= 0 ? e.tensor(ep.residual, e.f32()) : nullptr;
-    Value* first_tile = b.CreateMul(b.CreateSRem(index, e.c64(chunks)), e.c64(chunk));
-    Value* rest = b.CreateSDiv(index, e.c64(chunks));
-    Value* nb = b.CreateSRem(rest, e.c64(nblocks));
-    Value* end_tile = b.CreateAdd(first_tile, e.c64(chunk));
-    end_tile = b.CreateSelect(b.CreateICmpSLT(end_tile, e.c64(ptiles)), end_tile, e.c64(ptiles));
-    Value* ng = b.CreateSDiv(rest, e.c64(nblocks));
-    Value* n = b.CreateSDiv(ng, e.c64(c.group));
-    Value* g = b.CreateSRem(ng, e.c64(c.group));
-    Value* gb = b.CreateAdd(b.CreateMul(g, e.c64(nblocks)), nb);  // block index in the packed weights
-    Value* w_base = b.CreateMul(gb, e.c64(kdim * nr));
-    Value* x_base = b.CreateMul(b.CreateAdd(b.CreateMul(n, e.c64(c.channels)), b.CreateMul(g, e.c64(c.cg))),
-                                e.c64(p.channelFloats()));
-    // Output channel of lane j of vector v: g*mg + nb*nr + v*vl + j, a lane
-    // only when below mg within the group.
-    std::vector<Value*> lane_ok, channel_base, bias_v;
-    for (int64_t v = 0; v < nv; ++v) {
-      std::vector<Constant*> steps;
-      for (int64_t j = 0; j < vl; ++j) steps.push_back(b.getInt64(static_cast<uint64_t>(v * vl + j)));
-      Value* m = b.CreateAdd(b.CreateVectorSplat(vl, b.CreateMul(nb, e.c64(nr))), ConstantVector::get(steps));
-      lane_ok.push_back(b.CreateICmpSLT(m, b.CreateVectorSplat(vl, e.c64(c.mg))));
-      Value* oc = b.CreateAdd(b.CreateVectorSplat(vl, b.CreateAdd(b.CreateMul(n, e.c64(c.out_channels)),
-                                                                  b.CreateMul(g, e.c64(c.mg)))),
-                              m);
-      channel_base.push_back(b.CreateMul(oc, b.CreateVectorSplat(vl, e.c64(positions))));
-      bias_v.push_back(e.loadVec(bp, b.CreateAdd(b.CreateMul(gb, e.c64(nr)), e.c64(v * vl)), vl));
-    }
-    Value* partial = partial_bytes ? e.threadWorkspace(shared_bytes, partial_bytes, e.f32()) : nullptr;
-    Value* sums_out = split ? b.CreateSelect(second, e.at(e.sharedWorkspace(e.f32()), e.c64(layout_bytes / 4)), y) : y;
-    e.loop(kb_begin, kb_end, [&](Value* kb) {
-    e.loop(first_tile, end_tile, [&](Value* tile) {
-      // The tile's positions: oh * out_w + j*MR' + i, phase-space index
-      // oh * wq + j*MR' + i.
-      Value* oh = b.CreateSDiv(tile, e.c64(c.w.out_w / pr));
-      Value* col_tile = b.CreateSRem(tile, e.c64(c.w.out_w / pr));
-      Value* col = b.CreateMul(col_tile, e.c64(pr));
-      Value* p0 = b.CreateAdd(b.CreateMul(oh, e.c64(c.w.out_w)), col);
-      Value* row_base = b.CreateAdd(x_base, b.CreateAdd(b.CreateMul(oh, e.c64(p.wq)), col));
-      // The tile of one class: kernel rows row_taps[kh] and (position,
-      // kernel column) pairs col_taps[i * k_w + kw] read, the others skipped.
-      auto tileOfClass = [&](const std::vector<bool>& row_taps, const std::vector<bool>& col_taps) {
-      Value* zero = b.CreateVectorSplat(vl, e.cf(0));
-      std::vector<Value*> init(pr * nv, zero);
-      Value* slot = nullptr;  // this tile's partial sums
-      if (partial) {
-        slot = b.CreateMul(b.CreateSub(tile, first_tile), e.c64(pr * nr));
-        Value* first = b.CreateICmpEQ(kb, kb_begin);
-        for (int64_t a = 0; a < pr * nv; ++a)
-          init[a] = b.CreateSelect(first, zero, e.loadVec(partial, b.CreateAdd(slot, e.c64(a * vl)), vl));
+    e.parallelFor(split ? 2 * tasks : tasks, [&](Value* task) {
+      // With `split`, task i < tasks sums the first half of the K blocks into
+      // y, task tasks + i the second half into the workspace.
+      Value* index = split ? b.CreateSRem(task, e.c64(tasks)) : task;
+      Value* second = split ? b.CreateICmpSGE(task, e.c64(tasks)) : nullptr;
+      Value* kb_begin = split ? b.CreateSelect(second, e.c64(t.kblocks / 2), e.c64(0)) : e.c64(0);
+      Value* kb_end = split ? b.CreateSelect(second, e.c64(t.kblocks), e.c64(t.kblocks / 2)) : e.c64(t.kblocks);
+      Value* planes = direct ? e.tensor(x_slot, e.f32()) : e.sharedWorkspace(e.f32());
+      Value* wp = e.tensor(w_slot, e.f32());
+      Value* bp = e.tensor(b_slot, e.f32());
+      Value* y = e.tensor(y_slot, e.f32());
+      Value* res = ep.residual >= 0 ? e.tensor(ep.residual, e.f32()) : nullptr;
+      Value* first_tile = b.CreateMul(b.CreateSRem(index, e.c64(chunks)), e.c64(chunk));
+      Value* rest = b.CreateSDiv(index, e.c64(chunks));
+      Value* nb = b.CreateSRem(rest, e.c64(nblocks));
+      Value* end_tile = b.CreateAdd(first_tile, e.c64(chunk));
+      end_tile = b.CreateSelect(b.CreateICmpSLT(end_tile, e.c64(ptiles)), end_tile, e.c64(ptiles));
+      Value* ng = b.CreateSDiv(rest, e.c64(nblocks));
+      Value* n = b.CreateSDiv(ng, e.c64(c.group));
+      Value* g = b.CreateSRem(ng, e.c64(c.group));
+      Value* gb = b.CreateAdd(b.CreateMul(g, e.c64(nblocks)), nb);  // block index in the packed weights
+      Value* w_base = b.CreateMul(gb, e.c64(kdim * nr));
+      Value* x_base = b.CreateMul(b.CreateAdd(b.CreateMul(n, e.c64(c.channels)), b.CreateMul(g, e.c64(c.cg))),
+                                  e.c64(p.channelFloats()));
+      // Output channel of lane j of vector v: g*mg + nb*nr + v*vl + j, a lane
+      // only when below mg within the group.
+      std::vector<Value*> lane_ok, channel_base, bias_v;
+      for (int64_t v = 0; v < nv; ++v) {
+        std::vector<Constant*> steps;
+        for (int64_t j = 0; j < vl; ++j) steps.push_back(b.getInt64(static_cast<uint64_t>(v * vl + j)));
+        Value* m = b.CreateAdd(b.CreateVectorSplat(vl, b.CreateMul(nb, e.c64(nr))), ConstantVector::get(steps));
+        lane_ok.push_back(b.CreateICmpSLT(m, b.CreateVectorSplat(vl, e.c64(c.mg))));
+        Value* oc = b.CreateAdd(
+            b.CreateVectorSplat(vl, b.CreateAdd(b.CreateMul(n, e.c64(c.out_channels)), b.CreateMul(g, e.c64(c.mg)))),
+            m);
+        channel_base.push_back(b.CreateMul(oc, b.CreateVectorSplat(vl, e.c64(positions))));
+        bias_v.push_back(e.loadVec(bp, b.CreateAdd(b.CreateMul(gb, e.c64(nr)), e.c64(v * vl)), vl));
       }
-      Value* c0 = b.CreateMul(kb, e.c64(t.cb));
-      // Tile r of the chunk's n prefetches channels [r*cb/n, (r+1)*cb/n) of
-      // the next K block (see below).
-      Value* n_tiles = b.CreateSub(end_tile, first_tile);
-      Value* r = b.CreateSub(tile, first_tile);
-      Value* prefetch_from = b.CreateSDiv(b.CreateMul(r, e.c64(t.cb)), n_tiles);
-      Value* prefetch_to = b.CreateSDiv(b.CreateMul(b.CreateAdd(r, e.c64(1)), e.c64(t.cb)), n_tiles);
-      std::vector<Value*> acc = e.loopCarry(t.cb, init, [&](Value* cc, const std::vector<Value*>& sums) {
-        std::vector<Value*> next = sums;
-        Value* ch = b.CreateAdd(c0, cc);
-        Value* xc = b.CreateMul(ch, e.c64(p.channelFloats()));
-        Value* wc = b.CreateAdd(w_base, b.CreateMul(ch, e.c64(c.taps * nr)));
-        // This channel's weights of the next K block (of the next block of
-        // output channels after the last), prefetched by one tile of the
-        // chunk: the first tile of a K block reads 9 KiB of weights from
-        // memory at the rate of the multiply-adds, faster than the hardware
-        // prefetcher runs ahead, and the other tiles read none.
-        Value* mine = b.CreateAnd(b.CreateICmpSGE(cc, prefetch_from), b.CreateICmpSLT(cc, prefetch_to));
-        Value* ahead = b.CreateAdd(wc, b.CreateSelect(mine, e.c64(t.cb * c.taps * nr), e.c64(0)));
-        for (int64_t f = 0; f < c.taps * nr; f += kLineFloats) e.prefetch(wp, b.CreateAdd(ahead, e.c64(f)));
-        // Kernel row by kernel row: its k_w weight vectors in registers, each
-        // distinct input value of the row broadcast once (tap (kh, kw) of
-        // position i and tap (kh, kw') of position i + kw - kw' read the
-        // same one) and multiplied into every sum that reads it, in address
-        // order so that each broadcast is dead right after its uses.
-        for (int64_t kh = 0; kh < c.w.k_h; ++kh) {
-          if (!row_taps[kh]) continue;
-          std::vector<std::vector<Value*>> wv(c.w.k_w);
-          std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> readers;  // offset -> (i, kw)
-          for (int64_t kw = 0; kw < c.w.k_w; ++kw) {
-            const int64_t tap = kh * c.w.k_w + kw;
-            bool used = false;
-            for (int64_t i = 0; i < pr; ++i)
-              if (col_taps[i * c.w.k_w + kw]) {
-                readers[p.taps[tap] + i].emplace_back(i, kw);
-                used = true;
+      Value* partial = partial_bytes ? e.threadWorkspace(shared_bytes, partial_bytes, e.f32()) : nullptr;
+      Value* sums_out =
+          split ? b.CreateSelect(second, e.at(e.sharedWorkspace(e.f32()), e.c64(layout_bytes / 4)), y) : y;
+      e.loop(kb_begin, kb_end, [&](Value* kb) {
+        e.loop(first_tile, end_tile, [&](Value* tile) {
+          // The tile's positions: oh * out_w + j*MR' + i, phase-space index
+          // oh * wq + j*MR' + i.
+          Value* oh = b.CreateSDiv(tile, e.c64(c.w.out_w / pr));
+          Value* col_tile = b.CreateSRem(tile, e.c64(c.w.out_w / pr));
+          Value* col = b.CreateMul(col_tile, e.c64(pr));
+          Value* p0 = b.CreateAdd(b.CreateMul(oh, e.c64(c.w.out_w)), col);
+          Value* row_base = b.CreateAdd(x_base, b.CreateAdd(b.CreateMul(oh, e.c64(p.wq)), col));
+          // The tile of one class: kernel rows row_taps[kh] and (position,
+          // kernel column) pairs col_taps[i * k_w + kw] read, the others skipped.
+          auto tileOfClass = [&](const std::vector<bool>& row_taps, const std::vector<bool>& col_taps) {
+            Value* zero = b.CreateVectorSplat(vl, e.cf(0));
+            std::vector<Value*> init(pr * nv, zero);
+            Value* slot = nullptr;  // this tile's partial sums
+            if (partial) {
+              slot = b.CreateMul(b.CreateSub(tile, first_tile), e.c64(pr * nr));
+              Value* first = b.CreateICmpEQ(kb, kb_begin);
+              for (int64_t a = 0; a < pr * nv; ++a)
+                init[a] = b.CreateSelect(first, zero, e.loadVec(partial, b.CreateAdd(slot, e.c64(a * vl)), vl));
+            }
+            Value* c0 = b.CreateMul(kb, e.c64(t.cb));
+            // Tile r of the chunk's n prefetches channels [r*cb/n, (r+1)*cb/n) of
+            // the next K block (see below).
+            Value* n_tiles = b.CreateSub(end_tile, first_tile);
+            Value* r = b.CreateSub(tile, first_tile);
+            Value* prefetch_from = b.CreateSDiv(b.CreateMul(r, e.c64(t.cb)), n_tiles);
+            Value* prefetch_to = b.CreateSDiv(b.CreateMul(b.CreateAdd(r, e.c64(1)), e.c64(t.cb)), n_tiles);
+            std::vector<Value*> acc = e.loopCarry(t.cb, init, [&](Value* cc, const std::vector<Value*>& sums) {
+              std::vector<Value*> next = sums;
+              Value* ch = b.CreateAdd(c0, cc);
+              Value* xc = b.CreateMul(ch, e.c64(p.channelFloats()));
+              Value* wc = b.CreateAdd(w_base, b.CreateMul(ch, e.c64(c.taps * nr)));
+              // This channel's weights of the next K block (of the next block of
+              // output channels after the last), prefetched by one tile of the
+              // chunk: the first tile of a K block reads 9 KiB of weights from
+              // memory at the rate of the multiply-adds, faster than the hardware
+              // prefetcher runs ahead, and the other tiles read none.
+              Value* mine = b.CreateAnd(b.CreateICmpSGE(cc, prefetch_from), b.CreateICmpSLT(cc, prefetch_to));
+              Value* ahead = b.CreateAdd(wc, b.CreateSelect(mine, e.c64(t.cb * c.taps * nr), e.c64(0)));
+              for (int64_t f = 0; f < c.taps * nr; f += kLineFloats) e.prefetch(wp, b.CreateAdd(ahead, e.c64(f)));
+              // Kernel row by kernel row: its k_w weight vectors in registers, each
+              // distinct input value of the row broadcast once (tap (kh, kw) of
+              // position i and tap (kh, kw') of position i + kw - kw' read the
+              // same one) and multiplied into every sum that reads it, in address
+              // order so that each broadcast is dead right after its uses.
+              for (int64_t kh = 0; kh < c.w.k_h; ++kh) {
+                if (!row_taps[kh]) continue;
+                std::vector<std::vector<Value*>> wv(c.w.k_w);
+                std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> readers;  // offset -> (i, kw)
+                for (int64_t kw = 0; kw < c.w.k_w; ++kw) {
+                  const int64_t tap = kh * c.w.k_w + kw;
+                  bool used = false;
+                  for (int64_t i = 0; i < pr; ++i)
+                    if (col_taps[i * c.w.k_w + kw]) {
+                      readers[p.taps[tap] + i].emplace_back(i, kw);
+                      used = true;
+                    }
+                  if (used)
+                    for (int64_t v = 0; v < nv; ++v)
+                      wv[kw].push_back(e.loadVec(wp, b.CreateAdd(wc, e.c64(tap * nr + v * vl)), vl));
+                }
+                Value* row = b.CreateAdd(row_base, xc);
+                for (const auto& [offset, uses] : readers) {
+                  Value* xv = b.CreateVectorSplat(vl, e.loadAt(e.f32(), planes, b.CreateAdd(row, e.c64(offset))));
+                  for (const auto& [i, kw] : uses)
+                    for (int64_t v = 0; v < nv; ++v)
+                      next[i * nv + v] = e.intrinsic(Intrinsic::fmuladd, {xv, wv[kw][v], next[i * nv + v]});
+                }
               }
-            if (used)
-              for (int64_t v = 0; v < nv; ++v)
-                wv[kw].push_back(e.loadVec(wp, b.CreateAdd(wc, e.c64(tap * nr + v * vl)), vl));
+              return next;
+            });
+            auto epilogue = [&] {
+              for (int64_t i = 0; i < pr; ++i) {
+                for (int64_t v = 0; v < nv; ++v) {
+                  Value* mask = lane_ok[v];
+                  Value* idx = b.CreateAdd(channel_base[v], b.CreateVectorSplat(vl, b.CreateAdd(p0, e.c64(i))));
+                  if (split) {  // the half's sums alone; the pass after the loop finishes them
+                    b.CreateMaskedScatter(acc[i * nv + v], b.CreateGEP(e.f32(), sums_out, idx), Align(4), mask);
+                    continue;
+                  }
+                  Value* r = nullptr;
+                  if (res)
+                    r = b.CreateMaskedGather(vt, b.CreateGEP(e.f32(), res, idx), Align(4), mask,
+                                             ConstantAggregateZero::get(vt));
+                  Value* out = finishValue(e, b.CreateFAdd(acc[i * nv + v], bias_v[v]), ep, r);
+                  b.CreateMaskedScatter(out, b.CreateGEP(e.f32(), y, idx), Align(4), mask);
+                }
+              }
+            };
+            if (!partial) {
+              epilogue();
+              return;
+            }
+            Value* last = b.CreateICmpEQ(kb, b.CreateSub(kb_end, e.c64(1)));
+            e.when(last, epilogue);
+            e.when(b.CreateNot(last), [&] {
+              for (int64_t a = 0; a < pr * nv; ++a) e.storeVec(acc[a], partial, b.CreateAdd(slot, e.c64(a * vl)));
+            });
+          };
+          if (classes.count() == 1) {
+            tileOfClass(classes.row_taps[0], classes.col_taps[0]);
+            return;
           }
-          Value* row = b.CreateAdd(row_base, xc);
-          for (const auto& [offset, uses] : readers) {
-            Value* xv = b.CreateVectorSplat(vl, e.loadAt(e.f32(), planes, b.CreateAdd(row, e.c64(offset))));
-            for (const auto& [i, kw] : uses)
-              for (int64_t v = 0; v < nv; ++v)
-                next[i * nv + v] = e.intrinsic(Intrinsic::fmuladd, {xv, wv[kw][v], next[i * nv + v]});
-          }
-        }
-        return next;
+          // The class of this tile, from the runs of equal classes along rows
+          // and column tiles (compile-time boundaries), then one branch per class.
+          auto classOf = [&](Value* x, const std::vector<int64_t>& ids) {
+            Value* id = e.c64(ids[0]);
+            for (size_t k = 1; k < ids.size(); ++k)
+              if (ids[k] != ids[k - 1])
+                id = b.CreateSelect(b.CreateICmpSGE(x, e.c64(static_cast<int64_t>(k))), e.c64(ids[k]), id);
+            return id;
+          };
+          const int64_t col_classes = static_cast<int64_t>(classes.col_taps.size());
+          Value* cls = b.CreateAdd(b.CreateMul(classOf(oh, classes.row_class), e.c64(col_classes)),
+                                   classOf(col_tile, classes.col_class));
+          for (int64_t r = 0; r < static_cast<int64_t>(classes.row_taps.size()); ++r)
+            for (int64_t k = 0; k < col_classes; ++k)
+              e.when(b.CreateICmpEQ(cls, e.c64(r * col_classes + k)),
+                     [&] { tileOfClass(classes.row_taps[r], classes.col_taps[k]); });
+        });
       });
-      auto epilogue = [&] {
-      for (int64_t i = 0; i < pr; ++i) {
-        for (int64_t v = 0; v < nv; ++v) {
-          Value* mask = lane_ok[v];
-          Value* idx = b.CreateAdd(channel_base[v], b.CreateVectorSplat(vl, b.CreateAdd(p0, e.c64(i))));
-          if (split) {  // the half's sums alone; the pass after the loop finishes them
-            b.CreateMaskedScatter(acc[i * nv + v], b.CreateGEP(e.f32(), sums_out, idx), Align(4), mask);
-            continue;
-          }
-          Value* r = nullptr;
-          if (res) r = b.CreateMaskedGather(vt, b.CreateGEP(e.f32(), res, idx), Align(4), mask, ConstantAggregateZero::get(vt));
-          Value* out = finishValue(e, b.CreateFAdd(acc[i * nv + v], bias_v[v]), ep, r);
-          b.CreateMaskedScatter(out, b.CreateGEP(e.f32(), y, idx), Align(4), mask);
+    });
+    if (!split) return;
+    // y = finish(y + second half + bias), a plane of an output channel per index.
+    e.parallelFor(c.batch * c.out_channels, [&](Value* plane) {
+      Value* y = e.tensor(y_slot, e.f32());
+      Value* other = e.at(e.sharedWorkspace(e.f32()), e.c64(layout_bytes / 4));
+      Value* res = ep.residual >= 0 ? e.tensor(ep.residual, e.f32()) : nullptr;
+      Value* oc = b.CreateSRem(plane, e.c64(c.out_channels));
+      Value* g = b.CreateSDiv(oc, e.c64(c.mg));
+      Value* m = b.CreateSRem(oc, e.c64(c.mg));
+      Value* bias_at =
+          b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(g, e.c64(nblocks)), b.CreateSDiv(m, e.c64(nr))), e.c64(nr)),
+                      b.CreateSRem(m, e.c64(nr)));
+      Value* bias = b.CreateVectorSplat(vl, e.loadAt(e.f32(), e.tensor(b_slot, e.f32()), bias_at));
+      Value* base = b.CreateMul(plane, e.c64(positions));
+      for (int64_t u = 0; u * vl < positions; ++u) {
+        const int64_t lanes = std::min(vl, positions - u * vl);
+        Value* at = b.CreateAdd(base, e.c64(u * vl));
+        if (lanes == vl) {
+          Value* v = b.CreateFAdd(b.CreateFAdd(e.loadVec(y, at, vl), e.loadVec(other, at, vl)), bias);
+          e.storeVec(finishValue(e, v, ep, res ? e.loadVec(res, at, vl) : nullptr), y, at);
+          continue;
         }
+        std::vector<Constant*> bits;
+        for (int64_t l = 0; l < vl; ++l) bits.push_back(b.getInt1(l < lanes));
+        Value* mask = ConstantVector::get(bits);
+        Type* pt = vt->getPointerTo();
+        auto load = [&](Value* base_ptr) {
+          return b.CreateMaskedLoad(vt, b.CreateBitCast(e.at(base_ptr, at), pt), Align(4), mask,
+                                    ConstantAggregateZero::get(vt));
+        };
+        Value* v = b.CreateFAdd(b.CreateFAdd(load(y), load(other)), bias);
+        b.CreateMaskedStore(finishValue(e, v, ep, res ? load(res) : nullptr), b.CreateBitCast(e.at(y, at), pt),
+                            Align(4), mask);
       }
-      };
-      if (!partial) {
-        epilogue();
-        return;
-      }
-      Value* last = b.CreateICmpEQ(kb, b.CreateSub(kb_end, e.c64(1)));
-      e.when(last, epilogue);
-      e.when(b.CreateNot(last), [&] {
-        for (int64_t a = 0; a < pr * nv; ++a) e.storeVec(acc[a], partial, b.CreateAdd(slot, e.c64(a * vl)));
-      });
-      };
-      if (classes.count() == 1) {
-        tileOfClass(classes.row_taps[0], classes.col_taps[0]);
-        return;
-      }
-      // The class of this tile, from the runs of equal classes along rows
-      // and column tiles (compile-time boundaries), then one branch per class.
-      auto classOf = [&](Value* x, const std::vector<int64_t>& ids) {
-        Value* id = e.c64(ids[0]);
-        for (size_t k = 1; k < ids.size(); ++k)
-          if (ids[k] != ids[k - 1])
-            id = b.CreateSelect(b.CreateICmpSGE(x, e.c64(static_cast<int64_t>(k))), e.c64(ids[k]), id);
-        return id;
-      };
-      const int64_t col_classes = static_cast<int64_t>(classes.col_taps.size());
-      Value* cls = b.CreateAdd(b.CreateMul(classOf(oh, classes.row_class), e.c64(col_classes)),
-                               classOf(col_tile, classes.col_class));
-      for (int64_t r = 0; r < static_cast<int64_t>(classes.row_taps.size()); ++r)
-        for (int64_t k = 0; k < col_classes; ++k)
-          e.when(b.CreateICmpEQ(cls, e.c64(r * col_classes + k)),
-                 [&] { tileOfClass(classes.row_taps[r], classes.col_taps[k]); });
     });
-    });
-  });
-  if (!split) return;
-  // y = finish(y + second half + bias), a plane of an output channel per index.
-  e.parallelFor(c.batch * c.out_channels, [&](Value* plane) {
-    Value* y = e.tensor(y_slot, e.f32());
-    Value* other = e.at(e.sharedWorkspace(e.f32()), e.c64(layout_bytes / 4));
-    Value* res = ep.residual >= 0 ? e.tensor(ep.residual, e.f32()) : nullptr;
-    Value* oc = b.CreateSRem(plane, e.c64(c.out_channels));
-    Value* g = b.CreateSDiv(oc, e.c64(c.mg));
-    Value* m = b.CreateSRem(oc, e.c64(c.mg));
-    Value* bias_at = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(g, e.c64(nblocks)), b.CreateSDiv(m, e.c64(nr))), e.c64(nr)),
-                                 b.CreateSRem(m, e.c64(nr)));
-    Value* bias = b.CreateVectorSplat(vl, e.loadAt(e.f32(), e.tensor(b_slot, e.f32()), bias_at));
-    Value* base = b.CreateMul(plane, e.c64(positions));
-    for (int64_t u = 0; u * vl < positions; ++u) {
-      const int64_t lanes = std::min(vl, positions - u * vl);
-      Value* at = b.CreateAdd(base, e.c64(u * vl));
-      if (lanes == vl) {
-        Value* v = b.CreateFAdd(b.CreateFAdd(e.loadVec(y, at, vl), e.loadVec(other, at, vl)), bias);
-        e.storeVec(finishValue(e, v, ep, res ? e.loadVec(res, at, vl) : nullptr), y, at);
-        continue;
-      }
-      std::vector<Constant*> bits;
-      for (int64_t l = 0; l < vl; ++l) bits.push_back(b.getInt1(l < lanes));
-      Value* mask = ConstantVector::get(bits);
-      Type* pt = vt->getPointerTo();
-      auto load = [&](Value* base_ptr) {
-        return b.CreateMaskedLoad(vt, b.CreateBitCast(e.at(base_ptr, at), pt), Align(4), mask, ConstantAggregateZero::get(vt));
-      };
-      Value* v = b.CreateFAdd(b.CreateFAdd(load(y), load(other)), bias);
-      b.CreateMaskedStore(finishValue(e, v, ep, res ? load(res) : nullptr), b.CreateBitCast(e.at(y, at), pt), Align(4), mask);
-    }
-  });
   };
   if (!k_split) {
     emitTasks(false);

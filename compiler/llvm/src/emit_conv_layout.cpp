@@ -140,7 +140,8 @@ void emitPhasedPlaneCopy(StepEmitter& e, const PhasedInput& p, Value* x, Value* 
       zeroFloats(e, row_base, row, j_lo);
       if (j_hi > j_lo)
         b.CreateMemCpy(e.at(row_base, b.CreateAdd(row, e.c64(j_lo))), MaybeAlign(4),
-                       e.at(x, b.CreateAdd(src_row, e.c64(j_lo - p.pad_left))), MaybeAlign(4), e.c64((j_hi - j_lo) * 4));
+                       e.at(x, b.CreateAdd(src_row, e.c64(j_lo - p.pad_left))), MaybeAlign(4),
+                       e.c64((j_hi - j_lo) * 4));
       zeroFloats(e, row_base, b.CreateAdd(row, e.c64(j_hi)), p.wq * p.sw - j_hi);
       if (p.sw == 1) return;
       // Column phase pw takes padded columns pw, pw + sw, ... (a scalar
@@ -167,8 +168,11 @@ void emitPhasedPlaneCopy(StepEmitter& e, const PhasedInput& p, Value* x, Value* 
           for (int64_t l = 0; l < vl; ++l) pick.push_back(static_cast<int>(pw + p.sw * l));
           Value* v = b.CreateShuffleVector(wide, UndefValue::get(wide->getType()), pick);
           Value* at = b.CreateAdd(b.CreateAdd(plane(pw), b.CreateMul(i, e.c64(p.wq))), e.c64(u * vl));
-          if (lanes == vl) e.storeVec(v, dst, at);
-          else b.CreateMaskedStore(v, b.CreateBitCast(e.at(dst, at), vt->getPointerTo()), Align(4), ConstantVector::get(bits));
+          if (lanes == vl)
+            e.storeVec(v, dst, at);
+          else
+            b.CreateMaskedStore(v, b.CreateBitCast(e.at(dst, at), vt->getPointerTo()), Align(4),
+                                ConstantVector::get(bits));
         }
       }
     });
@@ -187,48 +191,56 @@ void emitPhasedInputPass(StepEmitter& e, const PhasedInput& p, int x_slot, int64
   // copied two planes, the other one, 60 against 30 us): a strided layout's
   // row phases become separate tasks.
   const int64_t parts = batch * p.channels < 4 ? p.sh : 1;
-  e.parallelFor(batch * p.channels * parts, [&](Value* task) {
-    Value* plane = b.CreateSDiv(task, e.c64(parts));
-    auto copy = [&](int64_t row_phase) {
-      emitPhasedPlaneCopy(e, p, e.tensor(x_slot, e.f32()), b.CreateMul(plane, e.c64(p.in_h * p.in_w)),
-                          e.sharedWorkspace(e.f32()), b.CreateMul(plane, e.c64(p.channelFloats())), row_phase);
-    };
-    if (parts == 1) {
-      copy(-1);
-      return;
-    }
-    Value* row_phase = b.CreateSRem(task, e.c64(parts));
-    for (int64_t ph = 0; ph < parts; ++ph) e.when(b.CreateICmpEQ(row_phase, e.c64(ph)), [&] { copy(ph); });
-  }, parallel);
+  e.parallelFor(
+      batch * p.channels * parts,
+      [&](Value* task) {
+        Value* plane = b.CreateSDiv(task, e.c64(parts));
+        auto copy = [&](int64_t row_phase) {
+          emitPhasedPlaneCopy(e, p, e.tensor(x_slot, e.f32()), b.CreateMul(plane, e.c64(p.in_h * p.in_w)),
+                              e.sharedWorkspace(e.f32()), b.CreateMul(plane, e.c64(p.channelFloats())), row_phase);
+        };
+        if (parts == 1) {
+          copy(-1);
+          return;
+        }
+        Value* row_phase = b.CreateSRem(task, e.c64(parts));
+        for (int64_t ph = 0; ph < parts; ++ph) e.when(b.CreateICmpEQ(row_phase, e.c64(ph)), [&] { copy(ph); });
+      },
+      parallel);
   emitZeroSlack(e, p, e.sharedWorkspace(e.f32()), e.c64(batch * p.imageFloats()));
 }
 
-void storeTile(StepEmitter& e, const PhasedInput& p, const ConvEpilogue& ep, Value* q0, const std::vector<TileRow>& rows,
-               int y_slot) {
+void storeTile(StepEmitter& e, const PhasedInput& p, const ConvEpilogue& ep, Value* q0,
+               const std::vector<TileRow>& rows, int y_slot) {
   storeTile(e, p, ep, q0, rows, e.tensor(y_slot, e.f32()), ep.residual >= 0 ? e.tensor(ep.residual, e.f32()) : nullptr);
 }
 
-void storeTile(StepEmitter& e, const PhasedInput& p, const ConvEpilogue& ep, Value* q0, const std::vector<TileRow>& rows,
-               Value* y, Value* res) {
+void storeTile(StepEmitter& e, const PhasedInput& p, const ConvEpilogue& ep, Value* q0,
+               const std::vector<TileRow>& rows, Value* y, Value* res) {
   IRBuilder<>& b = e.b();
   const int64_t vl = e.tuning().vector_width;
   const int64_t nvec = static_cast<int64_t>(rows.at(0).vectors.size()), width = nvec * vl;
   const int64_t total = p.positions(), plane_size = p.out_h * p.out_w;
   auto each_row = [&](const std::function<void(const TileRow&)>& store) {
     for (const TileRow& row : rows) {
-      if (row.enabled) e.when(row.enabled, [&] { store(row); });
-      else store(row);
+      if (row.enabled)
+        e.when(row.enabled, [&] { store(row); });
+      else
+        store(row);
     }
   };
 
   // Plain stores when every lane is an output: the tile then lies in one
   // output row, or the phase space has no dropped columns at all.
   Value* full = nullptr;
-  if (p.wq == p.out_w) full = b.CreateICmpSLE(b.CreateAdd(q0, e.c64(width)), e.c64(total));
-  else if (width <= p.out_w) full = b.CreateICmpSLE(b.CreateAdd(b.CreateSRem(q0, e.c64(p.wq)), e.c64(width)), e.c64(p.out_w));
+  if (p.wq == p.out_w)
+    full = b.CreateICmpSLE(b.CreateAdd(q0, e.c64(width)), e.c64(total));
+  else if (width <= p.out_w)
+    full = b.CreateICmpSLE(b.CreateAdd(b.CreateSRem(q0, e.c64(p.wq)), e.c64(width)), e.c64(p.out_w));
   if (full) {
     e.when(full, [&] {
-      Value* dest = b.CreateAdd(b.CreateMul(b.CreateSDiv(q0, e.c64(p.wq)), e.c64(p.out_w)), b.CreateSRem(q0, e.c64(p.wq)));
+      Value* dest =
+          b.CreateAdd(b.CreateMul(b.CreateSDiv(q0, e.c64(p.wq)), e.c64(p.out_w)), b.CreateSRem(q0, e.c64(p.wq)));
       each_row([&](const TileRow& row) {
         for (int64_t v = 0; v < nvec; ++v) {
           Value* at = b.CreateAdd(row.plane_base, b.CreateAdd(dest, e.c64(v * vl)));
@@ -272,8 +284,10 @@ void storeTile(StepEmitter& e, const PhasedInput& p, const ConvEpilogue& ep, Val
       }
     });
   };
-  if (full) e.when(b.CreateNot(full), masked);
-  else masked();
+  if (full)
+    e.when(b.CreateNot(full), masked);
+  else
+    masked();
 }
 
 }  // namespace vdla::cpu

@@ -112,9 +112,10 @@ void storeTile(StepEmitter& e, const PhasedInput& p, const ConvEpilogue& ep, llv
 // input read in place does not read past it. Row r's sums start from
 // start[r] (the bias: one add less per vector in the epilogue), or from
 // zero when `start` is empty.
-std::vector<llvm::Value*> emitPositionTileSums(StepEmitter& e, const PhasedInput& p, llvm::Value* x, llvm::Value* x_base,
-                                               llvm::Value* w, llvm::Value* w_base, int64_t channels,
-                                               int64_t valid = -1, const std::vector<llvm::Value*>& start = {});
+std::vector<llvm::Value*> emitPositionTileSums(StepEmitter& e, const PhasedInput& p, llvm::Value* x,
+                                               llvm::Value* x_base, llvm::Value* w, llvm::Value* w_base,
+                                               int64_t channels, int64_t valid = -1,
+                                               const std::vector<llvm::Value*>& start = {});
 // Weights [M][cg * taps] (group-major M) packed as [group][M/MR][cg * taps][MR]
 // for emitPositionTileSums, rows past M zero; the bias padded alike.
 rt::Tensor packPositionWeights(const float* w, int64_t group, int64_t mg, int64_t kdim, int64_t mr);

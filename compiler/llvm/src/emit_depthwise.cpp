@@ -109,8 +109,8 @@ std::vector<Value*> directStride2Row(StepEmitter& e, const Window2& w, Value* x,
     for (int64_t u = 0; u < row_vectors; ++u) {
       Value* lo = load(row, 2 * u * vl);
       Value* hi = load(row, 2 * u * vl + vl);
-      Value* ev = b.CreateShuffleVector(lo, hi, even);   // columns 2*ow
-      Value* od = b.CreateShuffleVector(lo, hi, odd);    // columns 2*ow + 1
+      Value* ev = b.CreateShuffleVector(lo, hi, even);             // columns 2*ow
+      Value* od = b.CreateShuffleVector(lo, hi, odd);              // columns 2*ow + 1
       Value* left = b.CreateShuffleVector(prev_odd, od, shifted);  // columns 2*ow - 1
       acc[u] = e.intrinsic(Intrinsic::fmuladd, {weights[kh * 3], left, acc[u]});
       acc[u] = e.intrinsic(Intrinsic::fmuladd, {weights[kh * 3 + 1], ev, acc[u]});
@@ -131,7 +131,8 @@ DepthwisePlan depthwisePlan(const Window2& w, const TargetTuning& tune) {
   d.tail = w.out_w - (d.row_vectors - 1) * d.vl;
   d.p = phasedInput(w, 1, 1);
   // The last vector of the last row reads up to here.
-  const int64_t reach = (w.out_h - 1) * d.p.wq + d.row_vectors * d.vl + *std::max_element(d.p.taps.begin(), d.p.taps.end());
+  const int64_t reach =
+      (w.out_h - 1) * d.p.wq + d.row_vectors * d.vl + *std::max_element(d.p.taps.begin(), d.p.taps.end());
   d.direct = readsRowsDirectly(w) || readsRowsDirectlyStride1(w);
   d.plane_floats = d.direct ? w.in_w : std::max(d.p.channelFloats() + d.p.slack, reach);
   return d;
@@ -156,7 +157,8 @@ void emitDepthwisePlane(StepEmitter& e, const DepthwisePlan& d, const ConvEpilog
                    MaybeAlign(4));
   std::vector<Value*> weights;
   for (int64_t t = 0; t < taps; ++t)
-    weights.push_back(b.CreateVectorSplat(vl, e.loadAt(e.f32(), wt, b.CreateAdd(b.CreateMul(c, e.c64(taps)), e.c64(t)))));
+    weights.push_back(
+        b.CreateVectorSplat(vl, e.loadAt(e.f32(), wt, b.CreateAdd(b.CreateMul(c, e.c64(taps)), e.c64(t)))));
   Value* bias = b.CreateVectorSplat(vl, bias_ptr ? e.loadAt(e.f32(), bias_ptr, c) : e.cf(0));
   std::vector<Constant*> lanes;
   for (int64_t j = 0; j < vl; ++j) lanes.push_back(b.getInt1(j < tail));

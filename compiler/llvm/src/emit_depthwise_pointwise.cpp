@@ -84,8 +84,9 @@ void emitDepthwisePointwise(StepBuilder& s) {
   const int64_t thread_floats = band_floats + (d.plane_floats + 15) / 16 * 16;
 
   const int x_slot = s.useInput(0), dw_slot = s.useInput(1), dwb_slot = s.useInput(2);
-  const int w_slot = s.addConstant("packed_pointwise_weights",
-                                   packPositionWeights(pw.input(1)->constant().data<float>(), 1, out_channels, channels, mr));
+  const int w_slot =
+      s.addConstant("packed_pointwise_weights",
+                    packPositionWeights(pw.input(1)->constant().data<float>(), 1, out_channels, channels, mr));
   const int b_slot = s.addConstant(
       "packed_pointwise_bias",
       packPositionBias(pw.numInputs() > 2 && pw.input(2) ? pw.input(2)->constant().data<float>() : nullptr, 1,

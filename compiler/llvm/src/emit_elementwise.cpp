@@ -19,12 +19,15 @@ constexpr int64_t kChunk = 16384;  // elements per parallel index of flat loops
 void flatLoop(StepEmitter& e, int64_t n, const StepEmitter::Body& body) {
   IRBuilder<>& b = e.b();
   const int64_t chunks = (n + kChunk - 1) / kChunk;
-  e.parallelFor(chunks, [&](Value* c) {
-    Value* begin = b.CreateMul(c, e.c64(kChunk));
-    Value* end = b.CreateAdd(begin, e.c64(kChunk));
-    end = b.CreateSelect(b.CreateICmpSLT(end, e.c64(n)), end, e.c64(n));
-    e.loop(begin, end, body);
-  }, chunks > 1);
+  e.parallelFor(
+      chunks,
+      [&](Value* c) {
+        Value* begin = b.CreateMul(c, e.c64(kChunk));
+        Value* end = b.CreateAdd(begin, e.c64(kChunk));
+        end = b.CreateSelect(b.CreateICmpSLT(end, e.c64(n)), end, e.c64(n));
+        e.loop(begin, end, body);
+      },
+      chunks > 1);
 }
 
 Value* callLibm(StepEmitter& e, const char* name, Value* v) {
@@ -98,7 +101,8 @@ void emitBinary(StepBuilder& s) {
     std::vector<int64_t> st(out.size(), 0);
     const size_t off = out.size() - in.size();
     for (size_t d = 0; d < in.size(); ++d) {
-      if (in[d] != out[d + off] && in[d] != 1) s.fail("cannot broadcast " + rt::shapeToString(in) + " to " + rt::shapeToString(out));
+      if (in[d] != out[d + off] && in[d] != 1)
+        s.fail("cannot broadcast " + rt::shapeToString(in) + " to " + rt::shapeToString(out));
       st[d + off] = in[d] == 1 ? 0 : rm[d];
     }
     return st;
@@ -109,36 +113,43 @@ void emitBinary(StepBuilder& s) {
   IRBuilder<>& b = e.b();
   const int y_slot = s.output(0);
   auto combine = [&](Value* x, Value* z) -> Value* {
-    Value* r = op == "Add" ? b.CreateFAdd(x, z) : op == "Sub" ? b.CreateFSub(x, z) : op == "Mul" ? b.CreateFMul(x, z) : b.CreateFDiv(x, z);
+    Value* r = op == "Add"   ? b.CreateFAdd(x, z)
+               : op == "Sub" ? b.CreateFSub(x, z)
+               : op == "Mul" ? b.CreateFMul(x, z)
+                             : b.CreateFDiv(x, z);
     return applyActivation(e, r, act);
   };
   const int64_t n = rt::numElements(out);
   if (as == out && bs == out) {
     flatLoop(e, n, [&](Value* i) {
-      e.storeAt(combine(e.loadAt(e.f32(), e.tensor(a_slot, e.f32()), i), e.loadAt(e.f32(), e.tensor(b_slot, e.f32()), i)),
-                e.tensor(y_slot, e.f32()), i);
+      e.storeAt(
+          combine(e.loadAt(e.f32(), e.tensor(a_slot, e.f32()), i), e.loadAt(e.f32(), e.tensor(b_slot, e.f32()), i)),
+          e.tensor(y_slot, e.f32()), i);
     });
   } else {
     const int64_t inner = out.empty() ? 1 : out.back();
     const int64_t rows = inner == 0 ? 0 : n / inner;
     const int64_t ia = out.empty() ? 0 : sa.back(), ib = out.empty() ? 0 : sb.back();
-    e.parallelFor(rows, [&](Value* row) {
-      Value* ao = e.c64(0);
-      Value* bo = e.c64(0);
-      Value* rest = row;
-      for (size_t d = out.size() - 1; d-- > 0;) {
-        Value* coord = b.CreateSRem(rest, e.c64(out[d]));
-        rest = b.CreateSDiv(rest, e.c64(out[d]));
-        ao = b.CreateAdd(ao, b.CreateMul(coord, e.c64(sa[d])));
-        bo = b.CreateAdd(bo, b.CreateMul(coord, e.c64(sb[d])));
-      }
-      Value* yo = b.CreateMul(row, e.c64(inner));
-      e.loop(0, inner, [&](Value* j) {
-        Value* x = e.loadAt(e.f32(), e.tensor(a_slot, e.f32()), b.CreateAdd(ao, b.CreateMul(j, e.c64(ia))));
-        Value* z = e.loadAt(e.f32(), e.tensor(b_slot, e.f32()), b.CreateAdd(bo, b.CreateMul(j, e.c64(ib))));
-        e.storeAt(combine(x, z), e.tensor(y_slot, e.f32()), b.CreateAdd(yo, j));
-      });
-    }, n >= kChunk);
+    e.parallelFor(
+        rows,
+        [&](Value* row) {
+          Value* ao = e.c64(0);
+          Value* bo = e.c64(0);
+          Value* rest = row;
+          for (size_t d = out.size() - 1; d-- > 0;) {
+            Value* coord = b.CreateSRem(rest, e.c64(out[d]));
+            rest = b.CreateSDiv(rest, e.c64(out[d]));
+            ao = b.CreateAdd(ao, b.CreateMul(coord, e.c64(sa[d])));
+            bo = b.CreateAdd(bo, b.CreateMul(coord, e.c64(sb[d])));
+          }
+          Value* yo = b.CreateMul(row, e.c64(inner));
+          e.loop(0, inner, [&](Value* j) {
+            Value* x = e.loadAt(e.f32(), e.tensor(a_slot, e.f32()), b.CreateAdd(ao, b.CreateMul(j, e.c64(ia))));
+            Value* z = e.loadAt(e.f32(), e.tensor(b_slot, e.f32()), b.CreateAdd(bo, b.CreateMul(j, e.c64(ib))));
+            e.storeAt(combine(x, z), e.tensor(y_slot, e.f32()), b.CreateAdd(yo, j));
+          });
+        },
+        n >= kChunk);
   }
   e.finish();
 }
@@ -177,21 +188,24 @@ void emitBatchNorm(StepBuilder& s) {
   StepEmitter& e = s.code();
   IRBuilder<>& b = e.b();
   const int y_slot = s.output(0);
-  e.parallelFor(x[0] * c, [&](Value* plane) {
-    Value* ch = b.CreateSRem(plane, e.c64(c));
-    auto param = [&](int i) { return e.loadAt(e.f32(), e.tensor(slots[i], e.f32()), ch); };
-    Value* inv_std = b.CreateFDiv(e.cf(1), e.intrinsic(Intrinsic::sqrt, {b.CreateFAdd(param(4), e.cf(eps))}));
-    Value* scale = param(1);
-    Value* shift = param(2);
-    Value* mean = param(3);
-    Value* base = b.CreateMul(plane, e.c64(size));
-    e.loop(0, size, [&](Value* i) {
-      Value* at = b.CreateAdd(base, i);
-      Value* v = b.CreateFSub(e.loadAt(e.f32(), e.tensor(slots[0], e.f32()), at), mean);
-      v = b.CreateFAdd(b.CreateFMul(b.CreateFMul(v, inv_std), scale), shift);
-      e.storeAt(v, e.tensor(y_slot, e.f32()), at);
-    });
-  }, x[0] * c * size >= kChunk);
+  e.parallelFor(
+      x[0] * c,
+      [&](Value* plane) {
+        Value* ch = b.CreateSRem(plane, e.c64(c));
+        auto param = [&](int i) { return e.loadAt(e.f32(), e.tensor(slots[i], e.f32()), ch); };
+        Value* inv_std = b.CreateFDiv(e.cf(1), e.intrinsic(Intrinsic::sqrt, {b.CreateFAdd(param(4), e.cf(eps))}));
+        Value* scale = param(1);
+        Value* shift = param(2);
+        Value* mean = param(3);
+        Value* base = b.CreateMul(plane, e.c64(size));
+        e.loop(0, size, [&](Value* i) {
+          Value* at = b.CreateAdd(base, i);
+          Value* v = b.CreateFSub(e.loadAt(e.f32(), e.tensor(slots[0], e.f32()), at), mean);
+          v = b.CreateFAdd(b.CreateFMul(b.CreateFMul(v, inv_std), scale), shift);
+          e.storeAt(v, e.tensor(y_slot, e.f32()), at);
+        });
+      },
+      x[0] * c * size >= kChunk);
   e.finish();
 }
 

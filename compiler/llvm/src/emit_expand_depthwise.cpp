@@ -96,8 +96,8 @@ void emitExpandDepthwise(StepBuilder& s) {
   const int64_t thread_floats = mr * stride + (d.plane_floats + 15) / 16 * 16;
 
   const int x_slot = s.useInput(0);
-  const int w_slot = s.addConstant("packed_weights", packPositionWeights(s.node().input(1)->constant().data<float>(), 1,
-                                                                         expanded, channels, mr));
+  const int w_slot = s.addConstant(
+      "packed_weights", packPositionWeights(s.node().input(1)->constant().data<float>(), 1, expanded, channels, mr));
   const int b_slot = s.addConstant(
       "packed_bias",
       packPositionBias(s.node().input(2) ? s.node().input(2)->constant().data<float>() : nullptr, 1, expanded, mr));
@@ -121,75 +121,76 @@ void emitExpandDepthwise(StepBuilder& s) {
       band.oh1 = std::min(dww.out_h, band.oh0 + band_rows);
       if (band.oh0 >= band.oh1) break;
       band.ih0 = bands == 1 ? 0 : std::clamp<int64_t>(band.oh0 * dww.stride_h - dww.pad_top, 0, ew.in_h);
-      band.ih1 = bands == 1 ? ew.in_h
-                            : std::clamp<int64_t>((band.oh1 - 1) * dww.stride_h - dww.pad_top +
-                                                      (dww.k_h - 1) * dww.dil_h + 1,
-                                                  band.ih0, ew.in_h);
+      band.ih1 = bands == 1
+                     ? ew.in_h
+                     : std::clamp<int64_t>((band.oh1 - 1) * dww.stride_h - dww.pad_top + (dww.k_h - 1) * dww.dil_h + 1,
+                                           band.ih0, ew.in_h);
       list.push_back(band);
     }
     return list;
   };
   auto emitSplit = [&](const std::vector<Band>& band_list) {
-  const int64_t nbands = static_cast<int64_t>(band_list.size());
-  e.parallelFor(batch * nbands * mblocks, [&](Value* index) {
-    Value* mb = b.CreateSRem(index, e.c64(mblocks));
-    Value* band_index = b.CreateSRem(b.CreateSDiv(index, e.c64(mblocks)), e.c64(nbands));
-    Value* n = b.CreateSDiv(index, e.c64(mblocks * nbands));
-    Value* buffer = e.threadWorkspace(0, thread_floats * 4, e.f32());
-    Value* pad = e.at(buffer, e.c64(mr * stride));
-    Value* xp = e.tensor(x_slot, e.f32());
-    Value* wp = e.tensor(w_slot, e.f32());
-    Value* bp = e.tensor(b_slot, e.f32());
-    Value* first = b.CreateMul(mb, e.c64(mr));  // first expanded channel of the block
-    Value* w_base = b.CreateMul(mb, e.c64(channels * mr));
-    Value* x_image = b.CreateMul(n, e.c64(channels * plane));
-    auto run_band = [&](const Band& band) {
-      // The band's input rows as planes of their own: positions
-      // [ih0 * W, ih1 * W) of the input, computed in tiles, the partial
-      // last tile (if any) masked.
-      const int64_t positions = (band.ih1 - band.ih0) * ew.in_w;
-      const int64_t tiles = (positions + nr - 1) / nr, full = positions / nr;
-      Window2 bw = ew;
-      bw.in_h = bw.out_h = band.ih1 - band.ih0;
-      PhasedInput pb = phasedInput(bw, channels, nr);
-      pb.slack = 0;
-      Value* x_band = b.CreateAdd(x_image, e.c64(band.ih0 * ew.in_w));
-      auto tile = [&](Value* qt, int64_t valid) {
-        Value* q0 = b.CreateMul(qt, e.c64(nr));
-        std::vector<Value*> biases;
-        for (int64_t r = 0; r < mr; ++r)
-          biases.push_back(b.CreateVectorSplat(vl, e.loadAt(e.f32(), bp, b.CreateAdd(first, e.c64(r)))));
-        std::vector<Value*> acc =
-            emitPositionTileSums(e, p, xp, b.CreateAdd(x_band, q0), wp, w_base, channels, valid, biases);
-        std::vector<TileRow> rows(mr);
-        for (int64_t r = 0; r < mr; ++r) {
-          rows[r].plane_base = e.c64(r * stride);
-          if (expanded % mr != 0) rows[r].enabled = b.CreateICmpSLT(b.CreateAdd(first, e.c64(r)), e.c64(expanded));
-          rows[r].vectors.assign(acc.begin() + r * nv, acc.begin() + (r + 1) * nv);
-        }
-        storeTile(e, pb, expand_ep, q0, rows, buffer, nullptr);
+    const int64_t nbands = static_cast<int64_t>(band_list.size());
+    e.parallelFor(batch * nbands * mblocks, [&](Value* index) {
+      Value* mb = b.CreateSRem(index, e.c64(mblocks));
+      Value* band_index = b.CreateSRem(b.CreateSDiv(index, e.c64(mblocks)), e.c64(nbands));
+      Value* n = b.CreateSDiv(index, e.c64(mblocks * nbands));
+      Value* buffer = e.threadWorkspace(0, thread_floats * 4, e.f32());
+      Value* pad = e.at(buffer, e.c64(mr * stride));
+      Value* xp = e.tensor(x_slot, e.f32());
+      Value* wp = e.tensor(w_slot, e.f32());
+      Value* bp = e.tensor(b_slot, e.f32());
+      Value* first = b.CreateMul(mb, e.c64(mr));  // first expanded channel of the block
+      Value* w_base = b.CreateMul(mb, e.c64(channels * mr));
+      Value* x_image = b.CreateMul(n, e.c64(channels * plane));
+      auto run_band = [&](const Band& band) {
+        // The band's input rows as planes of their own: positions
+        // [ih0 * W, ih1 * W) of the input, computed in tiles, the partial
+        // last tile (if any) masked.
+        const int64_t positions = (band.ih1 - band.ih0) * ew.in_w;
+        const int64_t tiles = (positions + nr - 1) / nr, full = positions / nr;
+        Window2 bw = ew;
+        bw.in_h = bw.out_h = band.ih1 - band.ih0;
+        PhasedInput pb = phasedInput(bw, channels, nr);
+        pb.slack = 0;
+        Value* x_band = b.CreateAdd(x_image, e.c64(band.ih0 * ew.in_w));
+        auto tile = [&](Value* qt, int64_t valid) {
+          Value* q0 = b.CreateMul(qt, e.c64(nr));
+          std::vector<Value*> biases;
+          for (int64_t r = 0; r < mr; ++r)
+            biases.push_back(b.CreateVectorSplat(vl, e.loadAt(e.f32(), bp, b.CreateAdd(first, e.c64(r)))));
+          std::vector<Value*> acc =
+              emitPositionTileSums(e, p, xp, b.CreateAdd(x_band, q0), wp, w_base, channels, valid, biases);
+          std::vector<TileRow> rows(mr);
+          for (int64_t r = 0; r < mr; ++r) {
+            rows[r].plane_base = e.c64(r * stride);
+            if (expanded % mr != 0) rows[r].enabled = b.CreateICmpSLT(b.CreateAdd(first, e.c64(r)), e.c64(expanded));
+            rows[r].vectors.assign(acc.begin() + r * nv, acc.begin() + (r + 1) * nv);
+          }
+          storeTile(e, pb, expand_ep, q0, rows, buffer, nullptr);
+        };
+        e.loop(0, full, [&](Value* qt) { tile(qt, -1); });
+        if (tiles > full) tile(e.c64(full), positions - full * nr);
+        // The depthwise layer over the band's output rows, channel by channel
+        // (input row ih of plane r at buffer[r * stride + (ih - ih0) * W]).
+        Value* left = b.CreateSub(e.c64(expanded), first);
+        Value* count = b.CreateSelect(b.CreateICmpSLT(left, e.c64(mr)), left, e.c64(mr));
+        e.loop(e.c64(0), count, [&](Value* r) {
+          Value* c = b.CreateAdd(first, r);
+          Value* y_plane = b.CreateMul(b.CreateAdd(b.CreateMul(n, e.c64(expanded)), c), e.c64(out_plane));
+          Value* x_plane = b.CreateSub(b.CreateMul(r, e.c64(stride)), e.c64(band.ih0 * ew.in_w));
+          emitDepthwisePlane(e, d, dw_ep, buffer, x_plane, e.tensor(dw_slot, e.f32()),
+                             dwb_slot >= 0 ? e.tensor(dwb_slot, e.f32()) : nullptr, c, e.tensor(y_slot, e.f32()),
+                             y_plane, nullptr, pad, e.c64(band.oh0), e.c64(band.oh1));
+        });
       };
-      e.loop(0, full, [&](Value* qt) { tile(qt, -1); });
-      if (tiles > full) tile(e.c64(full), positions - full * nr);
-      // The depthwise layer over the band's output rows, channel by channel
-      // (input row ih of plane r at buffer[r * stride + (ih - ih0) * W]).
-      Value* left = b.CreateSub(e.c64(expanded), first);
-      Value* count = b.CreateSelect(b.CreateICmpSLT(left, e.c64(mr)), left, e.c64(mr));
-      e.loop(e.c64(0), count, [&](Value* r) {
-        Value* c = b.CreateAdd(first, r);
-        Value* y_plane = b.CreateMul(b.CreateAdd(b.CreateMul(n, e.c64(expanded)), c), e.c64(out_plane));
-        Value* x_plane = b.CreateSub(b.CreateMul(r, e.c64(stride)), e.c64(band.ih0 * ew.in_w));
-        emitDepthwisePlane(e, d, dw_ep, buffer, x_plane, e.tensor(dw_slot, e.f32()),
-                           dwb_slot >= 0 ? e.tensor(dwb_slot, e.f32()) : nullptr, c, e.tensor(y_slot, e.f32()),
-                           y_plane, nullptr, pad, e.c64(band.oh0), e.c64(band.oh1));
-      });
-    };
-    if (nbands == 1) {
-      run_band(band_list[0]);
-    } else {
-      for (int64_t k = 0; k < nbands; ++k) e.when(b.CreateICmpEQ(band_index, e.c64(k)), [&] { run_band(band_list[k]); });
-    }
-  });
+      if (nbands == 1) {
+        run_band(band_list[0]);
+      } else {
+        for (int64_t k = 0; k < nbands; ++k)
+          e.when(b.CreateICmpEQ(band_index, e.c64(k)), [&] { run_band(band_list[k]); });
+      }
+    });
   };
   if (!banded) {
     emitSplit(bandsOf(1));

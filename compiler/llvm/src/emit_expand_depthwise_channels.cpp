@@ -139,7 +139,8 @@ void emitExpandDepthwiseByChannels(StepBuilder& s, const ExpandDepthwise& f) {
     Value* w_base = b.CreateMul(nb, e.c64(k * nr));
     std::vector<Value*> bias1;
     for (int64_t v = 0; v < nv; ++v)
-      bias1.push_back(e.loadVec(e.tensor(b1_slot, e.f32()), b.CreateAdd(b.CreateMul(nb, e.c64(nr)), e.c64(v * vl)), vl));
+      bias1.push_back(
+          e.loadVec(e.tensor(b1_slot, e.f32()), b.CreateAdd(b.CreateMul(nb, e.c64(nr)), e.c64(v * vl)), vl));
 
     // The expansion: tiles of MR' positions x NR channels.
     e.loop(0, ptiles, [&](Value* tile) {
@@ -154,14 +155,16 @@ void emitExpandDepthwiseByChannels(StepBuilder& s, const ExpandDepthwise& f) {
         Value* row = b.CreateAdd(x_image, b.CreateAdd(b.CreateMul(c, e.c64(plane)), p0));
         for (int64_t i = 0; i < pr; ++i) {
           Value* xv = b.CreateVectorSplat(vl, e.loadAt(e.f32(), xp, b.CreateAdd(row, e.c64(i))));
-          for (int64_t v = 0; v < nv; ++v) next[i * nv + v] = e.intrinsic(Intrinsic::fmuladd, {xv, wv[v], next[i * nv + v]});
+          for (int64_t v = 0; v < nv; ++v)
+            next[i * nv + v] = e.intrinsic(Intrinsic::fmuladd, {xv, wv[v], next[i * nv + v]});
         }
         return next;
       });
       for (int64_t i = 0; i < pr; ++i)
         for (int64_t v = 0; v < nv; ++v) {
           Value* out = applyActivation(e, acc[i * nv + v], f.expand_act);
-          e.storeVec(out, expanded_planes, b.CreateAdd(b.CreateMul(b.CreateAdd(p0, e.c64(i)), e.c64(nr)), e.c64(v * vl)));
+          e.storeVec(out, expanded_planes,
+                     b.CreateAdd(b.CreateMul(b.CreateAdd(p0, e.c64(i)), e.c64(nr)), e.c64(v * vl)));
         }
     });
 
@@ -170,9 +173,11 @@ void emitExpandDepthwiseByChannels(StepBuilder& s, const ExpandDepthwise& f) {
     Value* w2p = e.tensor(w2_slot, e.f32());
     for (int64_t t = 0; t < taps; ++t)
       for (int64_t v = 0; v < nv; ++v)
-        dw_weights.push_back(e.loadVec(w2p, b.CreateAdd(b.CreateMul(nb, e.c64(taps * nr)), e.c64(t * nr + v * vl)), vl));
+        dw_weights.push_back(
+            e.loadVec(w2p, b.CreateAdd(b.CreateMul(nb, e.c64(taps * nr)), e.c64(t * nr + v * vl)), vl));
     for (int64_t v = 0; v < nv; ++v) {
-      bias2.push_back(e.loadVec(e.tensor(b2_slot, e.f32()), b.CreateAdd(b.CreateMul(nb, e.c64(nr)), e.c64(v * vl)), vl));
+      bias2.push_back(
+          e.loadVec(e.tensor(b2_slot, e.f32()), b.CreateAdd(b.CreateMul(nb, e.c64(nr)), e.c64(v * vl)), vl));
       Value* channel = b.CreateAdd(b.CreateVectorSplat(vl, b.CreateMul(nb, e.c64(nr))), vectorOfLanes(e, v * vl, vl));
       lane_ok.push_back(b.CreateICmpSLT(channel, b.CreateVectorSplat(vl, e.c64(m))));
       Value* image_channel = b.CreateAdd(b.CreateVectorSplat(vl, b.CreateMul(n, e.c64(m))), channel);
@@ -220,14 +225,17 @@ void emitExpandDepthwiseByChannels(StepBuilder& s, const ExpandDepthwise& f) {
         for (int64_t j = 0; j < vl; ++j) {
           Value* channel = b.CreateAdd(b.CreateMul(nb, e.c64(nr)), e.c64(v * vl + j));
           auto store = [&] {
-            Value* at = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(n, e.c64(m)), channel), e.c64(out_plane)), out_row);
+            Value* at =
+                b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(n, e.c64(m)), channel), e.c64(out_plane)), out_row);
             if (dw_w.out_w == vl)
               e.storeVec(channels[j], y, at);
             else
               b.CreateMaskedStore(channels[j], b.CreateBitCast(e.at(y, at), vt->getPointerTo()), Align(4), row_mask);
           };
-          if (m % nr != 0) e.when(b.CreateICmpSLT(channel, e.c64(m)), store);
-          else store();
+          if (m % nr != 0)
+            e.when(b.CreateICmpSLT(channel, e.c64(m)), store);
+          else
+            store();
         }
       }
     });

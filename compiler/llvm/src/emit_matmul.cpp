@@ -25,7 +25,7 @@ struct MatrixAccess {
 
 struct Product {
   int64_t m = 0, k = 0, n = 0;
-  rt::Shape batch;  // output batch dimensions
+  rt::Shape batch;       // output batch dimensions
   MatrixAccess a, b, c;  // c.slot < 0: no C
   float alpha = 1, beta = 1;
   Activation act;
@@ -52,55 +52,58 @@ void emitProduct(StepBuilder& s, const Product& p) {
   int64_t batches = 1;
   for (int64_t d : p.batch) batches *= d;
   const bool parallel = batches * p.m * p.n * p.k >= (1 << 16);
-  e.parallelFor(batches * p.m * nblocks, [&](Value* idx) {
-    Value* nb = b.CreateSRem(idx, e.c64(nblocks));
-    Value* bm = b.CreateSDiv(idx, e.c64(nblocks));
-    Value* m = b.CreateSRem(bm, e.c64(p.m));
-    Value* bi = b.CreateSDiv(bm, e.c64(p.m));
-    // Batch offsets of each operand from the batch index's coordinates.
-    Value* a_off = e.c64(0);
-    Value* b_off = e.c64(0);
-    Value* c_off = e.c64(0);
-    Value* rest = bi;
-    for (size_t d = p.batch.size(); d-- > 0;) {
-      Value* coord = b.CreateSRem(rest, e.c64(p.batch[d]));
-      rest = b.CreateSDiv(rest, e.c64(p.batch[d]));
-      a_off = b.CreateAdd(a_off, b.CreateMul(coord, e.c64(p.a.batch[d])));
-      b_off = b.CreateAdd(b_off, b.CreateMul(coord, e.c64(p.b.batch[d])));
-      if (p.c.slot >= 0) c_off = b.CreateAdd(c_off, b.CreateMul(coord, e.c64(p.c.batch[d])));
-    }
-    Value* n0 = b.CreateMul(nb, e.c64(block));
-    Value* n1 = b.CreateSelect(b.CreateICmpSLT(b.CreateAdd(n0, e.c64(block)), e.c64(p.n)), b.CreateAdd(n0, e.c64(block)),
-                               e.c64(p.n));
-    Value* A = e.tensor(p.a.slot, e.f32());
-    Value* B = e.tensor(p.b.slot, e.f32());
-    Value* Y = e.tensor(y_slot, e.f32());
-    Value* y_row = b.CreateMul(b.CreateAdd(b.CreateMul(bi, e.c64(p.m)), m), e.c64(p.n));
-    e.loop(n0, n1, [&](Value* j) { e.storeAt(e.cf(0), Y, b.CreateAdd(y_row, j)); });
-    Value* a_row = b.CreateAdd(a_off, b.CreateMul(m, e.c64(p.a.row)));
-    e.loop(0, p.k, [&](Value* k) {
-      Value* av = e.loadAt(e.f32(), A, b.CreateAdd(a_row, b.CreateMul(k, e.c64(p.a.col))));
-      Value* b_row = b.CreateAdd(b_off, b.CreateMul(k, e.c64(p.b.row)));
-      e.loop(n0, n1, [&](Value* j) {
-        Value* yi = b.CreateAdd(y_row, j);
-        Value* bv = e.loadAt(e.f32(), B, b.CreateAdd(b_row, b.CreateMul(j, e.c64(p.b.col))));
-        e.storeAt(e.intrinsic(Intrinsic::fmuladd, {av, bv, e.loadAt(e.f32(), Y, yi)}), Y, yi);
-      });
-    });
-    Value* C = p.c.slot >= 0 ? e.tensor(p.c.slot, e.f32()) : nullptr;
-    e.loop(n0, n1, [&](Value* j) {
-      Value* yi = b.CreateAdd(y_row, j);
-      Value* v = e.loadAt(e.f32(), Y, yi);
-      if (p.alpha != 1) v = b.CreateFMul(v, e.cf(p.alpha));
-      if (C) {
-        Value* ci = b.CreateAdd(c_off, b.CreateAdd(b.CreateMul(m, e.c64(p.c.row)), b.CreateMul(j, e.c64(p.c.col))));
-        Value* cv = e.loadAt(e.f32(), C, ci);
-        if (p.beta != 1) cv = b.CreateFMul(cv, e.cf(p.beta));
-        v = b.CreateFAdd(v, cv);
-      }
-      e.storeAt(applyActivation(e, v, p.act), Y, yi);
-    });
-  }, parallel);
+  e.parallelFor(
+      batches * p.m * nblocks,
+      [&](Value* idx) {
+        Value* nb = b.CreateSRem(idx, e.c64(nblocks));
+        Value* bm = b.CreateSDiv(idx, e.c64(nblocks));
+        Value* m = b.CreateSRem(bm, e.c64(p.m));
+        Value* bi = b.CreateSDiv(bm, e.c64(p.m));
+        // Batch offsets of each operand from the batch index's coordinates.
+        Value* a_off = e.c64(0);
+        Value* b_off = e.c64(0);
+        Value* c_off = e.c64(0);
+        Value* rest = bi;
+        for (size_t d = p.batch.size(); d-- > 0;) {
+          Value* coord = b.CreateSRem(rest, e.c64(p.batch[d]));
+          rest = b.CreateSDiv(rest, e.c64(p.batch[d]));
+          a_off = b.CreateAdd(a_off, b.CreateMul(coord, e.c64(p.a.batch[d])));
+          b_off = b.CreateAdd(b_off, b.CreateMul(coord, e.c64(p.b.batch[d])));
+          if (p.c.slot >= 0) c_off = b.CreateAdd(c_off, b.CreateMul(coord, e.c64(p.c.batch[d])));
+        }
+        Value* n0 = b.CreateMul(nb, e.c64(block));
+        Value* n1 = b.CreateSelect(b.CreateICmpSLT(b.CreateAdd(n0, e.c64(block)), e.c64(p.n)),
+                                   b.CreateAdd(n0, e.c64(block)), e.c64(p.n));
+        Value* A = e.tensor(p.a.slot, e.f32());
+        Value* B = e.tensor(p.b.slot, e.f32());
+        Value* Y = e.tensor(y_slot, e.f32());
+        Value* y_row = b.CreateMul(b.CreateAdd(b.CreateMul(bi, e.c64(p.m)), m), e.c64(p.n));
+        e.loop(n0, n1, [&](Value* j) { e.storeAt(e.cf(0), Y, b.CreateAdd(y_row, j)); });
+        Value* a_row = b.CreateAdd(a_off, b.CreateMul(m, e.c64(p.a.row)));
+        e.loop(0, p.k, [&](Value* k) {
+          Value* av = e.loadAt(e.f32(), A, b.CreateAdd(a_row, b.CreateMul(k, e.c64(p.a.col))));
+          Value* b_row = b.CreateAdd(b_off, b.CreateMul(k, e.c64(p.b.row)));
+          e.loop(n0, n1, [&](Value* j) {
+            Value* yi = b.CreateAdd(y_row, j);
+            Value* bv = e.loadAt(e.f32(), B, b.CreateAdd(b_row, b.CreateMul(j, e.c64(p.b.col))));
+            e.storeAt(e.intrinsic(Intrinsic::fmuladd, {av, bv, e.loadAt(e.f32(), Y, yi)}), Y, yi);
+          });
+        });
+        Value* C = p.c.slot >= 0 ? e.tensor(p.c.slot, e.f32()) : nullptr;
+        e.loop(n0, n1, [&](Value* j) {
+          Value* yi = b.CreateAdd(y_row, j);
+          Value* v = e.loadAt(e.f32(), Y, yi);
+          if (p.alpha != 1) v = b.CreateFMul(v, e.cf(p.alpha));
+          if (C) {
+            Value* ci = b.CreateAdd(c_off, b.CreateAdd(b.CreateMul(m, e.c64(p.c.row)), b.CreateMul(j, e.c64(p.c.col))));
+            Value* cv = e.loadAt(e.f32(), C, ci);
+            if (p.beta != 1) cv = b.CreateFMul(cv, e.cf(p.beta));
+            v = b.CreateFAdd(v, cv);
+          }
+          e.storeAt(applyActivation(e, v, p.act), Y, yi);
+        });
+      },
+      parallel);
   e.finish();
 }
 
@@ -121,60 +124,68 @@ void emitPackedProduct(StepBuilder& s, const Product& p, const float* weights, b
   const int y_slot = s.output(0);
   const int64_t last_cols = p.n - (panels - 1) * nb;
   Type* vt = e.vecF32(static_cast<int>(vl));
-  e.parallelFor(p.m * panels, [&](Value* idx) {
-    Value* panel = b.CreateSRem(idx, e.c64(panels));
-    Value* m = b.CreateSDiv(idx, e.c64(panels));
-    Value* A = e.tensor(a_slot, e.f32());
-    Value* W = e.tensor(w_slot, e.f32());
-    Value* Y = e.tensor(y_slot, e.f32());
-    Value* a_row = b.CreateMul(m, e.c64(p.a.row));
-    Value* w_base = b.CreateMul(panel, e.c64(p.k * nb));
-    std::vector<Value*> init(nvec, b.CreateVectorSplat(vl, e.cf(0)));
-    std::vector<Value*> acc = e.loopCarry(p.k, init, [&](Value* k, const std::vector<Value*>& sums) {
-      Value* av = b.CreateVectorSplat(vl, e.loadAt(e.f32(), A, b.CreateAdd(a_row, b.CreateMul(k, e.c64(p.a.col)))));
-      Value* wk = b.CreateAdd(w_base, b.CreateMul(k, e.c64(nb)));
-      std::vector<Value*> next(nvec);
-      for (int64_t v = 0; v < nvec; ++v)
-        next[v] = e.intrinsic(Intrinsic::fmuladd, {av, e.loadVec(W, b.CreateAdd(wk, e.c64(v * vl)), vl), sums[v]});
-      return next;
-    });
-    Value* C = c_slot >= 0 ? e.tensor(c_slot, e.f32()) : nullptr;
-    // Vector v of the panel holds columns j0 + v*VL ...; `lanes` of them are
-    // inside N (all of them except in the last panel).
-    auto store = [&](int64_t lanes_limit) {
-      for (int64_t v = 0; v < nvec; ++v) {
-        const int64_t lanes = std::min<int64_t>(vl, lanes_limit - v * vl);
-        if (lanes <= 0) break;
-        std::vector<Constant*> bits;
-        for (int64_t j = 0; j < vl; ++j) bits.push_back(b.getInt1(j < lanes));
-        Value* mask = ConstantVector::get(bits);
-        Value* j0 = b.CreateAdd(b.CreateMul(panel, e.c64(nb)), e.c64(v * vl));
-        Value* val = acc[v];
-        if (p.alpha != 1) val = b.CreateFMul(val, b.CreateVectorSplat(vl, e.cf(p.alpha)));
-        if (C) {
-          Value* ci = b.CreateAdd(b.CreateMul(m, e.c64(p.c.row)), b.CreateMul(j0, e.c64(p.c.col)));
-          Value* cv;
-          if (p.c.col == 0) cv = b.CreateVectorSplat(vl, e.loadAt(e.f32(), C, ci));
-          else if (lanes == vl) cv = e.loadVec(C, ci, vl);
-          else cv = b.CreateMaskedLoad(vt, b.CreateBitCast(e.at(C, ci), vt->getPointerTo()), Align(4), mask,
-                                       ConstantAggregateZero::get(vt));
-          if (p.beta != 1) cv = b.CreateFMul(cv, b.CreateVectorSplat(vl, e.cf(p.beta)));
-          val = b.CreateFAdd(val, cv);
+  e.parallelFor(
+      p.m * panels,
+      [&](Value* idx) {
+        Value* panel = b.CreateSRem(idx, e.c64(panels));
+        Value* m = b.CreateSDiv(idx, e.c64(panels));
+        Value* A = e.tensor(a_slot, e.f32());
+        Value* W = e.tensor(w_slot, e.f32());
+        Value* Y = e.tensor(y_slot, e.f32());
+        Value* a_row = b.CreateMul(m, e.c64(p.a.row));
+        Value* w_base = b.CreateMul(panel, e.c64(p.k * nb));
+        std::vector<Value*> init(nvec, b.CreateVectorSplat(vl, e.cf(0)));
+        std::vector<Value*> acc = e.loopCarry(p.k, init, [&](Value* k, const std::vector<Value*>& sums) {
+          Value* av = b.CreateVectorSplat(vl, e.loadAt(e.f32(), A, b.CreateAdd(a_row, b.CreateMul(k, e.c64(p.a.col)))));
+          Value* wk = b.CreateAdd(w_base, b.CreateMul(k, e.c64(nb)));
+          std::vector<Value*> next(nvec);
+          for (int64_t v = 0; v < nvec; ++v)
+            next[v] = e.intrinsic(Intrinsic::fmuladd, {av, e.loadVec(W, b.CreateAdd(wk, e.c64(v * vl)), vl), sums[v]});
+          return next;
+        });
+        Value* C = c_slot >= 0 ? e.tensor(c_slot, e.f32()) : nullptr;
+        // Vector v of the panel holds columns j0 + v*VL ...; `lanes` of them are
+        // inside N (all of them except in the last panel).
+        auto store = [&](int64_t lanes_limit) {
+          for (int64_t v = 0; v < nvec; ++v) {
+            const int64_t lanes = std::min<int64_t>(vl, lanes_limit - v * vl);
+            if (lanes <= 0) break;
+            std::vector<Constant*> bits;
+            for (int64_t j = 0; j < vl; ++j) bits.push_back(b.getInt1(j < lanes));
+            Value* mask = ConstantVector::get(bits);
+            Value* j0 = b.CreateAdd(b.CreateMul(panel, e.c64(nb)), e.c64(v * vl));
+            Value* val = acc[v];
+            if (p.alpha != 1) val = b.CreateFMul(val, b.CreateVectorSplat(vl, e.cf(p.alpha)));
+            if (C) {
+              Value* ci = b.CreateAdd(b.CreateMul(m, e.c64(p.c.row)), b.CreateMul(j0, e.c64(p.c.col)));
+              Value* cv;
+              if (p.c.col == 0)
+                cv = b.CreateVectorSplat(vl, e.loadAt(e.f32(), C, ci));
+              else if (lanes == vl)
+                cv = e.loadVec(C, ci, vl);
+              else
+                cv = b.CreateMaskedLoad(vt, b.CreateBitCast(e.at(C, ci), vt->getPointerTo()), Align(4), mask,
+                                        ConstantAggregateZero::get(vt));
+              if (p.beta != 1) cv = b.CreateFMul(cv, b.CreateVectorSplat(vl, e.cf(p.beta)));
+              val = b.CreateFAdd(val, cv);
+            }
+            val = applyActivation(e, val, p.act);
+            Value* yi = b.CreateAdd(b.CreateMul(m, e.c64(p.n)), j0);
+            if (lanes == vl)
+              e.storeVec(val, Y, yi);
+            else
+              b.CreateMaskedStore(val, b.CreateBitCast(e.at(Y, yi), vt->getPointerTo()), Align(4), mask);
+          }
+        };
+        if (last_cols == nb) {
+          store(nb);
+        } else {
+          Value* is_last = b.CreateICmpEQ(panel, e.c64(panels - 1));
+          e.when(b.CreateNot(is_last), [&] { store(nb); });
+          e.when(is_last, [&] { store(last_cols); });
         }
-        val = applyActivation(e, val, p.act);
-        Value* yi = b.CreateAdd(b.CreateMul(m, e.c64(p.n)), j0);
-        if (lanes == vl) e.storeVec(val, Y, yi);
-        else b.CreateMaskedStore(val, b.CreateBitCast(e.at(Y, yi), vt->getPointerTo()), Align(4), mask);
-      }
-    };
-    if (last_cols == nb) {
-      store(nb);
-    } else {
-      Value* is_last = b.CreateICmpEQ(panel, e.c64(panels - 1));
-      e.when(b.CreateNot(is_last), [&] { store(nb); });
-      e.when(is_last, [&] { store(last_cols); });
-    }
-  }, p.m * p.n * p.k >= (1 << 16));
+      },
+      p.m * p.n * p.k >= (1 << 16));
   e.finish();
 }
 
@@ -184,7 +195,8 @@ MatrixAccess biasAccess(const StepBuilder& s, const rt::Shape& c, int64_t m, int
   if (c.size() > 2) s.fail("bias C must have rank <= 2, got " + rt::shapeToString(c));
   const int64_t cm = c.size() == 2 ? c[0] : 1, cn = c.empty() ? 1 : c.back();
   if ((cm != 1 && cm != m) || (cn != 1 && cn != n))
-    s.fail("bias C " + rt::shapeToString(c) + " does not broadcast to [" + std::to_string(m) + "," + std::to_string(n) + "]");
+    s.fail("bias C " + rt::shapeToString(c) + " does not broadcast to [" + std::to_string(m) + "," + std::to_string(n) +
+           "]");
   acc.row = cm == 1 ? 0 : cn;
   acc.col = cn == 1 ? 0 : 1;
   return acc;

@@ -73,7 +73,8 @@ void emitMaxPoolRows(StepBuilder& s, const Window2& w, int64_t planes) {
     e.loop(0, w.out_h, [&](Value* oh) {
       // Vertical pass: the buffer's plane columns start at the lowest value
       // and take the max of each window row inside the plane.
-      e.loop(0, in_full, [&](Value* u) { e.storeVec(low, buf, b.CreateAdd(e.c64(w.pad_left), b.CreateMul(u, e.c64(vl)))); });
+      e.loop(0, in_full,
+             [&](Value* u) { e.storeVec(low, buf, b.CreateAdd(e.c64(w.pad_left), b.CreateMul(u, e.c64(vl)))); });
       if (in_tail) e.storeVec(low, buf, e.c64(w.pad_left + in_full * vl));
       Value* top = b.CreateSub(b.CreateMul(oh, e.c64(w.stride_h)), e.c64(w.pad_top));
       for (int64_t kh = 0; kh < w.k_h; ++kh) {

@@ -50,29 +50,35 @@ void emitPool(StepBuilder& s) {
     e.loop(0, w.out_h, [&](Value* oh) {
       e.loop(0, w.out_w, [&](Value* ow) {
         // The reference's starting value: the type's lowest, kept when no tap is inside.
-        Value* acc = is_int ? e.b().getInt8(is_signed ? 0x80 : 0)
-                            : e.cf(is_max ? std::numeric_limits<float>::lowest() : 0.0f);
+        Value* acc =
+            is_int ? e.b().getInt8(is_signed ? 0x80 : 0) : e.cf(is_max ? std::numeric_limits<float>::lowest() : 0.0f);
         Value* count = e.cf(0);
         Value* count_h = e.cf(0);
         Value* count_w = e.cf(0);
         for (int64_t kh = 0; kh < w.k_h; ++kh) {
-          Value* ih = b.CreateAdd(b.CreateSub(b.CreateMul(oh, e.c64(w.stride_h)), e.c64(w.pad_top)), e.c64(kh * w.dil_h));
+          Value* ih =
+              b.CreateAdd(b.CreateSub(b.CreateMul(oh, e.c64(w.stride_h)), e.c64(w.pad_top)), e.c64(kh * w.dil_h));
           Value* h_ok = b.CreateAnd(b.CreateICmpSGE(ih, e.c64(0)), b.CreateICmpSLT(ih, e.c64(w.in_h)));
-          Value* h_in_pad = b.CreateAnd(b.CreateICmpSGE(ih, e.c64(-w.pad_top)), b.CreateICmpSLT(ih, e.c64(w.in_h + w.pad_bottom)));
+          Value* h_in_pad =
+              b.CreateAnd(b.CreateICmpSGE(ih, e.c64(-w.pad_top)), b.CreateICmpSLT(ih, e.c64(w.in_h + w.pad_bottom)));
           count_h = b.CreateFAdd(count_h, b.CreateSelect(h_in_pad, e.cf(1), e.cf(0)));
           for (int64_t kw = 0; kw < w.k_w; ++kw) {
-            Value* iw = b.CreateAdd(b.CreateSub(b.CreateMul(ow, e.c64(w.stride_w)), e.c64(w.pad_left)), e.c64(kw * w.dil_w));
+            Value* iw =
+                b.CreateAdd(b.CreateSub(b.CreateMul(ow, e.c64(w.stride_w)), e.c64(w.pad_left)), e.c64(kw * w.dil_w));
             Value* w_ok = b.CreateAnd(b.CreateICmpSGE(iw, e.c64(0)), b.CreateICmpSLT(iw, e.c64(w.in_w)));
             if (kh == 0) {
-              Value* w_in_pad = b.CreateAnd(b.CreateICmpSGE(iw, e.c64(-w.pad_left)), b.CreateICmpSLT(iw, e.c64(w.in_w + w.pad_right)));
+              Value* w_in_pad = b.CreateAnd(b.CreateICmpSGE(iw, e.c64(-w.pad_left)),
+                                            b.CreateICmpSLT(iw, e.c64(w.in_w + w.pad_right)));
               count_w = b.CreateFAdd(count_w, b.CreateSelect(w_in_pad, e.cf(1), e.cf(0)));
             }
             Value* ok = b.CreateAnd(h_ok, w_ok);
             Value* at = b.CreateAdd(x_plane, b.CreateAdd(b.CreateMul(b.CreateSelect(h_ok, ih, e.c64(0)), e.c64(w.in_w)),
-                                                          b.CreateSelect(w_ok, iw, e.c64(0))));
+                                                         b.CreateSelect(w_ok, iw, e.c64(0))));
             Value* v = e.loadAt(elem, X, at);
             if (is_max) {
-              Value* greater = !is_int ? b.CreateFCmpOGT(v, acc) : is_signed ? b.CreateICmpSGT(v, acc) : b.CreateICmpUGT(v, acc);
+              Value* greater = !is_int     ? b.CreateFCmpOGT(v, acc)
+                               : is_signed ? b.CreateICmpSGT(v, acc)
+                                           : b.CreateICmpUGT(v, acc);
               acc = b.CreateSelect(b.CreateAnd(ok, greater), v, acc);
             } else {
               acc = b.CreateFAdd(acc, b.CreateSelect(ok, v, e.cf(0)));
@@ -101,21 +107,25 @@ void emitGlobalPool(StepBuilder& s) {
   StepEmitter& e = s.code();
   IRBuilder<>& b = e.b();
   const int y_slot = s.output(0);
-  e.parallelFor(planes, [&](Value* plane) {
-    Value* X = e.tensor(x_slot, e.f32());
-    Value* base = b.CreateMul(plane, e.c64(size));
-    FastMathFlags fmf;
-    fmf.setAllowReassoc();  // lets LLVM vectorise the reduction; the order differs only by rounding
-    IRBuilder<>::FastMathFlagGuard guard(b);
-    b.setFastMathFlags(fmf);
-    std::vector<Value*> r = e.loopCarry(size, {e.cf(is_max ? -INFINITY : 0.0f)}, [&](Value* i, const std::vector<Value*>& acc) {
-      Value* v = e.loadAt(e.f32(), X, b.CreateAdd(base, i));
-      if (is_max) return std::vector<Value*>{e.intrinsic(Intrinsic::maxnum, {acc[0], v})};
-      return std::vector<Value*>{b.CreateFAdd(acc[0], v)};
-    });
-    Value* out = is_max ? r[0] : b.CreateFDiv(r[0], e.cf(static_cast<float>(size)));
-    e.storeAt(out, e.tensor(y_slot, e.f32()), plane);
-  }, planes * size >= (1 << 15));
+  e.parallelFor(
+      planes,
+      [&](Value* plane) {
+        Value* X = e.tensor(x_slot, e.f32());
+        Value* base = b.CreateMul(plane, e.c64(size));
+        FastMathFlags fmf;
+        fmf.setAllowReassoc();  // lets LLVM vectorise the reduction; the order differs only by rounding
+        IRBuilder<>::FastMathFlagGuard guard(b);
+        b.setFastMathFlags(fmf);
+        std::vector<Value*> r =
+            e.loopCarry(size, {e.cf(is_max ? -INFINITY : 0.0f)}, [&](Value* i, const std::vector<Value*>& acc) {
+              Value* v = e.loadAt(e.f32(), X, b.CreateAdd(base, i));
+              if (is_max) return std::vector<Value*>{e.intrinsic(Intrinsic::maxnum, {acc[0], v})};
+              return std::vector<Value*>{b.CreateFAdd(acc[0], v)};
+            });
+        Value* out = is_max ? r[0] : b.CreateFDiv(r[0], e.cf(static_cast<float>(size)));
+        e.storeAt(out, e.tensor(y_slot, e.f32()), plane);
+      },
+      planes * size >= (1 << 15));
   e.finish();
 }
 

@@ -48,8 +48,8 @@ Value* requantize(StepEmitter& e, Value* acc, const Requant& p, Value* r) {
   IRBuilder<>& b = e.b();
   Value* v = nullptr;
   Type* wide = acc->getType()->isVectorTy()
-                   ? static_cast<Type*>(FixedVectorType::get(b.getInt64Ty(),
-                                                             cast<FixedVectorType>(acc->getType())->getNumElements()))
+                   ? static_cast<Type*>(
+                         FixedVectorType::get(b.getInt64Ty(), cast<FixedVectorType>(acc->getType())->getNumElements()))
                    : static_cast<Type*>(b.getInt64Ty());
   // wide_product: a residual joins the accumulator (in its units, with
   // residual_shift fractional bits rounded away in 64 bits) before the bias.
@@ -81,9 +81,10 @@ Value* requantize(StepEmitter& e, Value* acc, const Requant& p, Value* r) {
   Value* hi = like(e, v, e.c32(p.q->clip_hi));
   v = b.CreateSelect(b.CreateICmpSLT(v, lo), lo, v);
   v = b.CreateSelect(b.CreateICmpSGT(v, hi), hi, v);
-  Type* out = acc->getType()->isVectorTy()
-                  ? static_cast<Type*>(FixedVectorType::get(e.i8(), cast<FixedVectorType>(acc->getType())->getNumElements()))
-                  : e.i8();
+  Type* out =
+      acc->getType()->isVectorTy()
+          ? static_cast<Type*>(FixedVectorType::get(e.i8(), cast<FixedVectorType>(acc->getType())->getNumElements()))
+          : e.i8();
   return b.CreateTrunc(v, out);
 }
 
@@ -127,7 +128,8 @@ void emitQConv(StepBuilder& s) {
     s.fail("channels of input " + rt::shapeToString(x) + " and weights " + rt::shapeToString(wshape) +
            " do not fit group " + std::to_string(group));
   for (size_t i : {2, 3, 4})
-    if (s.inputType(i).numElements() != out_channels) s.fail("per-channel vectors must have one value per output channel");
+    if (s.inputType(i).numElements() != out_channels)
+      s.fail("per-channel vectors must have one value per output channel");
   if (residual && (s.inputType(5).shape != y || s.inputType(6).numElements() != out_channels))
     s.fail("residual R must have the output's shape and residual_mult one value per output channel");
   const int64_t k_h = wshape[2], k_w = wshape[3], out_h = y[2], out_w = y[3], in_h = x[2], in_w = x[3];
@@ -153,9 +155,8 @@ void emitQConv(StepBuilder& s) {
   int32_t* tp = table.data<int32_t>();
   for (int i = 0; i < 4; ++i)
     for (int64_t o = 0; o < out_channels; ++o)
-      tp[i * out_channels + o] =
-          i < 3 ? s.node().input(2 + i)->constant().data<int32_t>()[o]
-                : (residual ? s.node().input(6)->constant().data<int32_t>()[o] : 0);
+      tp[i * out_channels + o] = i < 3 ? s.node().input(2 + i)->constant().data<int32_t>()[o]
+                                       : (residual ? s.node().input(6)->constant().data<int32_t>()[o] : 0);
 
   const int x_slot = s.useInput(0);
   const int r_slot = residual ? s.useInput(5) : -1;
@@ -186,7 +187,8 @@ void emitQConv(StepBuilder& s) {
     auto dest = [&](Value* p) {
       Value* pb = b.CreateSDiv(p, e.c64(nr));
       Value* lane = b.CreateSRem(p, e.c64(nr));
-      return b.CreateAdd(panel_base, b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(pb, e.c64(kdim)), k), e.c64(nr)), lane));
+      return b.CreateAdd(panel_base,
+                         b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(pb, e.c64(kdim)), k), e.c64(nr)), lane));
     };
     e.loop(0, out_h, [&](Value* oh) {
       Value* ih = b.CreateAdd(b.CreateSub(b.CreateMul(oh, e.c64(sh)), e.c64(q.pads[0])), b.CreateMul(kh, e.c64(dh)));
@@ -225,7 +227,8 @@ void emitQConv(StepBuilder& s) {
       std::vector<Value*> next(sums.size());
       Value* bk = b.CreateAdd(b_base, b.CreateMul(k, e.c64(nr)));
       std::vector<Value*> cols;
-      for (int64_t v = 0; v < nv; ++v) cols.push_back(b.CreateSExt(e.loadVec(panels, b.CreateAdd(bk, e.c64(v * vl)), vl), v32));
+      for (int64_t v = 0; v < nv; ++v)
+        cols.push_back(b.CreateSExt(e.loadVec(panels, b.CreateAdd(bk, e.c64(v * vl)), vl), v32));
       Value* wk = b.CreateAdd(w_base, b.CreateMul(k, e.c64(mr)));
       for (int64_t r = 0; r < mr; ++r) {
         Value* wv = b.CreateVectorSplat(vl, b.CreateSExt(e.loadAt(e.i8(), wp, b.CreateAdd(wk, e.c64(r))), e.i32()));
@@ -243,8 +246,9 @@ void emitQConv(StepBuilder& s) {
         p.mult = e.loadAt(e.i32(), tab, b.CreateAdd(oc, e.c64(out_channels)));
         p.bias2 = e.loadAt(e.i32(), tab, b.CreateAdd(oc, e.c64(2 * out_channels)));
         p.residual_mult = e.loadAt(e.i32(), tab, b.CreateAdd(oc, e.c64(3 * out_channels)));
-        Value* row_base = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(n, e.c64(out_channels)), oc), e.c64(positions)),
-                                      b.CreateMul(pb, e.c64(nr)));
+        Value* row_base =
+            b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(n, e.c64(out_channels)), oc), e.c64(positions)),
+                        b.CreateMul(pb, e.c64(nr)));
         auto full = [&] {
           for (int64_t v = 0; v < nv; ++v) {
             Value* at = b.CreateAdd(row_base, e.c64(v * vl));
@@ -266,8 +270,10 @@ void emitQConv(StepBuilder& s) {
           e.when(is_last, partial);
         }
       };
-      if (mg % mr == 0) store_row();
-      else e.when(b.CreateICmpSLT(m, e.c64(mg)), store_row);
+      if (mg % mr == 0)
+        store_row();
+      else
+        e.when(b.CreateICmpSLT(m, e.c64(mg)), store_row);
     }
   });
   e.finish();

@@ -46,7 +46,8 @@ std::vector<float> constantScales(const StepBuilder& s, size_t i, const char* wh
   const rt::Tensor& t = v->constant();
   if (t.dtype() != rt::DType::F32) s.fail(std::string(what) + " must be f32");
   if (t.numElements() != 1 && t.numElements() != count)
-    s.fail(std::string(what) + " has " + std::to_string(t.numElements()) + " values, expected 1 or " + std::to_string(count));
+    s.fail(std::string(what) + " has " + std::to_string(t.numElements()) + " values, expected 1 or " +
+           std::to_string(count));
   return t.toVector<float>();
 }
 
@@ -57,7 +58,8 @@ std::vector<int32_t> constantZeroPoints(const StepBuilder& s, size_t i, const ch
   if (!v->isConstant()) s.fail(std::string(what) + " '" + v->name() + "' must be a constant for this target");
   const rt::Tensor& t = v->constant();
   if (t.numElements() != 1 && t.numElements() != count)
-    s.fail(std::string(what) + " has " + std::to_string(t.numElements()) + " values, expected 1 or " + std::to_string(count));
+    s.fail(std::string(what) + " has " + std::to_string(t.numElements()) + " values, expected 1 or " +
+           std::to_string(count));
   std::vector<int32_t> out(static_cast<size_t>(t.numElements()));
   for (size_t k = 0; k < out.size(); ++k) {
     switch (t.dtype()) {
@@ -89,7 +91,8 @@ struct Axis {
 };
 
 Axis resolveAxis(const StepBuilder& s, const rt::Shape& x, size_t scale_input) {
-  if (s.node().attrs().getInt("block_size", 0) != 0) s.fail("attribute 'block_size' (blocked quantisation) is not supported");
+  if (s.node().attrs().getInt("block_size", 0) != 0)
+    s.fail("attribute 'block_size' (blocked quantisation) is not supported");
   const rt::TensorType& scale = s.inputType(scale_input);
   Axis a;
   if (scale.numElements() == 1 && scale.shape.size() <= 1) return a;
@@ -114,13 +117,16 @@ void axisLoop(StepEmitter& e, int64_t n, const Axis& a, const std::function<void
   const int64_t inner = a.per_axis ? a.inner : std::min<int64_t>(n, 16384);
   if (n == 0 || inner == 0) return;
   const int64_t rows = (n + inner - 1) / inner;
-  e.parallelFor(rows, [&](Value* row) {
-    Value* c = a.per_axis ? b.CreateSRem(row, e.c64(a.size)) : e.c64(0);
-    Value* begin = b.CreateMul(row, e.c64(inner));
-    Value* end = b.CreateAdd(begin, e.c64(inner));
-    end = b.CreateSelect(b.CreateICmpSLT(end, e.c64(n)), end, e.c64(n));
-    e.loop(begin, end, [&](Value* i) { body(i, c); });
-  }, rows > 1 && n >= 16384);
+  e.parallelFor(
+      rows,
+      [&](Value* row) {
+        Value* c = a.per_axis ? b.CreateSRem(row, e.c64(a.size)) : e.c64(0);
+        Value* begin = b.CreateMul(row, e.c64(inner));
+        Value* end = b.CreateAdd(begin, e.c64(inner));
+        end = b.CreateSelect(b.CreateICmpSLT(end, e.c64(n)), end, e.c64(n));
+        e.loop(begin, end, [&](Value* i) { body(i, c); });
+      },
+      rows > 1 && n >= 16384);
 }
 
 // A parameter as a compile-time constant (per tensor) or a table lookup.
@@ -159,10 +165,12 @@ void emitQuantizeLinear(StepBuilder& s) {
   const rt::TensorType& x = s.inputType(0);
   const rt::DType out = s.outputType().dtype;
   if (x.dtype != rt::DType::F32 && x.dtype != rt::DType::I32) s.fail("input x must be f32 or i32");
-  if (!isQuantType(out)) s.fail(std::string("output type ") + rt::dtypeName(out) + " is not supported (supported: i8, u8)");
+  if (!isQuantType(out))
+    s.fail(std::string("output type ") + rt::dtypeName(out) + " is not supported (supported: i8, u8)");
   if (s.outputType().shape != x.shape) s.fail("output shape differs from the input's");
   const Axis axis = resolveAxis(s, x.shape, 1);
-  Params p = addParams(s, constantScales(s, 1, "y_scale", axis.size), constantZeroPoints(s, 2, "y_zero_point", axis.size), axis);
+  Params p = addParams(s, constantScales(s, 1, "y_scale", axis.size),
+                       constantZeroPoints(s, 2, "y_zero_point", axis.size), axis);
   const int x_slot = s.useInput(0);
   StepEmitter& e = s.code();
   IRBuilder<>& b = e.b();
@@ -182,7 +190,8 @@ void emitDequantizeLinear(StepBuilder& s) {
   if (s.outputType().dtype != rt::DType::F32) s.fail("output y must be f32");
   if (s.outputType().shape != x.shape) s.fail("output shape differs from the input's");
   const Axis axis = resolveAxis(s, x.shape, 1);
-  Params p = addParams(s, constantScales(s, 1, "x_scale", axis.size), constantZeroPoints(s, 2, "x_zero_point", axis.size), axis);
+  Params p = addParams(s, constantScales(s, 1, "x_scale", axis.size),
+                       constantZeroPoints(s, 2, "x_zero_point", axis.size), axis);
   const int x_slot = s.useInput(0);
   StepEmitter& e = s.code();
   IRBuilder<>& b = e.b();
@@ -201,7 +210,8 @@ void emitQLinearAdd(StepBuilder& s) {
   if (s.inputType(3).dtype != t || s.outputType().dtype != t) s.fail("A, B and C must have the same type");
   const float sa = constantScales(s, 1, "A_scale", 1)[0], sb = constantScales(s, 4, "B_scale", 1)[0];
   const float sc = constantScales(s, 6, "C_scale", 1)[0];
-  const int32_t za = constantZeroPoints(s, 2, "A_zero_point", 1)[0], zb = constantZeroPoints(s, 5, "B_zero_point", 1)[0];
+  const int32_t za = constantZeroPoints(s, 2, "A_zero_point", 1)[0],
+                zb = constantZeroPoints(s, 5, "B_zero_point", 1)[0];
   const int32_t zc = constantZeroPoints(s, 7, "C_zero_point", 1)[0];
   // The reference's constants, with its expressions (see quantize.cpp).
   const float ratio_a = sa / sc, ratio_b = sb / sc;
@@ -214,7 +224,8 @@ void emitQLinearAdd(StepBuilder& s) {
     std::vector<int64_t> st(out.size(), 0);
     const size_t off = out.size() - in.size();
     for (size_t d = 0; d < in.size(); ++d) {
-      if (in[d] != out[d + off] && in[d] != 1) s.fail("cannot broadcast " + rt::shapeToString(in) + " to " + rt::shapeToString(out));
+      if (in[d] != out[d + off] && in[d] != 1)
+        s.fail("cannot broadcast " + rt::shapeToString(in) + " to " + rt::shapeToString(out));
       st[d + off] = in[d] == 1 ? 0 : rm[d];
     }
     return st;
@@ -238,21 +249,25 @@ void emitQLinearAdd(StepBuilder& s) {
     const int64_t inner = out.empty() ? 1 : out.back();
     const int64_t rows = inner == 0 ? 0 : n / inner;
     const int64_t ia = out.empty() ? 0 : sta.back(), ib = out.empty() ? 0 : stb.back();
-    e.parallelFor(rows, [&](Value* row) {
-      Value* ao = e.c64(0);
-      Value* bo = e.c64(0);
-      Value* rest = row;
-      for (size_t d = out.size() - 1; d-- > 0;) {
-        Value* coord = b.CreateSRem(rest, e.c64(out[d]));
-        rest = b.CreateSDiv(rest, e.c64(out[d]));
-        ao = b.CreateAdd(ao, b.CreateMul(coord, e.c64(sta[d])));
-        bo = b.CreateAdd(bo, b.CreateMul(coord, e.c64(stb[d])));
-      }
-      Value* yo = b.CreateMul(row, e.c64(inner));
-      e.loop(0, inner, [&](Value* j) {
-        element(b.CreateAdd(ao, b.CreateMul(j, e.c64(ia))), b.CreateAdd(bo, b.CreateMul(j, e.c64(ib))), b.CreateAdd(yo, j));
-      });
-    }, n >= 16384);
+    e.parallelFor(
+        rows,
+        [&](Value* row) {
+          Value* ao = e.c64(0);
+          Value* bo = e.c64(0);
+          Value* rest = row;
+          for (size_t d = out.size() - 1; d-- > 0;) {
+            Value* coord = b.CreateSRem(rest, e.c64(out[d]));
+            rest = b.CreateSDiv(rest, e.c64(out[d]));
+            ao = b.CreateAdd(ao, b.CreateMul(coord, e.c64(sta[d])));
+            bo = b.CreateAdd(bo, b.CreateMul(coord, e.c64(stb[d])));
+          }
+          Value* yo = b.CreateMul(row, e.c64(inner));
+          e.loop(0, inner, [&](Value* j) {
+            element(b.CreateAdd(ao, b.CreateMul(j, e.c64(ia))), b.CreateAdd(bo, b.CreateMul(j, e.c64(ib))),
+                    b.CreateAdd(yo, j));
+          });
+        },
+        n >= 16384);
   }
   e.finish();
 }
@@ -266,22 +281,26 @@ void emitQLinearGlobalAveragePool(StepBuilder& s) {
   const int64_t planes = x.shape[0] * x.shape[1], image = x.numElements() / std::max<int64_t>(planes, 1);
   if (image == 0) s.fail("empty pooling window");
   const float x_scale = constantScales(s, 1, "x_scale", 1)[0], y_scale = constantScales(s, 3, "y_scale", 1)[0];
-  const int32_t x_zp = constantZeroPoints(s, 2, "x_zero_point", 1)[0], y_zp = constantZeroPoints(s, 4, "y_zero_point", 1)[0];
+  const int32_t x_zp = constantZeroPoints(s, 2, "x_zero_point", 1)[0],
+                y_zp = constantZeroPoints(s, 4, "y_zero_point", 1)[0];
   const float scale = x_scale / (y_scale * static_cast<float>(image));  // as the reference
   const int x_slot = s.useInput(0);
   StepEmitter& e = s.code();
   IRBuilder<>& b = e.b();
   const int y_slot = s.output(0);
-  e.parallelFor(planes, [&](Value* plane) {
-    Value* X = e.tensor(x_slot, e.i8());
-    Value* base = b.CreateMul(plane, e.c64(image));
-    const int32_t start = static_cast<int32_t>(static_cast<uint32_t>(-x_zp) * static_cast<uint32_t>(image));
-    Value* sum = e.loopCarry(image, {e.c32(start)}, [&](Value* i, const std::vector<Value*>& acc) {
-      return std::vector<Value*>{b.CreateAdd(acc[0], toI32(e, e.loadAt(e.i8(), X, b.CreateAdd(base, i)), x.dtype))};
-    })[0];
-    Value* v = b.CreateFMul(b.CreateSIToFP(sum, e.f32()), e.cf(scale));
-    e.storeAt(quantizeValue(e, v, e.cf(static_cast<float>(y_zp)), x.dtype), e.tensor(y_slot, e.i8()), plane);
-  }, planes * image >= (1 << 15));
+  e.parallelFor(
+      planes,
+      [&](Value* plane) {
+        Value* X = e.tensor(x_slot, e.i8());
+        Value* base = b.CreateMul(plane, e.c64(image));
+        const int32_t start = static_cast<int32_t>(static_cast<uint32_t>(-x_zp) * static_cast<uint32_t>(image));
+        Value* sum = e.loopCarry(image, {e.c32(start)}, [&](Value* i, const std::vector<Value*>& acc) {
+          return std::vector<Value*>{b.CreateAdd(acc[0], toI32(e, e.loadAt(e.i8(), X, b.CreateAdd(base, i)), x.dtype))};
+        })[0];
+        Value* v = b.CreateFMul(b.CreateSIToFP(sum, e.f32()), e.cf(scale));
+        e.storeAt(quantizeValue(e, v, e.cf(static_cast<float>(y_zp)), x.dtype), e.tensor(y_slot, e.i8()), plane);
+      },
+      planes * image >= (1 << 15));
   e.finish();
 }
 

@@ -18,7 +18,8 @@ void emitCopy(StepBuilder& s) {
   StepEmitter& e = s.code();
   const int y_slot = s.output(0);
   if (in.byteSize() > 0)
-    e.b().CreateMemCpy(e.tensor(y_slot, e.i8()), MaybeAlign(1), e.tensor(x_slot, e.i8()), MaybeAlign(1), e.c64(in.byteSize()));
+    e.b().CreateMemCpy(e.tensor(y_slot, e.i8()), MaybeAlign(1), e.tensor(x_slot, e.i8()), MaybeAlign(1),
+                       e.c64(in.byteSize()));
   e.finish();
 }
 
@@ -69,9 +70,12 @@ void emitSoftmax(StepBuilder& s) {
   if (axis < 0) axis += rank;
   int64_t outer = 1, count = 1, inner = 1;
   for (int64_t d = 0; d < rank; ++d) {
-    if (d < axis) outer *= x[d];
-    else if (d == axis || legacy) count *= x[d];
-    else inner *= x[d];
+    if (d < axis)
+      outer *= x[d];
+    else if (d == axis || legacy)
+      count *= x[d];
+    else
+      inner *= x[d];
   }
   if (count == 0 || outer * inner == 0) s.fail("empty softmax axis");
   const int x_slot = s.useInput(0);
@@ -79,27 +83,30 @@ void emitSoftmax(StepBuilder& s) {
   IRBuilder<>& b = e.b();
   const int y_slot = s.output(0);
   Type* f64 = b.getDoubleTy();
-  e.parallelFor(outer * inner, [&](Value* line) {
-    Value* X = e.tensor(x_slot, e.f32());
-    Value* Y = e.tensor(y_slot, e.f32());
-    Value* base = b.CreateAdd(b.CreateMul(b.CreateSDiv(line, e.c64(inner)), e.c64(count * inner)),
-                              b.CreateSRem(line, e.c64(inner)));
-    auto index = [&](Value* i) { return b.CreateAdd(base, b.CreateMul(i, e.c64(inner))); };
-    Value* max = e.loopCarry(count, {e.cf(-INFINITY)}, [&](Value* i, const std::vector<Value*>& m) {
-      Value* v = e.loadAt(e.f32(), X, index(i));
-      return std::vector<Value*>{b.CreateSelect(b.CreateFCmpOLT(m[0], v), v, m[0])};  // std::max
-    })[0];
-    Value* sum = e.loopCarry(count, {ConstantFP::get(f64, 0.0)}, [&](Value* i, const std::vector<Value*>& acc) {
-      Value* d = b.CreateFPExt(b.CreateFSub(e.loadAt(e.f32(), X, index(i)), max), f64);
-      return std::vector<Value*>{b.CreateFAdd(acc[0], e.intrinsic(Intrinsic::exp, {d}))};
-    })[0];
-    Value* log_sum = log ? e.intrinsic(Intrinsic::log, {sum}) : nullptr;
-    e.loop(0, count, [&](Value* i) {
-      Value* d = b.CreateFPExt(b.CreateFSub(e.loadAt(e.f32(), X, index(i)), max), f64);
-      Value* r = log ? b.CreateFSub(d, log_sum) : b.CreateFDiv(e.intrinsic(Intrinsic::exp, {d}), sum);
-      e.storeAt(b.CreateFPTrunc(r, e.f32()), Y, index(i));
-    });
-  }, outer * inner * count >= 16384);
+  e.parallelFor(
+      outer * inner,
+      [&](Value* line) {
+        Value* X = e.tensor(x_slot, e.f32());
+        Value* Y = e.tensor(y_slot, e.f32());
+        Value* base = b.CreateAdd(b.CreateMul(b.CreateSDiv(line, e.c64(inner)), e.c64(count * inner)),
+                                  b.CreateSRem(line, e.c64(inner)));
+        auto index = [&](Value* i) { return b.CreateAdd(base, b.CreateMul(i, e.c64(inner))); };
+        Value* max = e.loopCarry(count, {e.cf(-INFINITY)}, [&](Value* i, const std::vector<Value*>& m) {
+          Value* v = e.loadAt(e.f32(), X, index(i));
+          return std::vector<Value*>{b.CreateSelect(b.CreateFCmpOLT(m[0], v), v, m[0])};  // std::max
+        })[0];
+        Value* sum = e.loopCarry(count, {ConstantFP::get(f64, 0.0)}, [&](Value* i, const std::vector<Value*>& acc) {
+          Value* d = b.CreateFPExt(b.CreateFSub(e.loadAt(e.f32(), X, index(i)), max), f64);
+          return std::vector<Value*>{b.CreateFAdd(acc[0], e.intrinsic(Intrinsic::exp, {d}))};
+        })[0];
+        Value* log_sum = log ? e.intrinsic(Intrinsic::log, {sum}) : nullptr;
+        e.loop(0, count, [&](Value* i) {
+          Value* d = b.CreateFPExt(b.CreateFSub(e.loadAt(e.f32(), X, index(i)), max), f64);
+          Value* r = log ? b.CreateFSub(d, log_sum) : b.CreateFDiv(e.intrinsic(Intrinsic::exp, {d}), sum);
+          e.storeAt(b.CreateFPTrunc(r, e.f32()), Y, index(i));
+        });
+      },
+      outer * inner * count >= 16384);
   e.finish();
 }
 

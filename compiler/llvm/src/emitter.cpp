@@ -15,8 +15,8 @@ StructType* StepEmitter::ctxType() {
   // vdla_native_ctx: { void* pool; parallel_for; uint8_t* workspace; int64_t num_threads }
   if (StructType* t = StructType::getTypeByName(context(), "vdla_native_ctx")) return t;
   Type* i8p = i8()->getPointerTo();
-  Type* pf = FunctionType::get(builder_.getVoidTy(), {i8p, i64(), taskType()->getPointerTo(), i8p}, false)
-                 ->getPointerTo();
+  Type* pf =
+      FunctionType::get(builder_.getVoidTy(), {i8p, i64(), taskType()->getPointerTo(), i8p}, false)->getPointerTo();
   return StructType::create(context(), {i8p, pf, i8p, i64()}, "vdla_native_ctx");
 }
 
@@ -199,8 +199,8 @@ void StepEmitter::parallelFor(int64_t count, const Body& body, bool parallel) {
   Value* pool = builder_.CreateLoad(i8p, builder_.CreateStructGEP(ctxType(), ctx_, 0));
   Type* pf_type = ctxType()->getElementType(1);
   Value* pf = builder_.CreateLoad(pf_type, builder_.CreateStructGEP(ctxType(), ctx_, 1));
-  builder_.CreateCall(FunctionType::get(builder_.getVoidTy(), {i8p, i64(), taskType()->getPointerTo(), i8p}, false),
-                      pf, {pool, c64(count), task, builder_.CreateBitCast(closure, i8p)});
+  builder_.CreateCall(FunctionType::get(builder_.getVoidTy(), {i8p, i64(), taskType()->getPointerTo(), i8p}, false), pf,
+                      {pool, c64(count), task, builder_.CreateBitCast(closure, i8p)});
 }
 
 Value* StepEmitter::numThreads() {

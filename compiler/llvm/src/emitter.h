@@ -26,7 +26,8 @@ struct TargetTuning {
 class StepEmitter {
  public:
   using Body = std::function<void(llvm::Value* index)>;
-  using CarryBody = std::function<std::vector<llvm::Value*>(llvm::Value* index, const std::vector<llvm::Value*>& carried)>;
+  using CarryBody =
+      std::function<std::vector<llvm::Value*>(llvm::Value* index, const std::vector<llvm::Value*>& carried)>;
 
   StepEmitter(llvm::Module& module, const TargetTuning& tuning);
 

@@ -42,21 +42,24 @@ std::shared_ptr<rt::KernelRegistry> jitKernels(LoweredModule lowered, const rt::
   std::shared_ptr<orc::LLJIT> jit(
       orThrow(orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(), "creating the LLVM JIT"));
   // Generated code calls libm (tanhf, expf, fmaf) and memcpy from this process.
-  jit->getMainJITDylib().addGenerator(orThrow(
-      orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(jit->getDataLayout().getGlobalPrefix()),
-      "resolving process symbols"));
+  jit->getMainJITDylib().addGenerator(
+      orThrow(orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(jit->getDataLayout().getGlobalPrefix()),
+              "resolving process symbols"));
   orThrow(jit->addIRModule(orc::ThreadSafeModule(std::move(lowered.module), std::move(lowered.context))),
           "adding the module to the JIT");
 
   rt::KernelRegistry bound;
-  rt::native::registerNativeKernels(artifact, [&](const std::string& symbol) -> void* {
-    auto sym = jit->lookup(symbol);
-    if (!sym) {
-      consumeError(sym.takeError());
-      return nullptr;
-    }
-    return reinterpret_cast<void*>(static_cast<uintptr_t>(sym->getAddress()));
-  }, bound);
+  rt::native::registerNativeKernels(
+      artifact,
+      [&](const std::string& symbol) -> void* {
+        auto sym = jit->lookup(symbol);
+        if (!sym) {
+          consumeError(sym.takeError());
+          return nullptr;
+        }
+        return reinterpret_cast<void*>(static_cast<uintptr_t>(sym->getAddress()));
+      },
+      bound);
   // Every kernel holds the JIT, so the code lives as long as any kernel.
   auto kernels = std::make_shared<rt::KernelRegistry>();
   rt::registerReferenceKernels(*kernels);

@@ -22,25 +22,42 @@ using EmitFn = void (*)(StepBuilder&);
 
 const std::map<std::string, EmitFn>& emitters() {
   static const std::map<std::string, EmitFn> table = {
-      {"Conv", emitConv},           {"Gemm", emitGemm},
-      {"MatMul", emitMatMul},       {"MaxPool", emitPool},
-      {"AveragePool", emitPool},    {"GlobalAveragePool", emitGlobalPool},
+      {"Conv", emitConv},
+      {"Gemm", emitGemm},
+      {"MatMul", emitMatMul},
+      {"MaxPool", emitPool},
+      {"AveragePool", emitPool},
+      {"GlobalAveragePool", emitGlobalPool},
       {"GlobalMaxPool", emitGlobalPool},
-      {"Relu", emitUnary},          {"Neg", emitUnary},
-      {"Abs", emitUnary},           {"Sigmoid", emitUnary},
-      {"Tanh", emitUnary},          {"Exp", emitUnary},
-      {"Sqrt", emitUnary},          {"Reciprocal", emitUnary},
-      {"LeakyRelu", emitUnary},     {"HardSigmoid", emitUnary},
-      {"HardSwish", emitUnary},     {"Add", emitBinary},
-      {"Sub", emitBinary},          {"Mul", emitBinary},
-      {"Div", emitBinary},          {"Clip", emitClip},
-      {"Reshape", emitCopy},        {"Flatten", emitCopy},
-      {"Squeeze", emitCopy},        {"Unsqueeze", emitCopy},
-      {"Identity", emitCopy},       {"Dropout", emitCopy},
-      {"Softmax", emitSoftmax},     {"LogSoftmax", emitSoftmax},
-      {"Concat", emitConcat},       {"BatchNormalization", emitBatchNorm},
+      {"Relu", emitUnary},
+      {"Neg", emitUnary},
+      {"Abs", emitUnary},
+      {"Sigmoid", emitUnary},
+      {"Tanh", emitUnary},
+      {"Exp", emitUnary},
+      {"Sqrt", emitUnary},
+      {"Reciprocal", emitUnary},
+      {"LeakyRelu", emitUnary},
+      {"HardSigmoid", emitUnary},
+      {"HardSwish", emitUnary},
+      {"Add", emitBinary},
+      {"Sub", emitBinary},
+      {"Mul", emitBinary},
+      {"Div", emitBinary},
+      {"Clip", emitClip},
+      {"Reshape", emitCopy},
+      {"Flatten", emitCopy},
+      {"Squeeze", emitCopy},
+      {"Unsqueeze", emitCopy},
+      {"Identity", emitCopy},
+      {"Dropout", emitCopy},
+      {"Softmax", emitSoftmax},
+      {"LogSoftmax", emitSoftmax},
+      {"Concat", emitConcat},
+      {"BatchNormalization", emitBatchNorm},
       // int8 (the operators a quantised graph runs on the CPU)
-      {"vdla.QConv", emitQConv},    {"QuantizeLinear", emitQuantizeLinear},
+      {"vdla.QConv", emitQConv},
+      {"QuantizeLinear", emitQuantizeLinear},
       {"DequantizeLinear", emitDequantizeLinear},
       {"com.microsoft.QLinearAdd", emitQLinearAdd},
       {"com.microsoft.QLinearGlobalAveragePool", emitQLinearGlobalAveragePool},
@@ -51,8 +68,8 @@ const std::map<std::string, EmitFn>& emitters() {
 // The Add that a Conv's output feeds, when it can become the Conv's
 // epilogue: its only reader, f32, the other operand of the same shape and
 // already computed when the Conv runs.
-const ir::Node* residualAdd(const ir::Graph& graph, const ir::Node* conv, const std::unordered_map<const ir::Node*, size_t>& order,
-                            const ir::Value** residual) {
+const ir::Node* residualAdd(const ir::Graph& graph, const ir::Node* conv,
+                            const std::unordered_map<const ir::Node*, size_t>& order, const ir::Value** residual) {
   const ir::Value* out = conv->output(0);
   if (graph.isGraphOutput(out)) return nullptr;
   const std::vector<ir::Node*> users = graph.users(out);
@@ -60,7 +77,8 @@ const ir::Node* residualAdd(const ir::Graph& graph, const ir::Node* conv, const 
   const ir::Node* add = users[0];
   if (add->qualifiedOp() != "Add" || add->numInputs() != 2 || add->input(0) == add->input(1)) return nullptr;
   const ir::Value* other = add->input(0) == out ? add->input(1) : add->input(0);
-  if (!other || !other->hasType() || other->type() != out->type() || add->output(0)->type() != out->type()) return nullptr;
+  if (!other || !other->hasType() || other->type() != out->type() || add->output(0)->type() != out->type())
+    return nullptr;
   if (out->type().dtype != rt::DType::F32) return nullptr;
   if (const ir::Node* p = other->producer())
     if (order.at(p) >= order.at(conv)) return nullptr;
@@ -68,7 +86,9 @@ const ir::Node* residualAdd(const ir::Graph& graph, const ir::Node* conv, const 
   return add;
 }
 
-bool constantOrMissing(const ir::Node* n, size_t i) { return i >= n->numInputs() || !n->input(i) || n->input(i)->isConstant(); }
+bool constantOrMissing(const ir::Node* n, size_t i) {
+  return i >= n->numInputs() || !n->input(i) || n->input(i)->isConstant();
+}
 
 bool allEqual(const ir::Node* n, const char* name, int64_t value) {
   for (int64_t v : n->attrs().getInts(name, {}))

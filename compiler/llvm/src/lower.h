@@ -43,8 +43,8 @@ bool supportsOperator(const std::string& op);
 // depthwise Conv.
 rt::ArtifactStep emitNodeStep(const ir::Node& node, const ir::Node* add, const ir::Value* residual,
                               StepEmitter& emitter, const std::string& symbol, rt::Artifact& artifact,
-                              const std::function<int32_t(const ir::Value*)>& idOf,
-                              const ir::Node* depthwise = nullptr, const ir::Node* pointwise = nullptr);
+                              const std::function<int32_t(const ir::Value*)>& idOf, const ir::Node* depthwise = nullptr,
+                              const ir::Node* pointwise = nullptr);
 
 // Verifies the module (an error is a back end bug) and runs O3 for `machine`.
 void finishModule(llvm::Module& module, llvm::TargetMachine& machine);

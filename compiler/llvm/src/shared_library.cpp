@@ -63,7 +63,8 @@ std::vector<uint8_t> linkSharedLibrary(llvm::Module& m, llvm::TargetMachine& mac
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("target 'llvm': cannot start the linker");
   if (pid == 0) {
-    execl(linker.c_str(), linker.c_str(), "-shared", "--strip-all", "-o", so.c_str(), obj.c_str(), static_cast<char*>(nullptr));
+    execl(linker.c_str(), linker.c_str(), "-shared", "--strip-all", "-o", so.c_str(), obj.c_str(),
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   int status = 0;

@@ -92,9 +92,7 @@ Window2 resolveWindow2(const StepBuilder& s, const rt::Shape& x, const rt::Shape
 }
 
 Window2 resolveWindow2(const ir::Node& node, const rt::Shape& x, const rt::Shape& y, int64_t k_h, int64_t k_w) {
-  auto fail = [&](const std::string& why) {
-    throw std::runtime_error(node.describe() + ": target 'llvm': " + why);
-  };
+  auto fail = [&](const std::string& why) { throw std::runtime_error(node.describe() + ": target 'llvm': " + why); };
   const size_t spatial = x.size() - 2;
   if (x.size() < 2 || spatial < 1 || spatial > 2 || y.size() != x.size())
     fail("only 1-D and 2-D windows are supported, input is " + rt::shapeToString(x));
@@ -112,8 +110,7 @@ Window2 resolveWindow2(const ir::Node& node, const rt::Shape& x, const rt::Shape
     std::fill(pads.begin(), pads.end(), 0);
   } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     for (size_t d = 0; d < spatial; ++d) {
-      const int64_t total =
-          std::max<int64_t>(0, (y[2 + d] - 1) * strides[d] + (kernel[d] - 1) * dil[d] + 1 - x[2 + d]);
+      const int64_t total = std::max<int64_t>(0, (y[2 + d] - 1) * strides[d] + (kernel[d] - 1) * dil[d] + 1 - x[2 + d]);
       pads[d] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
       pads[d + spatial] = total - pads[d];
     }

@@ -31,7 +31,8 @@ CpuTarget CpuTarget::host() {
   t.cpu = sys::getHostCPUName().str();
   StringMap<bool> features;
   if (sys::getHostCPUFeatures(features))
-    for (const auto& f : features) t.features += (t.features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
+    for (const auto& f : features)
+      t.features += (t.features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
   return t;
 }
 
@@ -62,9 +63,12 @@ TargetTuning tuningFor(const TargetMachine& machine) {
   auto has = [&](const std::string& f) { return features.find("+" + f) != std::string::npos; };
   if (triple.isX86()) {
     // 32 vector registers with AVX-512: 8 x 2 accumulators; AVX2 has 16: 6 x 2.
-    if (has("avx512f")) t = {16, 8, 2};
-    else if (has("avx2") || has("avx")) t = {8, 6, 2};
-    else t = {4, 6, 2};
+    if (has("avx512f"))
+      t = {16, 8, 2};
+    else if (has("avx2") || has("avx"))
+      t = {8, 6, 2};
+    else
+      t = {4, 6, 2};
   } else if (triple.isAArch64()) {
     t = {4, 8, 2};  // 32 NEON registers
   } else {

@@ -75,7 +75,9 @@ bool productsFitInt32(const ConvLayer& L, const std::vector<int32_t>& bias1) {
 int32_t packMulShr(int32_t mult, int shift) { return int32_t(uint32_t(mult) << 6 | uint32_t(shift)); }
 
 // CLIP's operand: hi in bits 15:8, lo in bits 7:0, as a sign-extended 16-bit immediate.
-int32_t packClip(int32_t lo, int32_t hi) { return int16_t(uint16_t((uint32_t(hi) & 0xff) << 8 | (uint32_t(lo) & 0xff))); }
+int32_t packClip(int32_t lo, int32_t hi) {
+  return int16_t(uint16_t((uint32_t(hi) & 0xff) << 8 | (uint32_t(lo) & 0xff)));
+}
 
 }  // namespace
 
@@ -95,8 +97,7 @@ AluSequence buildAluSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
   std::vector<int32_t> bias1 = L.bias1, bias2 = L.bias2;
   if (L.shift1 == 0 && isAll(bias1, 0)) {
     bool divisible = true;
-    for (size_t o = 0; o < bias2.size() && divisible; ++o)
-      divisible = L.mult[o] != 0 && bias2[o] % L.mult[o] == 0;
+    for (size_t o = 0; o < bias2.size() && divisible; ++o) divisible = L.mult[o] != 0 && bias2[o] % L.mult[o] == 0;
     if (divisible)
       for (size_t o = 0; o < bias2.size(); ++o) {
         bias1[o] = bias2[o] / L.mult[o];
@@ -126,9 +127,8 @@ AluSequence buildAluSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
   // keep every product within int32 (requant.h; checked in productsFitInt32).
   // A wide_product layer is defined by the 64-bit product: MULSHR is its
   // only form (conv_layer.cpp checks that its multipliers fit).
-  const bool fuse_mul_shift =
-      L.wide_product || (!unit_mult && L.shift2 > 0 && L.shift2 < 64 && !L.residual && isAll(bias2, 0) &&
-                         fitsMulShr(L.mult) && productsFitInt32(L, bias1));
+  const bool fuse_mul_shift = L.wide_product || (!unit_mult && L.shift2 > 0 && L.shift2 < 64 && !L.residual &&
+                                                 isAll(bias2, 0) && fitsMulShr(L.mult) && productsFitInt32(L, bias1));
   if (fuse_mul_shift) {
     std::vector<int32_t> packed(L.mult.size());
     for (size_t o = 0; o < packed.size(); ++o) packed[o] = packMulShr(L.mult[o], L.shift2);

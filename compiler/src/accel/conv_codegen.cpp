@@ -91,7 +91,8 @@ ArenaPlacement standalonePlacement(const ConvLayer& L, const hw::HwConfig& cfg) 
   ArenaPlacement p;
   p.x_offset = 0;
   p.r_offset = static_cast<int64_t>(alignUp(static_cast<uint64_t>(xg.bytes()), kArenaAlign));
-  p.y_offset = p.r_offset + (L.residual ? static_cast<int64_t>(alignUp(static_cast<uint64_t>(yg.bytes()), kArenaAlign)) : 0);
+  p.y_offset =
+      p.r_offset + (L.residual ? static_cast<int64_t>(alignUp(static_cast<uint64_t>(yg.bytes()), kArenaAlign)) : 0);
   return p;
 }
 
@@ -123,8 +124,10 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
       const int32_t v = o < L.o ? seq.params[k][static_cast<size_t>(o)] : 0;
       const int64_t entry = static_cast<int64_t>(k) * OCB + o / cfg.block_out;
       for (uint32_t bt = 0; bt < cfg.batch; ++bt)
-        putI32(out.constants, params_at + static_cast<uint64_t>(entry) * acc_entry +
-                                  (bt * cfg.block_out + static_cast<uint64_t>(o % cfg.block_out)) * 4, v);
+        putI32(out.constants,
+               params_at + static_cast<uint64_t>(entry) * acc_entry +
+                   (bt * cfg.block_out + static_cast<uint64_t>(o % cfg.block_out)) * 4,
+               v);
     }
   const uint64_t uops_at = alignUp(out.constants.size(), kRegionAlign);
 
@@ -156,8 +159,8 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
   em.program.name = L.name;
   UopTable uops;
   // Micro-ops and parameters first; the UOP load's size is patched at the end.
-  const size_t uop_load = em.emit(hw::makeLoad(Memory::Uop, 0, (constants_offset + uops_at) / 4, 1, 1, 1),
-                                  Region::Constants);
+  const size_t uop_load =
+      em.emit(hw::makeLoad(Memory::Uop, 0, (constants_offset + uops_at) / 4, 1, 1, 1), Region::Constants);
   if (n_params)
     em.emit(hw::makeLoad(Memory::Acc, static_cast<uint32_t>(param_base), (constants_offset + params_at) / acc_entry, 1,
                          static_cast<uint32_t>(n_params), static_cast<uint32_t>(n_params)),
@@ -279,26 +282,26 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             std::vector<size_t> loads;
             for (int64_t q = 0; q < cbs; ++q) {
               const uint64_t dram =
-                  x_base + static_cast<uint64_t>(((nb * CB + in_range.first + cb0 + q) * L.h + row0 + top) * L.w +
-                                                 col0 + left);
+                  x_base +
+                  static_cast<uint64_t>(((nb * CB + in_range.first + cb0 + q) * L.h + row0 + top) * L.w + col0 + left);
               const hw::Padding pad{static_cast<uint32_t>(top), static_cast<uint32_t>(bottom),
                                     static_cast<uint32_t>(left), static_cast<uint32_t>(right)};
-              loads.push_back(em.emit(hw::makeLoad(Memory::Input,
-                                                   static_cast<uint32_t>(inp_base + q * ih_full * iw_full), dram,
-                                                   static_cast<uint32_t>(valid_rows), static_cast<uint32_t>(valid_cols),
-                                                   static_cast<uint32_t>(L.w), pad),
-                                      Region::Io));
+              loads.push_back(
+                  em.emit(hw::makeLoad(Memory::Input, static_cast<uint32_t>(inp_base + q * ih_full * iw_full), dram,
+                                       static_cast<uint32_t>(valid_rows), static_cast<uint32_t>(valid_cols),
+                                       static_cast<uint32_t>(L.w), pad),
+                          Region::Io));
             }
             // Weights are read-only: when this half already holds the same
             // weight tile (the tile T load tiles ago had the same oc and ic
             // range), it is not loaded again.
             const std::array<int64_t, 3> key{ocb0, in_range.first + cb0, cbs};
             if (wgt_in_half[static_cast<size_t>(v)] != key) {
-              loads.push_back(em.emit(hw::makeLoad(Memory::Weight, static_cast<uint32_t>(wgt_base),
-                                                   w_base + static_cast<uint64_t>((ocb0 * RB + cb0) * kk),
-                                                   static_cast<uint32_t>(ocbs), static_cast<uint32_t>(cbs * kk),
-                                                   static_cast<uint32_t>(RB * kk)),
-                                      Region::Constants));
+              loads.push_back(em.emit(
+                  hw::makeLoad(Memory::Weight, static_cast<uint32_t>(wgt_base),
+                               w_base + static_cast<uint64_t>((ocb0 * RB + cb0) * kk), static_cast<uint32_t>(ocbs),
+                               static_cast<uint32_t>(cbs * kk), static_cast<uint32_t>(RB * kk)),
+                  Region::Constants));
               wgt_in_half[static_cast<size_t>(v)] = key;
             }
             if (j >= T) em.at(loads.front()).pop_next = true;
@@ -333,11 +336,9 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
           for (const AluPass& p : seq.after) last_alu = aluPass(p);
           em.at(last_alu).push_next = true;
 
-          auto stores = tileTransfers(
-              [&](uint32_t s, uint64_t d, uint32_t y, uint32_t x, uint32_t st) {
-                return em.emit(hw::makeStore(s, d, y, x, st), Region::Io);
-              },
-              y_base, acc_base);
+          auto stores = tileTransfers([&](uint32_t s, uint64_t d, uint32_t y, uint32_t x,
+                                          uint32_t st) { return em.emit(hw::makeStore(s, d, y, x, st), Region::Io); },
+                                      y_base, acc_base);
           em.at(stores.front()).pop_prev = true;
           if (i <= I - 1 - T) em.at(stores.back()).push_prev = true;
         }

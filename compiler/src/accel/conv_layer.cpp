@@ -20,7 +20,8 @@ std::string whyNotOffloadable(const ir::Node& node) {
   if (node.qualifiedOp() != "vdla.QConv") return "not a vdla.QConv";
   for (size_t i : {1, 2, 3, 4})
     if (!node.input(i) || !node.input(i)->isConstant()) return "weights and requantisation vectors must be constants";
-  if (node.input(5) && (!node.input(6) || !node.input(6)->isConstant())) return "residual multiplier must be a constant";
+  if (node.input(5) && (!node.input(6) || !node.input(6)->isConstant()))
+    return "residual multiplier must be a constant";
   const rt::AttributeMap& a = node.attrs();
   const std::vector<int64_t> d = a.getInts("dilations", {1, 1});
   if (d[0] != 1 || d[1] != 1) return "dilated convolution";

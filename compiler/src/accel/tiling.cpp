@@ -77,9 +77,9 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
     e.why_not = "weight tile of " + std::to_string(wgt_tile) + " entries exceeds the WGT buffer";
   else if (acc_tile > acc_avail / T)
     e.why_not = "output tile of " + std::to_string(acc_tile) + " entries exceeds the ACC buffer (" +
-                std::to_string(std::max<int64_t>(acc_avail, 0)) + " of its " + std::to_string(cfg.depth(hw::Memory::Acc)) +
-                " entries left beside " + std::to_string(b.param_vectors) + " parameter vectors" +
-                (T > 1 ? ", halved for latency hiding)" : ")");
+                std::to_string(std::max<int64_t>(acc_avail, 0)) + " of its " +
+                std::to_string(cfg.depth(hw::Memory::Acc)) + " entries left beside " + std::to_string(b.param_vectors) +
+                " parameter vectors" + (T > 1 ? ", halved for latency hiding)" : ")");
   else if (p.rows * p.cols > iter_limit || L.w > xfer_limit || L.h > xfer_limit || L.oh * L.ow > xfer_limit)
     e.why_not = "tile exceeds the loop or transfer size fields";
   else if (std::max({L.pad_top, L.pad_bottom, L.pad_left, L.pad_right}) > pad_limit)
@@ -92,7 +92,8 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   const Split rs = split(L.oh, p.rows), cs = split(L.ow, p.cols), os = split(b.out_blocks, p.oc_blocks),
               is = split(b.in_blocks, p.ic_blocks);
   int64_t uops = 0;
-  forEachExtent(os, [&](int64_t oc, int64_t) { forEachExtent(is, [&](int64_t ic, int64_t) { uops += oc * ic * kk; }); });
+  forEachExtent(os,
+                [&](int64_t oc, int64_t) { forEachExtent(is, [&](int64_t ic, int64_t) { uops += oc * ic * kk; }); });
   uops *= T * T * (cs.edge ? 2 : 1);
   uops += T * (3 + os.tiles() * b.param_kinds);
   if (uops > int64_t(cfg.depth(hw::Memory::Uop)) || uops > xfer_limit) {
@@ -140,7 +141,8 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
         });
         const double out_bytes = vectors * out_entry;
         const double transfers = cols == L.ow ? 1 : double(oc * rows);
-        double alu = double(b.alu_cycles_per_vector) * double(oc * rows * p.cols) + double(b.alu_passes) * kPipelineOverhead;
+        double alu =
+            double(b.alu_cycles_per_vector) * double(oc * rows * p.cols) + double(b.alu_passes) * kPipelineOverhead;
         if (L.residual) alu += transfers * kDmaOverhead + out_bytes / bus;
         const double store = transfers * kDmaOverhead + out_bytes / bus;
         e.alu_cycles += tiles * alu;
@@ -157,9 +159,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   });
   double fill = 2 * kDmaOverhead + double(b.param_vectors) * 64 / bus + double(uops) * 4 / bus;
   if (weights_stay) fill += double(T) * (kDmaOverhead + double(wgt_tile) * wgt_entry / bus);
-  e.cycles = fill + (p.threads > 1
-                         ? std::max({overlapped, e.load_cycles, e.store_cycles}) + pipeline_ends
-                         : serial);
+  e.cycles = fill + (p.threads > 1 ? std::max({overlapped, e.load_cycles, e.store_cycles}) + pipeline_ends : serial);
   return e;
 }
 
@@ -209,7 +209,7 @@ TilePlan chooseTiling(const ConvLayer& L, const hw::HwConfig& cfg, bool latency_
         }
   if (!best_cost.fits)
     throw DoesNotFit("layer '" + L.name + "': no tiling fits the on-chip buffers of config '" + cfg.name +
-                             "' (smallest tile: " + last_reason + ")");
+                     "' (smallest tile: " + last_reason + ")");
   if (estimate) *estimate = best_cost;
   return best;
 }

@@ -71,8 +71,7 @@ Node* Graph::makeNode(const std::string& op, const std::vector<Value*>& inputs, 
 }
 
 Node* Graph::addNode(const std::string& op, const std::vector<Value*>& inputs, size_t num_outputs, AttributeMap attrs,
-                     const std::string& name, const std::string& domain,
-                     const std::vector<std::string>& output_names) {
+                     const std::string& name, const std::string& domain, const std::vector<std::string>& output_names) {
   Node* n = makeNode(op, inputs, num_outputs, std::move(attrs), name, domain, output_names);
   nodes_.emplace_back(n);
   return n;

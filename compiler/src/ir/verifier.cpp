@@ -54,8 +54,7 @@ std::vector<std::string> verifyGraph(const Graph& graph, const VerifyOptions& op
     for (const Value* out : node->outputs()) {
       if (out->producer() != node)
         problems.push_back(node->describe() + ": output '" + out->name() + "' does not name it as producer");
-      if (!producer.emplace(out, node).second)
-        problems.push_back("value '" + out->name() + "' is produced twice");
+      if (!producer.emplace(out, node).second) problems.push_back("value '" + out->name() + "' is produced twice");
       defined.insert(out);
       if (options.require_types) checkType(out, problems);
     }

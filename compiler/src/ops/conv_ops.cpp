@@ -20,8 +20,8 @@ Shape convOutputShape(const Node& node, const Shape& x, const Shape& w) {
   const int64_t group = a.getInt("group", 1);
   if (group < 1) throw std::invalid_argument("attribute 'group' must be >= 1, got " + std::to_string(group));
   if (x[1] != w[1] * group)
-    throw std::invalid_argument("input channels " + std::to_string(x[1]) + " do not match W's " +
-                                std::to_string(w[1]) + " channels per group x group " + std::to_string(group));
+    throw std::invalid_argument("input channels " + std::to_string(x[1]) + " do not match W's " + std::to_string(w[1]) +
+                                " channels per group x group " + std::to_string(group));
   if (w[0] < 1 || w[0] % group != 0)
     throw std::invalid_argument("output channels " + std::to_string(w[0]) + " are not a positive multiple of group " +
                                 std::to_string(group));

@@ -52,7 +52,8 @@ void inferMod(Node& node) {
                                 rt::dtypeName(b.dtype));
   expectDType(a, {DType::F32, DType::U8, DType::I8, DType::I32, DType::I64}, "operands");
   const int64_t fmod = node.attrs().getInt("fmod", 0);
-  if (fmod != 0 && fmod != 1) throw std::invalid_argument("attribute 'fmod' must be 0 or 1, got " + std::to_string(fmod));
+  if (fmod != 0 && fmod != 1)
+    throw std::invalid_argument("attribute 'fmod' must be 0 or 1, got " + std::to_string(fmod));
   if (a.dtype == DType::F32 && fmod != 1) throw std::invalid_argument("Mod of f32 operands needs fmod = 1");
   setOutputType(node, 0, a.dtype, broadcastShapes(a.shape, b.shape));
 }
@@ -73,8 +74,7 @@ void inferClip(Node& node) {
   const bool attr_bounds = node.attrs().has("min") || node.attrs().has("max");
   if (attr_bounds && (hasInput(node, 1) || hasInput(node, 2)))
     throw std::invalid_argument("bounds are given both as attributes (min/max) and as inputs");
-  if (attr_bounds && x.dtype != DType::F32)
-    throw std::invalid_argument("attributes 'min'/'max' need an f32 input");
+  if (attr_bounds && x.dtype != DType::F32) throw std::invalid_argument("attributes 'min'/'max' need an f32 input");
   for (size_t i : {size_t{1}, size_t{2}}) {
     if (!hasInput(node, i)) continue;
     const char* name = i == 1 ? "min" : "max";
@@ -103,7 +103,8 @@ void inferCast(Node& node) {
 }  // namespace
 
 void registerElementwiseOps(OpRegistry& r) {
-  for (const char* op : {"Sigmoid", "Tanh", "Exp", "Sqrt", "Reciprocal", "LeakyRelu", "HardSigmoid", "HardSwish", "Erf"})
+  for (const char* op :
+       {"Sigmoid", "Tanh", "Exp", "Sqrt", "Reciprocal", "LeakyRelu", "HardSigmoid", "HardSwish", "Erf"})
     r.add({op, 1, 1, 1, 1, unaryFloat});
   for (const char* op : {"Relu", "Neg", "Abs"}) r.add({op, 1, 1, 1, 1, unarySigned});
   r.add({"Identity", 1, 1, 1, 1, sameAsInput0});

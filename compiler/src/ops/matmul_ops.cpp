@@ -24,8 +24,8 @@ MatMulDims matmulShape(const Shape& a, const Shape& b) {
   Shape b2 = b.size() == 1 ? Shape{b[0], 1} : b;
   const int64_t k_a = a2.back(), k_b = b2[b2.size() - 2];
   if (k_a != k_b)
-    throw std::invalid_argument("inner dimensions differ: A " + rt::shapeToString(a) + " has K=" +
-                                std::to_string(k_a) + ", B " + rt::shapeToString(b) + " has K=" + std::to_string(k_b));
+    throw std::invalid_argument("inner dimensions differ: A " + rt::shapeToString(a) + " has K=" + std::to_string(k_a) +
+                                ", B " + rt::shapeToString(b) + " has K=" + std::to_string(k_b));
   Shape batch = broadcastShapes(Shape(a2.begin(), a2.end() - 2), Shape(b2.begin(), b2.end() - 2));
   MatMulDims d;
   d.m = a2[a2.size() - 2];
@@ -76,8 +76,8 @@ void inferGemm(Node& node) {
       ok = false;
     }
     if (!ok)
-      throw std::invalid_argument("C " + rt::shapeToString(c.shape) + " does not broadcast to [" +
-                                  std::to_string(m) + "," + std::to_string(n) + "]");
+      throw std::invalid_argument("C " + rt::shapeToString(c.shape) + " does not broadcast to [" + std::to_string(m) +
+                                  "," + std::to_string(n) + "]");
   }
   validateFusedActivation(node);
   setOutputType(node, 0, DType::F32, {m, n});
@@ -174,8 +174,8 @@ void inferQGemm(Node& node) {
       ok = false;
     }
     if (!ok)
-      throw std::invalid_argument("C " + rt::shapeToString(c.shape) + " does not broadcast to [" +
-                                  std::to_string(m) + "," + std::to_string(n) + "]");
+      throw std::invalid_argument("C " + rt::shapeToString(c.shape) + " does not broadcast to [" + std::to_string(m) +
+                                  "," + std::to_string(n) + "]");
   }
   DType out = DType::F32;
   if (hasInput(node, 7)) {

@@ -24,8 +24,7 @@ void inferBatchNorm(Node& node) {
     throw std::invalid_argument("input X must have rank >= 2 (N, C, ...), got " + rt::shapeToString(x.shape));
   if (a.getInt("training_mode", 0) != 0)
     throw std::invalid_argument("attribute 'training_mode' = 1 is not supported (inference only)");
-  if (a.getInt("spatial", 1) != 1)
-    throw std::invalid_argument("attribute 'spatial' = 0 is not supported");
+  if (a.getInt("spatial", 1) != 1) throw std::invalid_argument("attribute 'spatial' = 0 is not supported");
   if (node.numOutputs() > 1)
     throw std::invalid_argument("the running mean/variance outputs (training mode) are not supported");
   if (a.getFloat("epsilon", 1e-5) < 0) throw std::invalid_argument("attribute 'epsilon' must be >= 0");
@@ -64,8 +63,7 @@ void inferLayerNorm(Node& node) {
     }
     if (!ok)
       throw std::invalid_argument(std::string(names[i - 1]) + " of shape " + rt::shapeToString(t.shape) +
-                                  " does not broadcast to the normalised dimensions " +
-                                  rt::shapeToString(normalized));
+                                  " does not broadcast to the normalised dimensions " + rt::shapeToString(normalized));
   }
   setOutputType(node, 0, DType::F32, x.shape);
 }

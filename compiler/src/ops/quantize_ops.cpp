@@ -35,8 +35,7 @@ void checkQuantParams(const Node& node, const TensorType& x, size_t scale_input,
     const TensorType& zp = inputType(node, zp_input);
     if (zp.numElements() != scale.numElements() || (per_axis && zp.shape != scale.shape))
       throw std::invalid_argument(std::string(zp_name) + " " + rt::shapeToString(zp.shape) +
-                                  " does not match the shape of " + scale_name + " " +
-                                  rt::shapeToString(scale.shape));
+                                  " does not match the shape of " + scale_name + " " + rt::shapeToString(scale.shape));
   }
 }
 

@@ -38,8 +38,10 @@ void inferReduce(Node& node) {
   }
   Shape y;
   for (int64_t i = 0; i < rank; ++i) {
-    if (!reduced[i]) y.push_back(x.shape[i]);
-    else if (keepdims) y.push_back(1);
+    if (!reduced[i])
+      y.push_back(x.shape[i]);
+    else if (keepdims)
+      y.push_back(1);
   }
   setOutputType(node, 0, x.dtype, y);
 }

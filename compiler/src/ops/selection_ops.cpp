@@ -9,7 +9,8 @@ namespace vdla::ir {
 
 namespace {
 
-const std::initializer_list<DType> kComparable = {DType::F32, DType::I8, DType::U8, DType::I32, DType::I64, DType::Bool};
+const std::initializer_list<DType> kComparable = {DType::F32, DType::I8,  DType::U8,
+                                                  DType::I32, DType::I64, DType::Bool};
 
 // Equal(A, B) -> bool, broadcast.
 void inferEqual(Node& node) {

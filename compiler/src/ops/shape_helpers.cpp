@@ -163,8 +163,8 @@ std::vector<int64_t> listAttr(const AttributeMap& attrs, const char* name, size_
                                 " values, expected " + std::to_string(rank) + " (one per spatial dimension)");
   for (int64_t x : v)
     if (x < minimum)
-      throw std::invalid_argument(std::string("attribute '") + name + "' must hold values >= " +
-                                  std::to_string(minimum) + ", got " + intsToString(v));
+      throw std::invalid_argument(std::string("attribute '") + name +
+                                  "' must hold values >= " + std::to_string(minimum) + ", got " + intsToString(v));
   return v;
 }
 
@@ -226,11 +226,10 @@ WindowGeometry inferWindow(const AttributeMap& attrs, const Shape& input_spatial
       if (auto_pad == "VALID") g.pads_begin[i] = g.pads_end[i] = 0;
       int64_t span = in + g.pads_begin[i] + g.pads_end[i] - dk;
       if (span < 0)
-        throw std::invalid_argument("window of extent " + std::to_string(dk) + " (kernel " +
-                                    std::to_string(kernel[i]) + ", dilation " + std::to_string(g.dilations[i]) +
-                                    ") is larger than the padded input extent " +
-                                    std::to_string(in + g.pads_begin[i] + g.pads_end[i]) + " in spatial dimension " +
-                                    std::to_string(i));
+        throw std::invalid_argument(
+            "window of extent " + std::to_string(dk) + " (kernel " + std::to_string(kernel[i]) + ", dilation " +
+            std::to_string(g.dilations[i]) + ") is larger than the padded input extent " +
+            std::to_string(in + g.pads_begin[i] + g.pads_end[i]) + " in spatial dimension " + std::to_string(i));
       if (ceil_mode) {
         out = ceilDiv(span, s) + 1;
         // The last window must start inside the input or its leading padding.
@@ -239,8 +238,7 @@ WindowGeometry inferWindow(const AttributeMap& attrs, const Shape& input_spatial
         out = floorDiv(span, s) + 1;
       }
     }
-    if (out < 1)
-      throw std::invalid_argument("output spatial dimension " + std::to_string(i) + " would be empty");
+    if (out < 1) throw std::invalid_argument("output spatial dimension " + std::to_string(i) + " would be empty");
     g.output[i] = out;
   }
   return g;

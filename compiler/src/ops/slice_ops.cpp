@@ -72,8 +72,8 @@ void inferSplit(Node& node) {
       total += s;
     }
     if (total != dim)
-      throw std::invalid_argument("'split' " + intsToString(sizes) + " sums to " + std::to_string(total) +
-                                  ", axis " + std::to_string(axis) + " has " + std::to_string(dim));
+      throw std::invalid_argument("'split' " + intsToString(sizes) + " sums to " + std::to_string(total) + ", axis " +
+                                  std::to_string(axis) + " has " + std::to_string(dim));
   } else if (node.attrs().has("num_outputs")) {
     const int64_t n = node.attrs().getInt("num_outputs");
     if (n != outputs)

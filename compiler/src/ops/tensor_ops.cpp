@@ -80,8 +80,8 @@ void inferConcat(Node& node) {
     for (int64_t d = 0; ok && d < rank; ++d) ok = d == axis || t.shape[d] == first.shape[d];
     if (!ok)
       throw std::invalid_argument("input " + std::to_string(i) + " " + rt::shapeToString(t.shape) +
-                                  " does not match input 0 " + rt::shapeToString(first.shape) +
-                                  " outside axis " + std::to_string(axis));
+                                  " does not match input 0 " + rt::shapeToString(first.shape) + " outside axis " +
+                                  std::to_string(axis));
     y[axis] += t.shape[axis];
   }
   setOutputType(node, 0, first.dtype, y);
@@ -206,7 +206,8 @@ void inferShape(Node& node) {
 void inferConstantOfShape(Node& node) {
   const TensorType& s = inputType(node, 0);
   expectDType(s, {DType::I64}, "input shape");
-  if (s.shape.size() != 1) throw std::invalid_argument("input shape must be a vector, got " + rt::shapeToString(s.shape));
+  if (s.shape.size() != 1)
+    throw std::invalid_argument("input shape must be a vector, got " + rt::shapeToString(s.shape));
   if (!isConstantInput(node, 0)) throw std::invalid_argument("input shape must be a constant");
   const Tensor& dims = node.input(0)->constant();
   Shape shape;
@@ -238,8 +239,8 @@ void inferRange(Node& node) {
     if (rt::numElements(v.shape) != 1) throw std::invalid_argument(std::string(names[i]) + " must be a scalar");
     if (!isConstantInput(node, i)) throw std::invalid_argument(std::string(names[i]) + " must be a constant");
   }
-  setOutputType(node, 0, t.dtype, {rt::rangeLength(node.input(0)->constant(), node.input(1)->constant(),
-                                                   node.input(2)->constant())});
+  setOutputType(node, 0, t.dtype,
+                {rt::rangeLength(node.input(0)->constant(), node.input(1)->constant(), node.input(2)->constant())});
 }
 
 // ScatterND(data, indices, updates): data's type and shape; indices [..., k]
@@ -282,8 +283,8 @@ void inferGather(Node& node) {
     for (int64_t i = 0; i < t.numElements(); ++i) {
       int64_t v = t.getAsInt(i);
       if (v < -x.shape[axis] || v >= x.shape[axis])
-        throw std::invalid_argument("index " + std::to_string(v) + " is out of range for axis " +
-                                    std::to_string(axis) + " of size " + std::to_string(x.shape[axis]));
+        throw std::invalid_argument("index " + std::to_string(v) + " is out of range for axis " + std::to_string(axis) +
+                                    " of size " + std::to_string(x.shape[axis]));
     }
   }
   Shape y(x.shape.begin(), x.shape.begin() + axis);

@@ -34,8 +34,7 @@ void inferQConv(Node& node) {
   if (!isConstantInput(node, 1)) throw std::invalid_argument("weights W must be a constant");
   if (x.shape[1] != w.shape[1] * q.group)
     throw std::invalid_argument("input channels " + std::to_string(x.shape[1]) + " do not match W's " +
-                                std::to_string(w.shape[1]) + " channels per group x group " +
-                                std::to_string(q.group));
+                                std::to_string(w.shape[1]) + " channels per group x group " + std::to_string(q.group));
   const int64_t o = w.shape[0];
   if (o < 1 || o % q.group != 0)
     throw std::invalid_argument("output channels " + std::to_string(o) + " are not a positive multiple of group " +

@@ -89,8 +89,10 @@ bool decompose(ir::Graph& graph, ir::Node& bn, const BnAffine& a) {
   if (shape.size() < 2 || shape[1] != channels) return false;
   rt::Shape param_shape(shape.size() - 1, 1);
   param_shape[0] = channels;
-  ir::Value* sv = graph.addConstant(graph.uniqueName(bn.name() + ".scale_folded"), detail::floatTensor(a.scale, param_shape));
-  ir::Value* tv = graph.addConstant(graph.uniqueName(bn.name() + ".shift_folded"), detail::floatTensor(a.shift, param_shape));
+  ir::Value* sv =
+      graph.addConstant(graph.uniqueName(bn.name() + ".scale_folded"), detail::floatTensor(a.scale, param_shape));
+  ir::Value* tv =
+      graph.addConstant(graph.uniqueName(bn.name() + ".shift_folded"), detail::floatTensor(a.shift, param_shape));
   ir::Node* mul = graph.insertNodeBefore(&bn, "Mul", {x, sv}, 1, {}, graph.uniqueName(bn.name() + "_mul"));
   detail::inferNodeTypes(*mul);
   ir::Node* add = graph.insertNodeBefore(&bn, "Add", {mul->output(), tv}, 1, {}, graph.uniqueName(bn.name() + "_add"));

@@ -67,8 +67,8 @@ bool foldConstants(ir::Graph& graph, const ConstantFoldingOptions& options) {
   bool changed = false;
   for (ir::Node* node : graph.nodes()) {
     std::vector<rt::Tensor> results;
-    if (node->domain().empty() && node->op() == "Constant" && node->numInputs() == 0 &&
-        node->attrs().find("value") && std::holds_alternative<rt::Tensor>(*node->attrs().find("value"))) {
+    if (node->domain().empty() && node->op() == "Constant" && node->numInputs() == 0 && node->attrs().find("value") &&
+        std::holds_alternative<rt::Tensor>(*node->attrs().find("value"))) {
       results = {node->attrs().getTensor("value")};
     } else {
       detail::inferNodeTypes(*node);

@@ -35,7 +35,8 @@ bool fuseAdd(ir::Graph& graph, ir::Node& add) {
     bool is_gemm = isOp(producer, "Gemm");
     if (!is_gemm && !isOp(producer, "MatMul")) continue;
     if (!isF32Rank(mm_out, 2) || !detail::hasSingleUse(graph, mm_out)) continue;
-    if (!add.output(0)->hasType() || add.output(0)->type() != mm_out->type()) continue;  // the Add must not broadcast further
+    if (!add.output(0)->hasType() || add.output(0)->type() != mm_out->type())
+      continue;  // the Add must not broadcast further
     const int64_t n = mm_out->type().shape[1];
     std::optional<std::vector<double>> c = rowBias(other, n);
     if (!c) continue;
@@ -48,8 +49,8 @@ bool fuseAdd(ir::Graph& graph, ir::Node& add) {
         double beta = producer->attrs().getFloat("beta", 1.0);
         for (size_t i = 0; i < c->size(); ++i) (*c)[i] += beta * (*old)[i];
       }
-      ir::Value* bias = graph.addConstant(graph.uniqueName(producer->name() + ".bias_fused"),
-                                          detail::floatTensor(*c, {n}));
+      ir::Value* bias =
+          graph.addConstant(graph.uniqueName(producer->name() + ".bias_fused"), detail::floatTensor(*c, {n}));
       producer->setInput(2, bias);
       producer->attrs().set("beta", 1.0);
       detail::replaceValue(graph, add.output(0), mm_out);
@@ -60,8 +61,10 @@ bool fuseAdd(ir::Graph& graph, ir::Node& add) {
     ir::Value* a = producer->input(0);
     ir::Value* b = producer->input(1);
     if (!isF32Rank(a, 2) || !detail::constantOf(b) || !isF32Rank(b, 2)) continue;
-    ir::Value* bias = graph.addConstant(graph.uniqueName(producer->name() + ".bias_fused"), detail::floatTensor(*c, {n}));
-    ir::Node* gemm = graph.insertNodeBefore(&add, "Gemm", {a, b, bias}, 1, {}, graph.uniqueName(producer->name() + "_gemm"));
+    ir::Value* bias =
+        graph.addConstant(graph.uniqueName(producer->name() + ".bias_fused"), detail::floatTensor(*c, {n}));
+    ir::Node* gemm =
+        graph.insertNodeBefore(&add, "Gemm", {a, b, bias}, 1, {}, graph.uniqueName(producer->name() + "_gemm"));
     detail::inferNodeTypes(*gemm);
     detail::replaceValue(graph, add.output(0), gemm->output(0));
     graph.removeNode(&add);

@@ -25,7 +25,7 @@ bool isQuantType(DType t) { return t == DType::U8 || t == DType::I8; }
 // and zero point (the zero point may be absent).
 struct QuantParams {
   Node* node = nullptr;
-  Value* data = nullptr;   // DQ: its quantised input; Q: its quantised output
+  Value* data = nullptr;  // DQ: its quantised input; Q: its quantised output
   Value* scale = nullptr;
   Value* zero_point = nullptr;
   DType qtype = DType::U8;  // the quantised type

@@ -15,7 +15,7 @@ bool isIdentity(const ir::Graph& graph, const ir::Node& node) {
   if (op == "Identity") return true;
   if (op == "Dropout") {
     for (size_t i = 1; i < node.numOutputs(); ++i)
-      if (!isUnused(graph, node.output(i))) return false;  // someone reads the mask
+      if (!isUnused(graph, node.output(i))) return false;      // someone reads the mask
     if (node.attrs().getInt("is_test", 1) == 0) return false;  // opset < 7 training form
     const ir::Value* training = node.input(2);
     if (!training) return true;

@@ -60,12 +60,13 @@ bool simplifyReshapes(ir::Graph& graph) {
                                            graph.uniqueName(node->name() + "_flatten"));
     } else {
       if (node->input(0) == src) continue;  // no chain: keep the node as written
-      bool has_zero = false;  // Reshape reads 0 as "copy the input dimension"
+      bool has_zero = false;                // Reshape reads 0 as "copy the input dimension"
       for (int64_t d : to) has_zero = has_zero || d == 0;
       if (has_zero) continue;
       ir::Value* shape = graph.addConstant(graph.uniqueName(node->name() + "_shape"),
                                            rt::Tensor::fromVector<int64_t>({static_cast<int64_t>(to.size())}, to));
-      replacement = graph.insertNodeBefore(node, "Reshape", {src, shape}, 1, {}, graph.uniqueName(node->name() + "_reshape"));
+      replacement =
+          graph.insertNodeBefore(node, "Reshape", {src, shape}, 1, {}, graph.uniqueName(node->name() + "_reshape"));
     }
     if (replacement) {
       detail::inferNodeTypes(*replacement);

@@ -74,8 +74,10 @@ bool stripQdq(ir::Graph& graph) {
     if (quantize && quantize->qualifiedOp() == "QuantizeLinear") {
       ir::Value* real = quantize->input(0);
       if (auto range = foldedActivationRange(*quantize)) {
-        ir::Value* lo = graph.addConstant(graph.uniqueName(quantize->name() + ".min"), rt::Tensor::scalar<float>(range->first));
-        ir::Value* hi = graph.addConstant(graph.uniqueName(quantize->name() + ".max"), rt::Tensor::scalar<float>(range->second));
+        ir::Value* lo =
+            graph.addConstant(graph.uniqueName(quantize->name() + ".min"), rt::Tensor::scalar<float>(range->first));
+        ir::Value* hi =
+            graph.addConstant(graph.uniqueName(quantize->name() + ".max"), rt::Tensor::scalar<float>(range->second));
         real = graph.insertNodeBefore(dq, "Clip", {real, lo, hi}, 1, {}, graph.uniqueName(quantize->name() + ".clip"))
                    ->output(0);
         detail::inferNodeTypes(*real->producer());

@@ -61,7 +61,8 @@ QConvConstants buildQConv(const FloatConv& conv, double x_scale, double y_scale,
     spec.acc_bound.push_back(accumulatorBound(c.weights.data<int8_t>() + o * per, per));
     if (!conv.bias.empty()) {
       const double b = std::nearbyint(conv.bias[o] / acc_unit);
-      if (!(std::fabs(b) < 0x1p62)) throw std::domain_error(what + ": bias of channel " + std::to_string(o) + " is out of range");
+      if (!(std::fabs(b) < 0x1p62))
+        throw std::domain_error(what + ": bias of channel " + std::to_string(o) + " is out of range");
       spec.bias.push_back(static_cast<int64_t>(b));
     }
     if (residual_scale) spec.residual_multiplier.push_back(*residual_scale / y_scale);

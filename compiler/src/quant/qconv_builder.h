@@ -20,14 +20,14 @@ struct FusedActivation {
 };
 
 struct FloatConv {
-  rt::Tensor weights;         // f32 [O, C/group, KH, KW]
-  std::vector<double> bias;   // one per output channel, or empty
+  rt::Tensor weights;            // f32 [O, C/group, KH, KW]
+  std::vector<double> bias;      // one per output channel, or empty
   rt::QConvAttributes geometry;  // strides, pads, dilations, group (the rest is chosen here)
   FusedActivation activation;
 };
 
 struct QConvConstants {
-  rt::Tensor weights;  // i8 [O, C/group, KH, KW]
+  rt::Tensor weights;             // i8 [O, C/group, KH, KW]
   rt::Tensor bias1, mult, bias2;  // i32 [O]
   rt::Tensor residual_mult;       // i32 [O], or empty without a residual
   rt::QConvAttributes attrs;

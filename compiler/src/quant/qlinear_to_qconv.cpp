@@ -52,14 +52,12 @@ std::vector<QuantSlot> quantSlots(const Node& n) {
 // tensor with the shifted zero point stands for the same real values (MaxPool:
 // the shift is monotonic). Their data inputs and outputs convert together.
 bool isValuePreserving(const Node& n) {
-  static const std::set<std::string> ops = {"MaxPool", "Flatten",   "Reshape", "Squeeze", "Unsqueeze",
+  static const std::set<std::string> ops = {"MaxPool",   "Flatten",  "Reshape", "Squeeze", "Unsqueeze",
                                             "Transpose", "Identity", "Concat",  "Slice",   "Split"};
   return n.domain().empty() && ops.count(n.op()) > 0;
 }
 
-bool isU8Activation(const Value* v) {
-  return v && !v->isConstant() && v->hasType() && v->type().dtype == DType::U8;
-}
+bool isU8Activation(const Value* v) { return v && !v->isConstant() && v->hasType() && v->type().dtype == DType::U8; }
 
 // ------------------------------------------------------------ signed activations
 
@@ -125,8 +123,7 @@ class SignedActivations {
 
   // The int8 zero point standing for a uint8 one (absent: 0 -> -128).
   Value* signedZeroPoint(Value* zp) {
-    if (zp && !zp->isConstant())
-      throw std::invalid_argument("zero point '" + zp->name() + "' is not a constant");
+    if (zp && !zp->isConstant()) throw std::invalid_argument("zero point '" + zp->name() + "' is not a constant");
     auto it = converted_zero_points_.find(zp);
     if (it != converted_zero_points_.end()) return it->second;
     rt::Tensor shifted;
@@ -332,8 +329,7 @@ class LayerConversion {
                                   g_.addConstant(g_.uniqueName(name + ".bias1"), std::move(parts.bias1)),
                                   g_.addConstant(g_.uniqueName(name + ".mult"), std::move(parts.mult)),
                                   g_.addConstant(g_.uniqueName(name + ".bias2"), std::move(parts.bias2))};
-    Node* q = g_.insertNodeBefore(before, "QConv", inputs, 1, std::move(attrs), g_.uniqueName(name + ".qconv"),
-                                  "vdla");
+    Node* q = g_.insertNodeBefore(before, "QConv", inputs, 1, std::move(attrs), g_.uniqueName(name + ".qconv"), "vdla");
     setType(q->output(0), std::move(y_shape));
     return q->output(0);
   }
@@ -357,7 +353,8 @@ class LayerConversion {
     if (auto_pad != "NOTSET") return "auto_pad=" + auto_pad + " is not supported (pads are explicit after import)";
     rt::QConvAttributes geometry;
     auto ints = [&](const char* key, std::vector<int64_t> fallback) { return a.getInts(key, fallback); };
-    const auto strides = ints("strides", {1, 1}), dilations = ints("dilations", {1, 1}), pads = ints("pads", {0, 0, 0, 0});
+    const auto strides = ints("strides", {1, 1}), dilations = ints("dilations", {1, 1}),
+               pads = ints("pads", {0, 0, 0, 0});
     if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4) return "its attributes are not 2-D";
     for (int i = 0; i < 2; ++i) {
       geometry.stride[i] = strides[i];
@@ -388,7 +385,8 @@ class LayerConversion {
   std::string convertGemm(Node* n) {
     if (!n->input(7)) return "its output is f32";
     const rt::AttributeMap& a = n->attrs();
-    if (a.getInt("transA", 0) != 0 || a.getInt("transB", 0) != 1) return "only transA=0, transB=1 maps onto a 1x1 convolution";
+    if (a.getInt("transA", 0) != 0 || a.getInt("transB", 0) != 1)
+      return "only transA=0, transB=1 maps onto a 1x1 convolution";
     if (a.getFloat("alpha", 1.0) != 1.0) return "alpha is not 1";
     IntegerLayer L;
     std::string why = readCommon(*n, 0, 3, 7, 8, 6, &L);

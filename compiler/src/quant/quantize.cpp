@@ -61,8 +61,7 @@ std::optional<detail::FloatConv> floatConvOf(const ir::Node& n) {
   }
   // inferWindow resolves auto_pad into explicit pads, as type inference does.
   const rt::Shape& x = n.input(0)->type().shape;
-  ir::WindowGeometry g =
-      ir::inferWindow(n.attrs(), rt::Shape(x.begin() + 2, x.end()), {w->dim(2), w->dim(3)}, false);
+  ir::WindowGeometry g = ir::inferWindow(n.attrs(), rt::Shape(x.begin() + 2, x.end()), {w->dim(2), w->dim(3)}, false);
   c.geometry.stride[0] = g.strides[0];
   c.geometry.stride[1] = g.strides[1];
   c.geometry.dilation[0] = g.dilations[0];
@@ -113,8 +112,7 @@ bool keepsScale(const ir::Node& n) {
   if (!n.domain().empty()) return false;
   const std::string& op = n.op();
   if (op == "MaxPool") return n.numOutputs() == 1;
-  return op == "Flatten" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity" ||
-         op == "Relu";
+  return op == "Flatten" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity" || op == "Relu";
 }
 
 class Quantizer {
@@ -213,8 +211,9 @@ class Quantizer {
     if (f.i8) return f.i8;
     if (!f.f32) throw std::logic_error("quantisation: value '" + v->name() + "' has no form yet");
     const double scale = scaleOf(v);
-    ir::Node* q = emit("QuantizeLinear", {f.f32, scalarF32(v->name() + ".scale", scale), zeroPointI8(v->name() + ".zero_point")},
-                       v->name() + ".quantize");
+    ir::Node* q =
+        emit("QuantizeLinear", {f.f32, scalarF32(v->name() + ".scale", scale), zeroPointI8(v->name() + ".zero_point")},
+             v->name() + ".quantize");
     setInt8(v, q->output(0), scale);
     return q->output(0);
   }
@@ -255,7 +254,8 @@ class Quantizer {
     ir::Node* q = emit("QConv", inputs, name + ".qconv", std::move(attrs), "vdla");
     int bits = 0;
     for (int32_t m : c.requant.mult) bits = std::max(bits, m > 0 ? static_cast<int>(std::floor(std::log2(m))) + 1 : 0);
-    report_.layers.push_back({q->name(), c.requant.shift1, c.requant.shift2, bits, c.requant.error_bound, residual != nullptr});
+    report_.layers.push_back(
+        {q->name(), c.requant.shift1, c.requant.shift2, bits, c.requant.error_bound, residual != nullptr});
     return q->output(0);
   }
 
@@ -286,8 +286,8 @@ class Quantizer {
       const rt::Shape& as = a->type().shape;
       const int64_t o = fc->weights.dim(0);
       ir::Value* a_int8 = int8Of(a);
-      ir::Node* to4d = emit("Reshape", {a_int8, shapeConstant(n.name() + ".shape_in", {as[0], as[1], 1, 1})},
-                            n.name() + ".to_nchw");
+      ir::Node* to4d =
+          emit("Reshape", {a_int8, shapeConstant(n.name() + ".shape_in", {as[0], as[1], 1, 1})}, n.name() + ".to_nchw");
       double y_scale = 0;
       ir::Value* y = emitQConv(*fc, to4d->output(0), forms_[a].scale, n.output(0), nullptr, n.name(), &y_scale);
       ir::Node* to2d = emit("Reshape", {y, shapeConstant(n.name() + ".shape_out", {as[0], o})}, n.name() + ".to_nc");
@@ -319,7 +319,8 @@ class Quantizer {
   }
 
   ir::Value* shapeConstant(const std::string& name, const std::vector<int64_t>& dims) {
-    return g_.addConstant(g_.uniqueName(name), rt::Tensor::fromVector<int64_t>({static_cast<int64_t>(dims.size())}, dims));
+    return g_.addConstant(g_.uniqueName(name),
+                          rt::Tensor::fromVector<int64_t>({static_cast<int64_t>(dims.size())}, dims));
   }
 
   // The node stays in fp32: its inputs read fp32 forms, its outputs are fp32.

@@ -46,10 +46,9 @@
 //    ResNet-50's bottlenecks) an integer rm would be coarse, so rm carries
 //    residual_shift fractional bits: R * rm is rounded back to accumulator
 //    units (one MULSHR on the accelerator, before the GEMM), for an error of
-//    at most 128 * |rm / 2^residual_shift - Mr / M| * M plus M / 2. A nonzero output zero point joins the bias in accumulator
-//    units, round(zero_point * 2^shift2 / mult): its rounding is worth at
-//    most mult / 2^(shift2 + 1) output units, half of what the rounding of t
-//    costs the 32-bit form with shift1 = 1.
+//    at most 128 * |rm / 2^residual_shift - Mr / M| * M plus M / 2. A nonzero output zero point joins the bias in
+//    accumulator units, round(zero_point * 2^shift2 / mult): its rounding is worth at most mult / 2^(shift2 + 1) output
+//    units, half of what the rounding of t costs the 32-bit form with shift1 = 1.
 #include "vdla/compiler/quant/requant.h"
 
 #include <algorithm>
@@ -197,7 +196,8 @@ std::optional<Candidate> tryWide(const RequantSpec& s) {
         break;
       }
       const int64_t z_rounded = std::llround(z_acc), bias_z = bias + z_rounded;
-      const int64_t r_bound = residual_shift > 0 ? ((128 * std::llabs(rm)) >> residual_shift) + 1 : 128 * std::llabs(rm);
+      const int64_t r_bound =
+          residual_shift > 0 ? ((128 * std::llabs(rm)) >> residual_shift) + 1 : 128 * std::llabs(rm);
       const int64_t t_bound = a + r_bound + std::llabs(bias_z);
       // t = acc + R * rm + bias must not wrap, and neither may the shifted product.
       if (t_bound > kInt32Max || mult > kMaxMult || rshr64(t_bound * mult, shift2) > kInt32Max) {

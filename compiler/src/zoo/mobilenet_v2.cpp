@@ -20,8 +20,8 @@ ir::Value* invertedResidual(ModelBuilder& b, ir::Value* x, const std::string& p,
   int index = 0;
   auto next = [&] { return p + ".conv." + std::to_string(index++); };
   if (expand_ratio != 1) y = convBnRelu6(b, y, next(), in, hidden, 1, 1, 1);  // pointwise expansion
-  y = convBnRelu6(b, y, next(), hidden, hidden, 3, stride, hidden);         // depthwise
-  const std::string project = next();                                       // linear pointwise projection
+  y = convBnRelu6(b, y, next(), hidden, hidden, 3, stride, hidden);           // depthwise
+  const std::string project = next();                                         // linear pointwise projection
   y = b.conv(y, project, hidden, out, 1, 1, 0);
   y = b.batchNorm(y, next(), out);
   return use_residual ? b.add(x, y, p + ".add") : y;
@@ -31,11 +31,11 @@ ir::Value* invertedResidual(ModelBuilder& b, ir::Value* x, const std::string& p,
 
 void buildMobileNetV2(ModelBuilder& b, const ZooOptions& options) {
   // t (expansion), c (channels), n (repeats), s (first stride).
-  static const int64_t settings[7][4] = {{1, 16, 1, 1},  {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
-                                         {6, 96, 3, 1},  {6, 160, 3, 2}, {6, 320, 1, 1}};
+  static const int64_t settings[7][4] = {{1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
+                                         {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
   ir::Graph& g = b.graph();
-  ir::Value* x = g.addInput("input", {rt::DType::F32, {options.batch, 3, options.image_size, options.image_size},
-                                      rt::Layout::NCHW});
+  ir::Value* x = g.addInput(
+      "input", {rt::DType::F32, {options.batch, 3, options.image_size, options.image_size}, rt::Layout::NCHW});
   int64_t in = 32;
   x = convBnRelu6(b, x, "features.0", 3, in, 3, 2, 1);
   int feature = 1;

@@ -22,7 +22,8 @@ ir::Value* ModelBuilder::conv(ir::Value* x, const std::string& name, int64_t in_
                               int64_t kernel, int64_t stride, int64_t pad, int64_t groups, bool bias) {
   const int64_t fan_in = in_channels / groups * kernel * kernel;
   // Kaiming normal for ReLU networks: std = sqrt(2 / fan_in) keeps the activations' scale.
-  ir::Value* w = normal(name + ".weight", {out_channels, in_channels / groups, kernel, kernel}, std::sqrt(2.0 / fan_in));
+  ir::Value* w =
+      normal(name + ".weight", {out_channels, in_channels / groups, kernel, kernel}, std::sqrt(2.0 / fan_in));
   std::vector<ir::Value*> inputs = {x, w};
   if (bias) {
     double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));

@@ -51,8 +51,8 @@ ir::Value* bottleneck(ModelBuilder& b, ir::Value* x, const std::string& p, int64
 void buildResNet(ModelBuilder& b, int depth, const ZooOptions& options) {
   const ResNetSpec spec = specFor(depth);
   ir::Graph& g = b.graph();
-  ir::Value* x = g.addInput("input", {rt::DType::F32, {options.batch, 3, options.image_size, options.image_size},
-                                      rt::Layout::NCHW});
+  ir::Value* x = g.addInput(
+      "input", {rt::DType::F32, {options.batch, 3, options.image_size, options.image_size}, rt::Layout::NCHW});
   x = b.conv(x, "conv1", 3, 64, 7, 2, 3);
   x = b.relu(b.batchNorm(x, "bn1", 64), "relu");
   x = b.maxPool(x, "maxpool", 3, 2, 1);

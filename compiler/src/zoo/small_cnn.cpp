@@ -7,8 +7,8 @@ namespace vdla::zoo::detail {
 
 void buildSmallCnn(ModelBuilder& b, const ZooOptions& options) {
   ir::Graph& g = b.graph();
-  ir::Value* x = g.addInput("input", {rt::DType::F32, {options.batch, 3, options.image_size, options.image_size},
-                                      rt::Layout::NCHW});
+  ir::Value* x = g.addInput(
+      "input", {rt::DType::F32, {options.batch, 3, options.image_size, options.image_size}, rt::Layout::NCHW});
   x = b.relu(b.batchNorm(b.conv(x, "stem.conv", 3, 16, 3, 1, 1), "stem.bn", 16), "stem.relu");
   x = b.maxPool(x, "stem.pool", 2, 2, 0);
   ir::Value* y = b.relu(b.batchNorm(b.conv(x, "block.conv1", 16, 16, 3, 1, 1), "block.bn1", 16), "block.relu1");

@@ -65,8 +65,9 @@ GemmTiling chooseGemmTiling(const hw::HwConfig& cfg, const GemmShape& shape, boo
 GemmProgram buildBlockedGemm(const hw::HwConfig& cfg, const GemmShape& shape, const GemmTiling& tiling, int shift,
                              const GemmBuffers& buffers) {
   std::string why = whyTilingDoesNotFit(cfg, tiling);
-  if (!why.empty()) throw Error("blocked GEMM tiling " + std::to_string(tiling.tm) + "x" + std::to_string(tiling.tn) +
-                                "x" + std::to_string(tiling.tk) + ": " + why);
+  if (!why.empty())
+    throw Error("blocked GEMM tiling " + std::to_string(tiling.tm) + "x" + std::to_string(tiling.tn) + "x" +
+                std::to_string(tiling.tk) + ": " + why);
   const uint32_t S = tiling.double_buffer ? 2 : 1;
   const uint32_t TM = tiling.tm, TN = tiling.tn, TK = tiling.tk;
   const uint32_t Mb = shape.m_blocks, Nb = shape.n_blocks, Kb = shape.k_blocks;
@@ -80,7 +81,8 @@ GemmProgram buildBlockedGemm(const hw::HwConfig& cfg, const GemmShape& shape, co
   prog.uops.resize(uopCount(tiling));
   for (uint32_t s = 0; s < S; ++s)
     for (uint32_t a = 0; a < S; ++a)
-      for (uint32_t k = 0; k < TK; ++k) prog.uops[gemmKernel(s, a) + k] = {a * TM * TN, s * TM * TK + k, s * TN * TK + k};
+      for (uint32_t k = 0; k < TK; ++k)
+        prog.uops[gemmKernel(s, a) + k] = {a * TM * TN, s * TM * TK + k, s * TN * TK + k};
   for (uint32_t a = 0; a < S; ++a) {
     prog.uops[resetKernel(a)] = {a * TM * TN, 0, 0};
     prog.uops[aluKernel(a)] = {a * TM * TN, a * TM * TN, 0};

@@ -69,9 +69,10 @@ CaseResult paddedInputLoadCase(CaseContext& ctx) {
 
   std::vector<hw::Instruction> prog;
   prog.push_back(hw::makeLoad(hw::Memory::Uop, 0, uop_buf.phys_addr / hw::kUopBytes, 1, 1, 1));
-  prog.push_back(hw::makeLoad(hw::Memory::Input, 0, in_buf.phys_addr / cfg.entryBytes(hw::Memory::Input), blk.y,
-                              blk.x, blk.stride, blk.pad));
-  hw::Instruction wload = hw::makeLoad(hw::Memory::Weight, 0, w_buf.phys_addr / cfg.entryBytes(hw::Memory::Weight), 1, 1, 1);
+  prog.push_back(hw::makeLoad(hw::Memory::Input, 0, in_buf.phys_addr / cfg.entryBytes(hw::Memory::Input), blk.y, blk.x,
+                              blk.stride, blk.pad));
+  hw::Instruction wload =
+      hw::makeLoad(hw::Memory::Weight, 0, w_buf.phys_addr / cfg.entryBytes(hw::Memory::Weight), 1, 1, 1);
   wload.push_next = true;
   prog.push_back(wload);
   hw::LoopNest each_entry{0, 1, 1, entries, 0, 1, 0, 1, 0, 0};
@@ -95,7 +96,8 @@ CaseResult paddedInputLoadCase(CaseContext& ctx) {
   for (uint32_t e = 0; e < entries; ++e)
     for (uint32_t b = 0; b < cfg.batch; ++b)
       for (uint32_t o = 0; o < std::min(cfg.block_in, cfg.block_out); ++o)
-        expected[(size_t(e) * cfg.batch + b) * cfg.block_out + o] = padded[(size_t(e) * cfg.batch + b) * cfg.block_in + o];
+        expected[(size_t(e) * cfg.batch + b) * cfg.block_out + o] =
+            padded[(size_t(e) * cfg.batch + b) * cfg.block_in + o];
   if (!sameElements(expected, buffers.download<int8_t>(out, expected.size()), "padded INP", result.detail))
     return result;
   result.passed = true;
@@ -116,9 +118,8 @@ CaseResult paddedAccLoadCase(CaseContext& ctx, hw::Memory mem) {
   std::vector<int32_t> values(size_t(blk.y) * blk.stride * elems);
   for (auto& v : values) v = mem == hw::Memory::Acc8 ? int8_t(any(ctx.rng)) : any(ctx.rng);
   ScopedBuffers buffers(ctx.device);
-  driver::Buffer in_buf = mem == hw::Memory::Acc8
-                              ? buffers.upload(std::vector<int8_t>(values.begin(), values.end()))
-                              : buffers.upload(values);
+  driver::Buffer in_buf = mem == hw::Memory::Acc8 ? buffers.upload(std::vector<int8_t>(values.begin(), values.end()))
+                                                  : buffers.upload(values);
   const uint32_t entries = blk.rows() * blk.cols();
   driver::Buffer out = buffers.allocate(size_t(entries) * elems);
   driver::Buffer uop_buf = uploadUops(ctx.device, buffers, {{0, 0, 0}});

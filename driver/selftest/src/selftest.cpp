@@ -22,8 +22,8 @@ std::vector<NamedCase> allCases(const hw::HwConfig& cfg) {
     bool double_buffer;
     int shift;
   } gemms[] = {
-      {{1, 1, 1}, false, 0},     {{3, 5, 2}, false, 0},      {{7, 9, 5}, false, 5},
-      {{16, 16, 16}, true, 6},   {{48, 24, 40}, true, 8},    {{33, 70, 17}, false, 9},
+      {{1, 1, 1}, false, 0},   {{3, 5, 2}, false, 0},   {{7, 9, 5}, false, 5},
+      {{16, 16, 16}, true, 6}, {{48, 24, 40}, true, 8}, {{33, 70, 17}, false, 9},
   };
   for (const auto& g : gemms) {
     std::string name = "gemm-" + std::string(g.double_buffer ? "double-buffered-" : "") +

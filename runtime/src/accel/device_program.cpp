@@ -59,7 +59,8 @@ std::vector<uint8_t> serializeDeviceModule(const DeviceModule& m, const hw::HwCo
     out.insert(out.end(), p.name.begin(), p.name.end());
     putU32(out, static_cast<uint32_t>(p.insns.size()));
     for (size_t i = 0; i < p.insns.size(); ++i) {
-      const hw::EncodedInstruction e = layout.encode(p.insns[i], "program '" + p.name + "' instruction " + std::to_string(i));
+      const hw::EncodedInstruction e =
+          layout.encode(p.insns[i], "program '" + p.name + "' instruction " + std::to_string(i));
       putU64(out, e[0]);
       putU64(out, e[1]);
       out.push_back(static_cast<uint8_t>(p.regions[i]));

@@ -129,8 +129,8 @@ void DeviceSession::runConv(const KernelArgs& args) {
 
   const DeviceProgram& p = module_.programs[static_cast<size_t>(program)];
   const Clock::time_point t1 = Clock::now();
-  driver::RunResult r = device_.run(program_addr_[static_cast<size_t>(program)],
-                                    static_cast<uint32_t>(p.insns.size()), timeout_);
+  driver::RunResult r =
+      device_.run(program_addr_[static_cast<size_t>(program)], static_cast<uint32_t>(p.insns.size()), timeout_);
   if (!r.ok()) throw KernelError("device run of program '" + p.name + "' failed: " + r.message);
   const Clock::time_point t2 = Clock::now();
 

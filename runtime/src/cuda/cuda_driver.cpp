@@ -79,7 +79,8 @@ std::string DriverApi::describe(CUresult r) const {
   const char* text = nullptr;
   if (getErrorName) getErrorName(r, &name);
   if (getErrorString) getErrorString(r, &text);
-  return std::string(name ? name : "CUDA error " + std::to_string(static_cast<int>(r))) + (text ? " (" + std::string(text) + ")" : "");
+  return std::string(name ? name : "CUDA error " + std::to_string(static_cast<int>(r))) +
+         (text ? " (" + std::string(text) + ")" : "");
 }
 
 void DriverApi::check(CUresult r, const std::string& what) const {

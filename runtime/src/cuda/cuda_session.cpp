@@ -50,7 +50,7 @@ struct CudaSession::Impl {
   struct Launch {
     CUfunction fn = nullptr;
     unsigned grid[3], block[3];
-    bool empty = false;          // a zero-sized grid: nothing to compute
+    bool empty = false;         // a zero-sized grid: nothing to compute
     std::vector<int32_t> args;  // tensor ids: present inputs, then outputs
   };
   std::vector<Launch> launches;
@@ -207,9 +207,11 @@ std::vector<Tensor> CudaSession::run(const std::vector<Tensor>& inputs, std::vec
   if (inputs.size() != a.inputs.size()) throw CudaError("wrong number of inputs");
   for (size_t i = 0; i < inputs.size(); ++i) {
     const int32_t id = a.inputs[i];
-    if (inputs[i].byteSize() != a.tensors[id].type.byteSize()) throw CudaError("input " + std::to_string(i) + " has the wrong size");
+    if (inputs[i].byteSize() != a.tensors[id].type.byteSize())
+      throw CudaError("input " + std::to_string(i) + " has the wrong size");
     if (inputs[i].byteSize())
-      d.check(d.memcpyHtoD(m.ptr[id], inputs[i].raw(), inputs[i].byteSize()), "uploading input '" + a.tensors[id].name + "'");
+      d.check(d.memcpyHtoD(m.ptr[id], inputs[i].raw(), inputs[i].byteSize()),
+              "uploading input '" + a.tensors[id].name + "'");
   }
   // Events around every step when timing; waiting for each also pins a
   // failing kernel to its step.

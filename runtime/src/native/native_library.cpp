@@ -73,8 +73,9 @@ std::shared_ptr<NativeLibrary> NativeLibrary::load(const std::vector<uint8_t>& i
   std::shared_ptr<NativeLibrary> lib(new NativeLibrary(handle));
   const auto* version = static_cast<const int32_t*>(lib->symbol("vdla_native_abi_version"));
   if (!version || *version != VDLA_NATIVE_ABI_VERSION)
-    throw ArtifactError(source + ": its CPU code uses native ABI version " + (version ? std::to_string(*version) : "?") +
-                        ", this runtime " + std::to_string(VDLA_NATIVE_ABI_VERSION));
+    throw ArtifactError(source + ": its CPU code uses native ABI version " +
+                        (version ? std::to_string(*version) : "?") + ", this runtime " +
+                        std::to_string(VDLA_NATIVE_ABI_VERSION));
   return lib;
 }
 
@@ -89,7 +90,8 @@ void registerLibraryKernels(const Artifact& artifact, KernelRegistry& registry, 
                         "' with its CPU code, which the artifact lacks");
   std::shared_ptr<NativeLibrary> lib = NativeLibrary::load(blob->second, source);
   KernelRegistry bound;
-  registerNativeKernels(artifact, [&](const std::string& s) { return lib->symbol(s); }, bound);
+  registerNativeKernels(
+      artifact, [&](const std::string& s) { return lib->symbol(s); }, bound);
   for (const std::string& name : bound.names()) {
     if (registry.find(name)) continue;
     KernelFn fn = bound.get(name);

@@ -111,7 +111,9 @@ ThreadPool& ThreadPool::global() {
 void ThreadPool::workerLoop(int index) {
   uint64_t seen = 0;
   for (;;) {
-    auto ready = [&] { return stop_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen; };
+    auto ready = [&] {
+      return stop_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen;
+    };
     if (!spinUntil(ready)) {
       // The generation is bumped under mutex_, so it cannot change between
       // this check and the wait.

@@ -86,11 +86,12 @@ ExecutionStats CycleSimulator::run(uint64_t insn_addr, uint32_t count, const std
   const uint8_t* stream = dram_.map(insn_addr, bytes);
   if (!stream) {
     std::ostringstream msg;
-    msg << "instruction fetch: " << count << " instructions at 0x" << std::hex << insn_addr << " (" << std::dec
-        << bytes << " bytes) are not inside an allocated buffer";
+    msg << "instruction fetch: " << count << " instructions at 0x" << std::hex << insn_addr << " (" << std::dec << bytes
+        << " bytes) are not inside an allocated buffer";
     throw Error(msg.str());
   }
-  if (insn_addr + bytes > (uint64_t(1) << 32)) throw Error("instruction stream lies beyond the 32-bit AXI address space");
+  if (insn_addr + bytes > (uint64_t(1) << 32))
+    throw Error("instruction stream lies beyond the 32-bit AXI address space");
   const std::vector<std::optional<hw::Instruction>> insns = decodeProgram(cfg_, stream, count);
   const hw::InstructionLookup program = [&](uint32_t index) {
     return index < insns.size() ? insns[index] : std::nullopt;
@@ -98,7 +99,9 @@ ExecutionStats CycleSimulator::run(uint64_t insn_addr, uint32_t count, const std
   auto name = [&](uint32_t index) {
     return index < insns.size() && insns[index] ? hw::instructionName(*insns[index]) : std::string("instruction");
   };
-  auto readStatus = [&](CycleHarness& h) { return hw::readStatus([&](uint32_t offset) { return h.axilRead(offset); }); };
+  auto readStatus = [&](CycleHarness& h) {
+    return hw::readStatus([&](uint32_t offset) { return h.axilRead(offset); });
+  };
 
   std::lock_guard<std::recursive_mutex> lock(systemcMutex());
   CycleHarness& h = *harness_;
@@ -156,9 +159,7 @@ ExecutionStats CycleSimulator::run(uint64_t insn_addr, uint32_t count, const std
     }
   }
   if (!options_.trace_path.empty() || options_.record_activity) timeline.finish(h.cycle());
-  if (!options_.trace_path.empty())
-    timeline.write(options_.trace_path, 1000.0 / cfg_.clock_mhz,
-                   name);
+  if (!options_.trace_path.empty()) timeline.write(options_.trace_path, 1000.0 / cfg_.clock_mhz, name);
   if (failure.empty() && (ctrl & regs::kCtrlError)) {
     failure = hw::describeRunError(h.axilRead(regs::kErrorCode), h.axilRead(regs::kErrorIndex),
                                    h.axilRead(regs::kErrorInfo), count, program, cfg_, h.axi().firstError());
@@ -175,8 +176,7 @@ ExecutionStats CycleSimulator::run(uint64_t insn_addr, uint32_t count, const std
   stats.cycles = h.readCounter(regs::kCntCycles);
   stats.has_cycle_counters = true;
   stats.cycle_counters = cycleCountersFromRegisters([&](uint32_t i) { return h.readCounter(i); });
-  if (options_.record_activity)
-    stats.activity = timeline.activity(start_cycle, name);
+  if (options_.record_activity) stats.activity = timeline.activity(start_cycle, name);
   return stats;
 }
 

@@ -25,12 +25,11 @@ std::recursive_mutex& systemcMutex();
 
 // Bit positions of the bundled ports of vdla_sim_top (simulator/cycle/rtl).
 namespace ports {
-constexpr uint32_t kArReady = 1u << 0, kAwReady = 1u << 1, kWReady = 1u << 2, kRValid = 1u << 3,
-                   kRLast = 1u << 4, kRIdShift = 5, kRRespShift = 7, kBValid = 1u << 9, kBRespShift = 10;
-constexpr uint64_t kLAwValid = 1u << 0, kLWValid = 1u << 1, kLBReady = 1u << 2, kLArValid = 1u << 3,
-                   kLRReady = 1u << 4, kLAddrShift = 5, kLDataShift = 32;
-constexpr uint64_t kLAwReady = 1u << 0, kLWReady = 1u << 1, kLBValid = 1u << 2, kLArReady = 1u << 3,
-                   kLRValid = 1u << 4;
+constexpr uint32_t kArReady = 1u << 0, kAwReady = 1u << 1, kWReady = 1u << 2, kRValid = 1u << 3, kRLast = 1u << 4,
+                   kRIdShift = 5, kRRespShift = 7, kBValid = 1u << 9, kBRespShift = 10;
+constexpr uint64_t kLAwValid = 1u << 0, kLWValid = 1u << 1, kLBReady = 1u << 2, kLArValid = 1u << 3, kLRReady = 1u << 4,
+                   kLAddrShift = 5, kLDataShift = 32;
+constexpr uint64_t kLAwReady = 1u << 0, kLWReady = 1u << 1, kLBValid = 1u << 2, kLArReady = 1u << 3, kLRValid = 1u << 4;
 }  // namespace ports
 
 class CycleHarness {

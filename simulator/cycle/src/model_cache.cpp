@@ -127,7 +127,8 @@ class LockFile {
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) throw Error("cannot open lock file '" + path.string() + "': " + std::strerror(errno));
     if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
-    std::fprintf(stderr, "vdla: waiting for another process that is building the cycle-accurate model for %s (lock %s)\n",
+    std::fprintf(stderr,
+                 "vdla: waiting for another process that is building the cycle-accurate model for %s (lock %s)\n",
                  what.c_str(), path.c_str());
     while (::flock(fd_, LOCK_EX) != 0) {
       if (errno != EINTR) {
@@ -220,7 +221,8 @@ void checkTools(const hw::HwConfig& cfg) {
                {"the SystemC library", model_kit::kSystemcLibrary}};
   for (const auto& t : tools) {
     if (!fs::exists(t.path))
-      throw Error(why + t.what + " (" + t.path + ", found when this program was built) is missing; install it, or "
+      throw Error(why + t.what + " (" + t.path +
+                  ", found when this program was built) is missing; install it, or "
                   "rebuild the project if it moved");
   }
   const fs::path kit(model_kit::kDir);
@@ -321,24 +323,26 @@ void buildModel(const hw::HwConfig& cfg, bool checked, const fs::path& root, con
   const fs::path build = tmp / "build";
   const std::string kit = active.dir;
   std::fprintf(stderr, "vdla:   verilating...\n");
-  const std::vector<std::string> configure = {
-      model_kit::kCmake,
-      "-S", kit + "/model",
-      "-B", build.string(),
-      "-G", model_kit::kGenerator,
-      std::string("-DCMAKE_MAKE_PROGRAM=") + model_kit::kMakeProgram,
-      std::string("-DCMAKE_CXX_COMPILER=") + model_kit::kCxxCompiler,
-      "-DCMAKE_BUILD_TYPE=Release",
-      std::string("-Dverilator_DIR=") + model_kit::kVerilatorDir,
-      "-DVDLA_KIT_DIR=" + kit,
-      "-DVDLA_PKG=" + (tmp / "vdla_pkg.sv").string(),
-      "-DVDLA_MODEL_AXI_BITS=" + std::to_string(cfg.axi_data_bits),
-      "-DVDLA_MODEL_CONFIG_HASH=" + cfg.hashHex(),
-      "-DVDLA_MODEL_FINGERPRINT=" + active.fingerprint,
-      std::string("-DVDLA_SYSTEMC_INCLUDE_DIR=") + model_kit::kSystemcInclude,
-      std::string("-DVDLA_SYSTEMC_LIBRARY=") + model_kit::kSystemcLibrary,
-      std::string("-DVDLA_JSON_INCLUDE_DIR=") + model_kit::kJsonInclude,
-      std::string("-DVDLA_MODEL_CHECKS=") + (checked ? "ON" : "OFF")};
+  const std::vector<std::string> configure = {model_kit::kCmake,
+                                              "-S",
+                                              kit + "/model",
+                                              "-B",
+                                              build.string(),
+                                              "-G",
+                                              model_kit::kGenerator,
+                                              std::string("-DCMAKE_MAKE_PROGRAM=") + model_kit::kMakeProgram,
+                                              std::string("-DCMAKE_CXX_COMPILER=") + model_kit::kCxxCompiler,
+                                              "-DCMAKE_BUILD_TYPE=Release",
+                                              std::string("-Dverilator_DIR=") + model_kit::kVerilatorDir,
+                                              "-DVDLA_KIT_DIR=" + kit,
+                                              "-DVDLA_PKG=" + (tmp / "vdla_pkg.sv").string(),
+                                              "-DVDLA_MODEL_AXI_BITS=" + std::to_string(cfg.axi_data_bits),
+                                              "-DVDLA_MODEL_CONFIG_HASH=" + cfg.hashHex(),
+                                              "-DVDLA_MODEL_FINGERPRINT=" + active.fingerprint,
+                                              std::string("-DVDLA_SYSTEMC_INCLUDE_DIR=") + model_kit::kSystemcInclude,
+                                              std::string("-DVDLA_SYSTEMC_LIBRARY=") + model_kit::kSystemcLibrary,
+                                              std::string("-DVDLA_JSON_INCLUDE_DIR=") + model_kit::kJsonInclude,
+                                              std::string("-DVDLA_MODEL_CHECKS=") + (checked ? "ON" : "OFF")};
   int rc = runLogged(configure, log, [](const std::string&) {});
   if (rc != 0) fail("Verilating (cmake configure)", rc);
 
@@ -428,9 +432,12 @@ CycleModelFactory factoryOf(const CycleModelPlugin* p) {
 
 std::string cycleModelCacheDir() {
   fs::path base;
-  if (!env("VDLA_CACHE_DIR").empty()) base = env("VDLA_CACHE_DIR");
-  else if (!env("XDG_CACHE_HOME").empty()) base = fs::path(env("XDG_CACHE_HOME")) / "vdla";
-  else if (!env("HOME").empty()) base = fs::path(env("HOME")) / ".cache" / "vdla";
+  if (!env("VDLA_CACHE_DIR").empty())
+    base = env("VDLA_CACHE_DIR");
+  else if (!env("XDG_CACHE_HOME").empty())
+    base = fs::path(env("XDG_CACHE_HOME")) / "vdla";
+  else if (!env("HOME").empty())
+    base = fs::path(env("HOME")) / ".cache" / "vdla";
   else
     throw Error("no cache folder for cycle-accurate models: set VDLA_CACHE_DIR (or XDG_CACHE_HOME or HOME)");
   return (base / "cycle-models").string();
@@ -444,7 +451,8 @@ bool cycleModelChecks() {
   const std::string v = lower(env("VDLA_CYCLE_MODEL_CHECKS"));
   if (v.empty() || v == "0" || v == "off" || v == "no" || v == "false") return false;
   if (v == "1" || v == "on" || v == "yes" || v == "true") return true;
-  throw Error("VDLA_CYCLE_MODEL_CHECKS='" + env("VDLA_CYCLE_MODEL_CHECKS") + "': expected 1/on/yes/true or 0/off/no/false");
+  throw Error("VDLA_CYCLE_MODEL_CHECKS='" + env("VDLA_CYCLE_MODEL_CHECKS") +
+              "': expected 1/on/yes/true or 0/off/no/false");
 }
 
 uint32_t cycleModelXSeed() {
@@ -491,8 +499,7 @@ OnDemandModel loadOnDemandModel(const hw::HwConfig& cfg) {
     if (!cycleModelBuildEnabled())
       throw Error("the cycle-accurate simulator has no model for " + describe(cfg, checked) +
                   ": none is built in (this build has models for " + builtinNames() + ") and none is cached in " +
-                  dir.string() +
-                  ", and VDLA_CYCLE_MODEL_BUILD=" + env("VDLA_CYCLE_MODEL_BUILD") +
+                  dir.string() + ", and VDLA_CYCLE_MODEL_BUILD=" + env("VDLA_CYCLE_MODEL_BUILD") +
                   " forbids building one; unset it to build the model on first use (about a minute)");
     std::error_code ec;
     fs::create_directories(root, ec);

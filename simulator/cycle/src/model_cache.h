@@ -36,7 +36,7 @@ bool cycleModelCached(const hw::HwConfig& cfg);
 
 struct OnDemandModel {
   CycleModelFactory make;
-  std::string path;  // the loadable module
+  std::string path;    // the loadable module
   bool built = false;  // true if this call built it (false: found in the cache)
 };
 

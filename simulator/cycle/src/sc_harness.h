@@ -36,8 +36,10 @@ namespace vdla::sim {
 // bits, a VlWide array of 32-bit words above) and little-endian bytes.
 template <int Bits, class Port>
 void portToBytes(const Port& port, uint8_t* bytes) {
-  if constexpr (std::is_integral_v<Port>) std::memcpy(bytes, &port, Bits / 8);
-  else std::memcpy(bytes, port.data(), Bits / 8);
+  if constexpr (std::is_integral_v<Port>)
+    std::memcpy(bytes, &port, Bits / 8);
+  else
+    std::memcpy(bytes, port.data(), Bits / 8);
 }
 template <int Bits, class Port>
 void bytesToPort(const uint8_t* bytes, Port& port) {
@@ -53,9 +55,7 @@ template <class Model, int DataBits, class Checks = void>
 class ScHarness : public CycleHarness {
   struct Top : sc_core::sc_module {
     SC_HAS_PROCESS(Top);
-    Top(sc_core::sc_module_name name, ScHarness* owner) : sc_core::sc_module(name), owner(owner) {
-      SC_METHOD(tick);
-    }
+    Top(sc_core::sc_module_name name, ScHarness* owner) : sc_core::sc_module(name), owner(owner) { SC_METHOD(tick); }
     // Runs every cycle left in the current runCycles() in one activation
     // (the DRAM and host models are plain C++ called from here, so nothing
     // else in SystemC needs to run between cycles), and sleeps for as many
@@ -77,7 +77,9 @@ class ScHarness : public CycleHarness {
   static constexpr bool kChecked = !std::is_void_v<Checks>;
 
   ScHarness(const hw::HwConfig& cfg, Dram& dram, const DramTiming& timing, uint32_t x_seed = 0)
-      : CycleHarness(cfg, dram, timing), vl_context_(makeContext(x_seed)), model_(makeModel()),
+      : CycleHarness(cfg, dram, timing),
+        vl_context_(makeContext(x_seed)),
+        model_(makeModel()),
         top_(new Top("top", this)) {
     // Clock high, so that the first cycle starts with a falling edge (the
     // wrapper registers the inputs there).

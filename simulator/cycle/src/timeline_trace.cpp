@@ -52,8 +52,8 @@ void TimelineTrace::write(const std::string& path, double ns_per_cycle,
   static const char* const kModules[] = {"load", "compute", "store"};
   nlohmann::json events = nlohmann::json::array();
   for (int m = 0; m < 3; ++m)
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", m + 1},
-                      {"args", {{"name", kModules[m]}}}});
+    events.push_back(
+        {{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", m + 1}, {"args", {{"name", kModules[m]}}}});
   const double us_per_cycle = ns_per_cycle / 1000.0;
   for (const Interval& iv : intervals_) {
     const std::string what = describe(iv.index);

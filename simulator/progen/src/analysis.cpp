@@ -17,7 +17,9 @@ using hw::Opcode;
 bool isEmpty(const Instruction& i) {
   switch (i.opcode) {
     case Opcode::Load:
-      return (uint64_t(i.y_pad_top) + i.y_size + i.y_pad_bottom) * (uint64_t(i.x_pad_left) + i.x_size + i.x_pad_right) == 0;
+      return (uint64_t(i.y_pad_top) + i.y_size + i.y_pad_bottom) *
+                 (uint64_t(i.x_pad_left) + i.x_size + i.x_pad_right) ==
+             0;
     case Opcode::Store: return uint64_t(i.y_size) * i.x_size == 0;
     case Opcode::Gemm:
     case Opcode::Alu: return i.iter_out == 0 || i.iter_in == 0 || i.uop_begin == i.uop_end;
@@ -75,8 +77,8 @@ void countOperandReuse(const hw::HwConfig& cfg, const RandomProgram& p, ProgramF
           if (from < p.uops.size()) uop_sram[i.sram_base + r * i.x_size + c] = p.uops[from];
         }
     } else if (i.opcode == Opcode::Load && (i.memory == hw::Memory::Acc || i.memory == hw::Memory::Acc8)) {
-      const uint64_t n = (uint64_t(i.y_pad_top) + i.y_size + i.y_pad_bottom) *
-                         (uint64_t(i.x_pad_left) + i.x_size + i.x_pad_right);
+      const uint64_t n =
+          (uint64_t(i.y_pad_top) + i.y_size + i.y_pad_bottom) * (uint64_t(i.x_pad_left) + i.x_size + i.x_pad_right);
       for (uint64_t e = 0; e < n; ++e) write(i.sram_base + e);
     } else if (i.opcode == Opcode::Gemm || i.opcode == Opcode::Alu) {
       const bool tensor = i.opcode == Opcode::Alu && !i.use_imm;

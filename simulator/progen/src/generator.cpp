@@ -187,9 +187,9 @@ class Generator {
                                randomBytes(entries(acc_win_) * cfg_.entryBytes(Memory::Acc8))};
     // Random initial contents, so that a byte a device should not have
     // written (or should have) shows up in the comparison.
-    prog_.buffers[kOutBuf] = {"out", Memory::Output, true,
-                              randomBytes((2 * uint64_t(acc_win_.size) + rng_.below(acc_win_.size) + 1) *
-                                          cfg_.entryBytes(Memory::Output))};
+    prog_.buffers[kOutBuf] = {
+        "out", Memory::Output, true,
+        randomBytes((2 * uint64_t(acc_win_.size) + rng_.below(acc_win_.size) + 1) * cfg_.entryBytes(Memory::Output))};
   }
 
   uint64_t bufferEntries(int buffer) const {
@@ -207,8 +207,7 @@ class Generator {
   // Appends an instruction. Pops the queues in `forced_pops` (which must hold a
   // token), pushes to those in `forced_pushes`, and with `voluntary` adds
   // random pops and pushes. Returns its index in its module's stream.
-  int64_t place(Instruction insn, int buffer, const bool forced_pops[4], const bool forced_pushes[4],
-                bool voluntary) {
+  int64_t place(Instruction insn, int buffer, const bool forced_pops[4], const bool forced_pushes[4], bool voluntary) {
     const int m = int(hw::moduleOf(insn));
     VectorClock vc = vc_now_[m];
     for (int q = 0; q < 4; ++q) {
@@ -275,8 +274,8 @@ class Generator {
           if (i.iter_in == 0 && i.iter_out == 0) i.iter_in = 1;
           break;
         default:
-          i = hw::makeAluImm(AluOp(rng_.below(hw::numAluOps(cfg_))), {uop_win_.base, uop_win_.base + 1, 0, iterField(2)},
-                             clampImm(rng_.range(-5, 5)));
+          i = hw::makeAluImm(AluOp(rng_.below(hw::numAluOps(cfg_))),
+                             {uop_win_.base, uop_win_.base + 1, 0, iterField(2)}, clampImm(rng_.range(-5, 5)));
           break;
       }
     }
@@ -418,7 +417,8 @@ class Generator {
         need[kLoadModule] = std::max<uint64_t>(need[kLoadModule], uint64_t(inp_[x.src].writer + 1));
         need[kLoadModule] = std::max<uint64_t>(need[kLoadModule], uint64_t(wgt_[x.wgt].writer + 1));
       }
-      if (!gemm) internalCheck(acc_defined_[x.dst] && (insn.use_imm || acc_defined_[x.src]), "ALU reads an undefined entry");
+      if (!gemm)
+        internalCheck(acc_defined_[x.dst] && (insn.use_imm || acc_defined_[x.src]), "ALU reads an undefined entry");
       need[kStoreModule] = std::max<uint64_t>(need[kStoreModule], uint64_t(out_[x.dst].reader + 1));
     }
     const int64_t idx = emit(insn, -1, need);
@@ -454,9 +454,13 @@ class Generator {
     }
     if (s.entries() > max_entries) s.pad = {};
     while (s.entries() > max_entries) {
-      if (s.x > 1) --s.x;
-      else if (s.y > 1) --s.y;
-      else { s.x = s.y = 0; }
+      if (s.x > 1)
+        --s.x;
+      else if (s.y > 1)
+        --s.y;
+      else {
+        s.x = s.y = 0;
+      }
     }
     return s;
   }
@@ -467,9 +471,12 @@ class Generator {
   uint64_t pickDram(Shape& s, uint64_t buffer_entries) {
     const uint32_t stride_max = (1u << std::min<uint32_t>(cfg_.xfer_size_bits, 31)) - 1;
     const uint64_t r = rng_.below(10);
-    if (r < 6) s.stride = s.x + uint32_t(rng_.below(3));
-    else if (r < 8) s.stride = uint32_t(rng_.below(uint64_t(s.x) + 1));
-    else s.stride = s.x + uint32_t(rng_.below(buffer_entries));
+    if (r < 6)
+      s.stride = s.x + uint32_t(rng_.below(3));
+    else if (r < 8)
+      s.stride = uint32_t(rng_.below(uint64_t(s.x) + 1));
+    else
+      s.stride = s.x + uint32_t(rng_.below(buffer_entries));
     s.stride = std::min(s.stride, stride_max);
     if (s.span() > buffer_entries) s.stride = s.x;
     internalCheck(s.span() <= buffer_entries, "transfer larger than its buffer");
@@ -525,8 +532,8 @@ class Generator {
 
   // ---------------------------------------------------------------- body
   bool genLoad(Memory mem) {
-    const Window& w = mem == Memory::Uop ? uop_win_
-                      : mem == Memory::Input ? inp_win_
+    const Window& w = mem == Memory::Uop      ? uop_win_
+                      : mem == Memory::Input  ? inp_win_
                       : mem == Memory::Weight ? wgt_win_
                                               : acc_win_;
     const int buf = bufferFor(mem);
@@ -562,7 +569,9 @@ class Generator {
   bool findUops(Pred ok, uint32_t& begin, uint32_t& end) {
     for (int attempt = 0; attempt < 8; ++attempt) {
       const uint32_t b = uop_win_.base + uint32_t(rng_.below(uop_win_.size));
-      auto usable = [&](uint32_t u) { return u < uop_win_.end() && uop_sram_[u] >= 0 && ok(table_[size_t(uop_sram_[u])]); };
+      auto usable = [&](uint32_t u) {
+        return u < uop_win_.end() && uop_sram_[u] >= 0 && ok(table_[size_t(uop_sram_[u])]);
+      };
       if (!usable(b)) continue;
       const uint32_t len = rng_.smallSize(max_uops_);
       uint32_t e = b + 1;
@@ -619,8 +628,7 @@ class Generator {
       l.wgt_in = anyValue(cfg_.indexBits(Memory::Weight));
     } else {
       pickFactors(l.iter_out, l.iter_in, max_src, inp_win_.end(), cfg_.indexBits(Memory::Input), l.src_out, l.src_in);
-      pickFactors(l.iter_out, l.iter_in, max_wgt, wgt_win_.end(), cfg_.indexBits(Memory::Weight), l.wgt_out,
-                  l.wgt_in);
+      pickFactors(l.iter_out, l.iter_in, max_wgt, wgt_win_.end(), cfg_.indexBits(Memory::Weight), l.wgt_out, l.wgt_in);
     }
     emitLoop(hw::makeGemm(l, reset));
     return true;
@@ -641,7 +649,7 @@ class Generator {
         const int64_t a = rng_.range(-128, 127), b = rng_.range(-128, 127);
         return clampImm(int16_t(uint16_t((std::max(a, b) & 0xff) << 8 | (std::min(a, b) & 0xff))));
       }
-      case AluOp::Req:  // one immediate is both the MULSHR operand and the clip bounds
+      case AluOp::Req:     // one immediate is both the MULSHR operand and the clip bounds
       case AluOp::MulShr:  // m = imm >> 6 in [-512, 511]; shifts up to 63
         return clampImm(rng_.chance(0.7) ? rng_.range(-512, 511) * 64 + rng_.range(0, 20) : full);
       default: return clampImm(rng_.chance(0.5) ? rng_.range(-200, 200) : full);
@@ -655,8 +663,9 @@ class Generator {
     const AluOp op = ops[rng_.below(ops.size())];
     const bool use_imm = rng_.chance(0.5);
     hw::LoopNest l;
-    bool found = findUops([&](const hw::Uop& u) { return acc_win_.contains(u.dst) && (use_imm || acc_win_.contains(u.src)); },
-                          l.uop_begin, l.uop_end);
+    bool found =
+        findUops([&](const hw::Uop& u) { return acc_win_.contains(u.dst) && (use_imm || acc_win_.contains(u.src)); },
+                 l.uop_begin, l.uop_end);
     if (!found) return false;
     uint64_t max_dst = 0, max_src = 0;
     for (uint32_t u = l.uop_begin; u < l.uop_end; ++u) {
@@ -736,9 +745,9 @@ class Generator {
       uint32_t op;
       double weight;
     };
-    const Choice all[] = {{Kind::LoadUop, kLoadUop, 1},  {Kind::LoadWgt, kLoadWgt, 2}, {Kind::LoadInp, kLoadInp, 2},
-                          {Kind::LoadAcc, kLoadAcc, 1},  {Kind::LoadAcc8, kLoadAcc8, 1}, {Kind::Store, kStore, 3},
-                          {Kind::Gemm, kGemm, 3},        {Kind::Alu, kAlu, 3},          {Kind::Nop, kAllOps, 0.4}};
+    const Choice all[] = {{Kind::LoadUop, kLoadUop, 1}, {Kind::LoadWgt, kLoadWgt, 2},   {Kind::LoadInp, kLoadInp, 2},
+                          {Kind::LoadAcc, kLoadAcc, 1}, {Kind::LoadAcc8, kLoadAcc8, 1}, {Kind::Store, kStore, 3},
+                          {Kind::Gemm, kGemm, 3},       {Kind::Alu, kAlu, 3},           {Kind::Nop, kAllOps, 0.4}};
     std::vector<Choice> choices;
     for (const Choice& c : all)
       if (opts_.ops & c.op) choices.push_back(c);

@@ -30,9 +30,12 @@ int32_t aluReference(AluOp op, int32_t a32, int32_t b32, int32_t imm) {
     case AluOp::Shr:
     case AluOp::Rshr: {
       const int64_t s = clampShift(b);
-      if (s < 0) r = int64_t(uint64_t(a) << -s);
-      else if (s == 0 || op == AluOp::Shr) r = a >> s;  // arithmetic on a negative int64
-      else r = (a + (int64_t(1) << (s - 1))) >> s;
+      if (s < 0)
+        r = int64_t(uint64_t(a) << -s);
+      else if (s == 0 || op == AluOp::Shr)
+        r = a >> s;  // arithmetic on a negative int64
+      else
+        r = (a + (int64_t(1) << (s - 1))) >> s;
       break;
     }
     case AluOp::Mov: r = b; break;
@@ -93,7 +96,8 @@ class Interpreter {
       tokensAfter(insn);
     }
     for (int q = 0; q < 4; ++q)
-      if (tokens_[q] != 0) throw Error("reference: " + std::to_string(tokens_[q]) + " token(s) left in queue " + std::to_string(q));
+      if (tokens_[q] != 0)
+        throw Error("reference: " + std::to_string(tokens_[q]) + " token(s) left in queue " + std::to_string(q));
     return dram_;
   }
 

@@ -172,7 +172,8 @@ rt::Tensor runOnDevice(driver::Device& dev, const ConvLayer& L, const ConvProgra
   const std::vector<uint8_t> stream = rt::accel::relocateProgram(p.program, cfg, consts.phys_addr, io.phys_addr);
   driver::Buffer insns = dev.allocate(stream.size());
   dev.write(insns, 0, stream.data(), stream.size());
-  driver::RunResult r = dev.run(insns.phys_addr, static_cast<uint32_t>(p.program.insns.size()), std::chrono::minutes(5));
+  driver::RunResult r =
+      dev.run(insns.phys_addr, static_cast<uint32_t>(p.program.insns.size()), std::chrono::minutes(5));
   if (!r.ok()) throw std::runtime_error("device run failed: " + r.message);
   if (stats) *stats = r.stats;
   rt::Tensor y(rt::DType::I8, {L.n, L.o, L.oh, L.ow});

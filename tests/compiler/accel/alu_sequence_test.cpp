@@ -210,7 +210,8 @@ TEST(AluSequence, FusedRequantExtensionMakesMulShrAndClipOneReq) {
     EXPECT_EQ(req.imm, clip.imm);
     const std::vector<int32_t>& operand = f.params[static_cast<size_t>(req.param)];
     for (size_t o = 0; o < operand.size(); ++o)
-      EXPECT_EQ(operand[o], mulshr.src == AluPass::Src::Imm ? mulshr.imm : b.params[static_cast<size_t>(mulshr.param)][o]);
+      EXPECT_EQ(operand[o],
+                mulshr.src == AluPass::Src::Imm ? mulshr.imm : b.params[static_cast<size_t>(mulshr.param)][o]);
   }
   EXPECT_GE(reqs, 10);
 }
@@ -241,7 +242,8 @@ TEST_P(FusedRequantOnDevice, MatchesTheDefinitionAtTheAccumulatorBounds) {
         const rt::Tensor got = test::runOnDevice(*dev, L, prog, d);
         const rt::Tensor want = test::naiveQConv(L, d);
         for (int64_t i = 0; i < got.numElements(); ++i)
-          ASSERT_EQ(got.data<int8_t>()[i], want.data<int8_t>()[i]) << "layer " << k << " variant " << variant << " element " << i;
+          ASSERT_EQ(got.data<int8_t>()[i], want.data<int8_t>()[i])
+              << "layer " << k << " variant " << variant << " element " << i;
       }
     }
   }

@@ -66,7 +66,8 @@ TEST_P(ConvCodegen, RandomLayersMatchNaiveDefinition) {
     const LayerData d = test::randomData(L, rng);
     for (bool lh : {true, false}) {
       const TilePlan plan = (k % 2) ? randomPlan(L, cfg, lh, rng) : chooseTiling(L, cfg, lh);
-      checkLayer(*dev, L, plan, d, "layer " + std::to_string(k) + " (" + describe(L) + ") on " + backend + "/" + config);
+      checkLayer(*dev, L, plan, d,
+                 "layer " + std::to_string(k) + " (" + describe(L) + ") on " + backend + "/" + config);
       if (HasFatalFailure()) return;
     }
   }
@@ -75,9 +76,7 @@ TEST_P(ConvCodegen, RandomLayersMatchNaiveDefinition) {
 INSTANTIATE_TEST_SUITE_P(Backends, ConvCodegen,
                          ::testing::Combine(::testing::ValuesIn(driver::deviceBackends()),
                                             ::testing::Values("pynq", "tiny")),
-                         [](const auto& info) {
-                           return std::get<0>(info.param) + "_" + std::get<1>(info.param);
-                         });
+                         [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
 
 TEST(ConvCodegen, Im2colFormMatchesDirect) {
   const hw::HwConfig cfg = hw::loadConfig("pynq");
@@ -102,8 +101,10 @@ TEST(ConvCodegen, Im2colFormMatchesDirect) {
 // ResNet-scale layers tile onto every shipped config, with latency hiding
 // splitting the buffers and without.
 TEST(Tiling, ResNetLayersFitEveryConfig) {
-  struct Shape { int64_t c, h, o, k, s; };
-  const Shape shapes[] = {{64, 56, 64, 3, 1}, {64, 56, 128, 3, 2}, {128, 28, 128, 3, 1}, {256, 14, 512, 3, 2},
+  struct Shape {
+    int64_t c, h, o, k, s;
+  };
+  const Shape shapes[] = {{64, 56, 64, 3, 1},  {64, 56, 128, 3, 2},   {128, 28, 128, 3, 1},  {256, 14, 512, 3, 2},
                           {512, 7, 512, 3, 1}, {256, 14, 1024, 1, 1}, {2048, 1, 1000, 1, 1}, {147, 112, 64, 1, 1}};
   for (const std::string& name : hw::builtinConfigNames()) {
     const hw::HwConfig cfg = hw::loadConfig(name);
@@ -147,7 +148,8 @@ TEST(TokenCheck, FindsUnbalancedTokensAndDeadlocks) {
 
   // Dropping a GEMM's pop leaves a token behind.
   std::vector<hw::Instruction> broken = prog.program.insns;
-  auto gemm = std::find_if(broken.begin(), broken.end(), [](const hw::Instruction& i) { return i.opcode == hw::Opcode::Gemm; });
+  auto gemm =
+      std::find_if(broken.begin(), broken.end(), [](const hw::Instruction& i) { return i.opcode == hw::Opcode::Gemm; });
   ASSERT_NE(gemm, broken.end());
   gemm->pop_prev = false;
   try {
@@ -158,7 +160,8 @@ TEST(TokenCheck, FindsUnbalancedTokensAndDeadlocks) {
   }
   // A store that pops a token nobody pushes deadlocks.
   broken = prog.program.insns;
-  auto store = std::find_if(broken.begin(), broken.end(), [](const hw::Instruction& i) { return i.opcode == hw::Opcode::Store; });
+  auto store = std::find_if(broken.begin(), broken.end(),
+                            [](const hw::Instruction& i) { return i.opcode == hw::Opcode::Store; });
   ASSERT_NE(store, broken.end());
   for (auto& i : broken)
     if (i.opcode == hw::Opcode::Alu) i.push_next = false;

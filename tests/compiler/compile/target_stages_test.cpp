@@ -81,9 +81,8 @@ TEST(TargetStages, RunInOrderAfterTheGraphPasses) {
 }
 
 TEST(TargetStages, ThrowingStageIsNamed) {
-  const Target t = fakeTarget({stages::refLower(), artifactStage("explode", [](rt::Artifact&) {
-                                 throw std::runtime_error("boom");
-                               })});
+  const Target t = fakeTarget(
+      {stages::refLower(), artifactStage("explode", [](rt::Artifact&) { throw std::runtime_error("boom"); })});
   const PassError e = compileExpectingError(t);
   EXPECT_EQ(e.pass(), "explode");
   EXPECT_EQ(e.target(), "fake");
@@ -91,8 +90,9 @@ TEST(TargetStages, ThrowingStageIsNamed) {
 }
 
 TEST(TargetStages, InvalidArtifactIsCaughtAfterTheStage) {
-  const Target t = fakeTarget({stages::refLower(), artifactStage("corrupt", [](rt::Artifact& a) { a.outputs = {999}; }),
-                               artifactStage("never", [](rt::Artifact&) { ADD_FAILURE() << "ran after a bad stage"; })});
+  const Target t =
+      fakeTarget({stages::refLower(), artifactStage("corrupt", [](rt::Artifact& a) { a.outputs = {999}; }),
+                  artifactStage("never", [](rt::Artifact&) { ADD_FAILURE() << "ran after a bad stage"; })});
   const PassError e = compileExpectingError(t);
   EXPECT_EQ(e.pass(), "corrupt");
   EXPECT_THAT(e.what(), HasSubstr("after target 'fake' stage 'corrupt': "));
@@ -111,7 +111,8 @@ TEST(TargetStages, BrokenGraphIsCaughtAfterAGraphStage) {
 
 TEST(TargetStages, StagesThatMakeNoArtifact) {
   TargetStage idle{"idle", StageKind::Graph, StagePhase::Quantize, [](TargetState&) { return false; }};
-  EXPECT_THAT(compileExpectingError(fakeTarget({idle})).what(), HasSubstr("target 'fake': its stages made no artifact"));
+  EXPECT_THAT(compileExpectingError(fakeTarget({idle})).what(),
+              HasSubstr("target 'fake': its stages made no artifact"));
   // An artifact stage must leave one (checked with the verification).
   TargetStage empty{"empty", StageKind::Artifact, StagePhase::Lowering, [](TargetState&) { return true; }};
   EXPECT_THAT(compileExpectingError(fakeTarget({empty})).what(),

@@ -41,11 +41,33 @@ TEST(CudaCodegen, EveryOperatorCaseCompilesWithNvrtc) {
     expectEntries(m, out.ptx, c.name);
   }
   // The operators the zoo networks and the optimised graphs use are all covered.
-  for (const char* op : {"Conv", "Gemm", "MatMul", "Add", "Clip", "MaxPool", "AveragePool", "GlobalAveragePool",
-                         "Softmax", "Flatten", "Reshape", "Concat", "Transpose", "Pad", "BatchNormalization",
-                         "ConvInteger", "QLinearConv", "vdla.QConv", "MatMulInteger", "QLinearMatMul",
-                         "com.microsoft.QGemm", "com.microsoft.QLinearAdd", "com.microsoft.QLinearMul",
-                         "com.microsoft.QLinearGlobalAveragePool", "QuantizeLinear", "DequantizeLinear", "Cast"})
+  for (const char* op : {"Conv",
+                         "Gemm",
+                         "MatMul",
+                         "Add",
+                         "Clip",
+                         "MaxPool",
+                         "AveragePool",
+                         "GlobalAveragePool",
+                         "Softmax",
+                         "Flatten",
+                         "Reshape",
+                         "Concat",
+                         "Transpose",
+                         "Pad",
+                         "BatchNormalization",
+                         "ConvInteger",
+                         "QLinearConv",
+                         "vdla.QConv",
+                         "MatMulInteger",
+                         "QLinearMatMul",
+                         "com.microsoft.QGemm",
+                         "com.microsoft.QLinearAdd",
+                         "com.microsoft.QLinearMul",
+                         "com.microsoft.QLinearGlobalAveragePool",
+                         "QuantizeLinear",
+                         "DequantizeLinear",
+                         "Cast"})
     EXPECT_TRUE(ops.count(std::string("ref.") + op)) << op;
 }
 
@@ -136,8 +158,7 @@ TEST(CudaCodegen, UnsupportedOperatorNamesTheStep) {
   rt::Artifact plan = refPlan(g);
   plan.steps[0].kernel = "ref.Erf";
   const std::string e = errorOf([&] { generateCudaModule(plan, CudaCodegenOptions{}); });
-  EXPECT_NE(e.find("step 0 'act' (Erf): operator 'Erf' is not supported by the CUDA backend"), std::string::npos)
-      << e;
+  EXPECT_NE(e.find("step 0 'act' (Erf): operator 'Erf' is not supported by the CUDA backend"), std::string::npos) << e;
 }
 
 TEST(CudaCodegen, UnsupportedElementTypeNamesTheTensor) {

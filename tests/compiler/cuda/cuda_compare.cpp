@@ -14,7 +14,8 @@ double scaledError(const rt::Tensor& got, const rt::Tensor& want) {
   if (got.dtype() != rt::DType::F32) {
     for (int64_t i = 0; i < want.numElements(); ++i)
       if (std::memcmp(static_cast<const char*>(got.raw()) + i * rt::dtypeSize(got.dtype()),
-                      static_cast<const char*>(want.raw()) + i * rt::dtypeSize(want.dtype()), rt::dtypeSize(got.dtype())))
+                      static_cast<const char*>(want.raw()) + i * rt::dtypeSize(want.dtype()),
+                      rt::dtypeSize(got.dtype())))
         return 1.0;
     return 0.0;
   }

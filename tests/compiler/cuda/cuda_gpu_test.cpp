@@ -31,10 +31,10 @@ namespace {
 using testing::compileCuda;
 using testing::expectClose;
 
-#define SKIP_WITHOUT_GPU()                                                  \
-  do {                                                                      \
-    const std::string problem_ = rt::cuda::deviceProblem();                 \
-    if (!problem_.empty()) GTEST_SKIP() << "no usable GPU: " << problem_;   \
+#define SKIP_WITHOUT_GPU()                                                \
+  do {                                                                    \
+    const std::string problem_ = rt::cuda::deviceProblem();               \
+    if (!problem_.empty()) GTEST_SKIP() << "no usable GPU: " << problem_; \
   } while (0)
 
 TEST(VDLA_CUDA_SUITE, EveryOperatorMatchesTheReferenceKernels) {

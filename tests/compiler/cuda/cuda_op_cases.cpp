@@ -24,11 +24,16 @@ Tensor seeded(DType dtype, const Shape& shape, uint64_t seed, bool positive = fa
     state ^= state >> 7;
     state ^= state << 17;
     const double u = double(state >> 11) / double(1ull << 53);  // [0, 1)
-    if (dtype == DType::F32) t.data<float>()[i] = static_cast<float>(positive ? 0.25 + 2 * u : 4 * u - 2);
-    else if (dtype == DType::I32) t.data<int32_t>()[i] = static_cast<int32_t>(u * 200) - 100;
-    else if (dtype == DType::I64) t.data<int64_t>()[i] = static_cast<int64_t>(u * 200) - 100;
-    else if (dtype == DType::U8) t.data<uint8_t>()[i] = static_cast<uint8_t>(u * 256);
-    else if (dtype == DType::I8) t.data<int8_t>()[i] = static_cast<int8_t>(static_cast<int>(u * 256) - 128);
+    if (dtype == DType::F32)
+      t.data<float>()[i] = static_cast<float>(positive ? 0.25 + 2 * u : 4 * u - 2);
+    else if (dtype == DType::I32)
+      t.data<int32_t>()[i] = static_cast<int32_t>(u * 200) - 100;
+    else if (dtype == DType::I64)
+      t.data<int64_t>()[i] = static_cast<int64_t>(u * 200) - 100;
+    else if (dtype == DType::U8)
+      t.data<uint8_t>()[i] = static_cast<uint8_t>(u * 256);
+    else if (dtype == DType::I8)
+      t.data<int8_t>()[i] = static_cast<int8_t>(static_cast<int>(u * 256) - 128);
   }
   return t;
 }
@@ -99,44 +104,54 @@ void appendIntegerCases(std::vector<OpCase>& c) {
   c.push_back(make("convinteger_u8_zero_points", [](ir::Graph& g) {
     ir::Value* x = g.addInput("x", typed(DType::U8, {1, 4, 9, 9}));
     ir::Value* w = g.addConstant("w", seeded(DType::U8, {6, 4, 3, 3}, 21));
-    return g.addNode("ConvInteger", {x, w, scalar<uint8_t>(g, "xz", 131), scalar<uint8_t>(g, "wz", 120)}, 1,
-                     attrs({{"pads", Ints{1, 1, 1, 1}}}), "convint")->outputs();
+    return g
+        .addNode("ConvInteger", {x, w, scalar<uint8_t>(g, "xz", 131), scalar<uint8_t>(g, "wz", 120)}, 1,
+                 attrs({{"pads", Ints{1, 1, 1, 1}}}), "convint")
+        ->outputs();
   }));
   c.push_back(make("qlinearconv_u8_per_channel_bias", [](ir::Graph& g) {
     ir::Value* x = g.addInput("x", typed(DType::U8, {2, 8, 10, 10}));
     std::vector<float> ws(16);
     for (int i = 0; i < 16; ++i) ws[i] = 0.002f + 0.0005f * i;
     ir::Value* w = g.addConstant("w", seeded(DType::I8, {16, 8, 3, 3}, 22));
-    return g.addNode("QLinearConv",
-                     {x, scalar<float>(g, "xs", 0.02f), scalar<uint8_t>(g, "xz", 128), w,
-                      g.addConstant("ws", Tensor::fromVector<float>({16}, ws)), scalar<int8_t>(g, "wz", 0),
-                      scalar<float>(g, "ys", 0.05f), scalar<uint8_t>(g, "yz", 120),
-                      g.addConstant("b", seeded(DType::I32, {16}, 23))},
-                     1, attrs({{"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}), "qconv")->outputs();
+    return g
+        .addNode("QLinearConv",
+                 {x, scalar<float>(g, "xs", 0.02f), scalar<uint8_t>(g, "xz", 128), w,
+                  g.addConstant("ws", Tensor::fromVector<float>({16}, ws)), scalar<int8_t>(g, "wz", 0),
+                  scalar<float>(g, "ys", 0.05f), scalar<uint8_t>(g, "yz", 120),
+                  g.addConstant("b", seeded(DType::I32, {16}, 23))},
+                 1, attrs({{"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}), "qconv")
+        ->outputs();
   }));
   c.push_back(make("qlinearconv_i8_depthwise", [](ir::Graph& g) {
     ir::Value* x = g.addInput("x", typed(DType::I8, {1, 6, 11, 11}));
     ir::Value* w = g.addConstant("w", seeded(DType::I8, {6, 1, 3, 3}, 24));
-    return g.addNode("QLinearConv",
-                     {x, scalar<float>(g, "xs", 0.03f), scalar<int8_t>(g, "xz", -4), w, scalar<float>(g, "ws", 0.01f),
-                      scalar<int8_t>(g, "wz", 3), scalar<float>(g, "ys", 0.04f), scalar<int8_t>(g, "yz", 5)},
-                     1, attrs({{"group", int64_t{6}}, {"pads", Ints{1, 1, 1, 1}}}), "dw")->outputs();
+    return g
+        .addNode("QLinearConv",
+                 {x, scalar<float>(g, "xs", 0.03f), scalar<int8_t>(g, "xz", -4), w, scalar<float>(g, "ws", 0.01f),
+                  scalar<int8_t>(g, "wz", 3), scalar<float>(g, "ys", 0.04f), scalar<int8_t>(g, "yz", 5)},
+                 1, attrs({{"group", int64_t{6}}, {"pads", Ints{1, 1, 1, 1}}}), "dw")
+        ->outputs();
   }));
   c.push_back(make("qlinearconv3d_u8", [](ir::Graph& g) {
     ir::Value* x = g.addInput("x", typed(DType::U8, {1, 3, 5, 6, 6}));
     ir::Value* w = g.addConstant("w", seeded(DType::U8, {4, 3, 3, 3, 3}, 34));
-    return g.addNode("QLinearConv",
-                     {x, scalar<float>(g, "xs", 0.02f), scalar<uint8_t>(g, "xz", 128), w, scalar<float>(g, "ws", 0.003f),
-                      scalar<uint8_t>(g, "wz", 127), scalar<float>(g, "ys", 0.1f), scalar<uint8_t>(g, "yz", 128)},
-                     1, attrs({{"pads", Ints{1, 1, 1, 1, 1, 1}}, {"strides", Ints{1, 2, 2}}}), "qconv3d")->outputs();
+    return g
+        .addNode("QLinearConv",
+                 {x, scalar<float>(g, "xs", 0.02f), scalar<uint8_t>(g, "xz", 128), w, scalar<float>(g, "ws", 0.003f),
+                  scalar<uint8_t>(g, "wz", 127), scalar<float>(g, "ys", 0.1f), scalar<uint8_t>(g, "yz", 128)},
+                 1, attrs({{"pads", Ints{1, 1, 1, 1, 1, 1}}, {"strides", Ints{1, 2, 2}}}), "qconv3d")
+        ->outputs();
   }));
   c.push_back(make("qlinearconv_1d_no_zero_points", [](ir::Graph& g) {
     ir::Value* x = g.addInput("x", typed(DType::U8, {2, 4, 20}));
     ir::Value* w = g.addConstant("w", seeded(DType::U8, {5, 4, 3}, 25));
-    return g.addNode("QLinearConv",
-                     {x, scalar<float>(g, "xs", 0.01f), nullptr, w, scalar<float>(g, "ws", 0.004f), nullptr,
-                      scalar<float>(g, "ys", 0.5f), nullptr},
-                     1, attrs({{"pads", Ints{1, 2}}}), "conv1d")->outputs();
+    return g
+        .addNode("QLinearConv",
+                 {x, scalar<float>(g, "xs", 0.01f), nullptr, w, scalar<float>(g, "ws", 0.004f), nullptr,
+                  scalar<float>(g, "ys", 0.5f), nullptr},
+                 1, attrs({{"pads", Ints{1, 2}}}), "conv1d")
+        ->outputs();
   }));
   auto qconv = [](const std::string& name, bool residual, bool wide, int64_t x_zero_point, int64_t residual_shift = 0) {
     return make(name, [=](ir::Graph& g) {
@@ -151,9 +166,14 @@ void appendIntegerCases(std::vector<OpCase>& c) {
         ins.push_back(g.addInput("r", typed(DType::I8, {1, 12, 5, 5})));
         ins.push_back(g.addConstant("residual_mult", seeded(DType::I32, {12}, 29)));
       }
-      AttributeMap a = attrs({{"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"shift1", int64_t{wide ? 2 : 6}},
-                              {"shift2", int64_t{wide ? 20 : 4}}, {"clip_lo", int64_t{-100}}, {"clip_hi", int64_t{90}},
-                              {"x_zero_point", x_zero_point}, {"wide_product", int64_t{wide}}});
+      AttributeMap a = attrs({{"strides", Ints{2, 2}},
+                              {"pads", Ints{1, 1, 1, 1}},
+                              {"shift1", int64_t{wide ? 2 : 6}},
+                              {"shift2", int64_t{wide ? 20 : 4}},
+                              {"clip_lo", int64_t{-100}},
+                              {"clip_hi", int64_t{90}},
+                              {"x_zero_point", x_zero_point},
+                              {"wide_product", int64_t{wide}}});
       if (residual_shift) a.set("residual_shift", residual_shift);
       return g.addNode("QConv", ins, 1, a, name, "vdla")->outputs();
     });
@@ -172,11 +192,13 @@ void appendIntegerCases(std::vector<OpCase>& c) {
     ir::Value* a = g.addInput("a", typed(DType::I8, {3, 4, 16}));
     ir::Value* b = g.addInput("b", typed(DType::I8, {16, 6}));
     std::vector<float> bs = {0.01f, 0.02f, 0.015f, 0.03f, 0.005f, 0.025f};
-    return g.addNode("QLinearMatMul",
-                     {a, scalar<float>(g, "as", 0.04f), scalar<int8_t>(g, "az", 2), b,
-                      g.addConstant("bs", Tensor::fromVector<float>({6}, bs)), scalar<int8_t>(g, "bz", -1),
-                      scalar<float>(g, "ys", 0.3f), scalar<int8_t>(g, "yz", -10)},
-                     1, {}, "qmm")->outputs();
+    return g
+        .addNode("QLinearMatMul",
+                 {a, scalar<float>(g, "as", 0.04f), scalar<int8_t>(g, "az", 2), b,
+                  g.addConstant("bs", Tensor::fromVector<float>({6}, bs)), scalar<int8_t>(g, "bz", -1),
+                  scalar<float>(g, "ys", 0.3f), scalar<int8_t>(g, "yz", -10)},
+                 1, {}, "qmm")
+        ->outputs();
   }));
   for (bool quantised : {true, false})
     c.push_back(make(quantised ? "qgemm_u8_transb_bias" : "qgemm_float_output", [quantised](ir::Graph& g) {
@@ -206,21 +228,25 @@ void appendIntegerCases(std::vector<OpCase>& c) {
           return t == DType::U8 ? scalar<uint8_t>(g, n, static_cast<uint8_t>(v + 128))
                                 : scalar<int8_t>(g, n, static_cast<int8_t>(v));
         };
-        return g.addNode(op,
-                         {a, scalar<float>(g, "as", 0.05f), zp("az", 3), b, scalar<float>(g, "bs", 0.07f), zp("bz", -9),
-                          scalar<float>(g, "cs", 0.09f), zp("cz", 1)},
-                         1, {}, "qbin", "com.microsoft")->outputs();
+        return g
+            .addNode(op,
+                     {a, scalar<float>(g, "as", 0.05f), zp("az", 3), b, scalar<float>(g, "bs", 0.07f), zp("bz", -9),
+                      scalar<float>(g, "cs", 0.09f), zp("cz", 1)},
+                     1, {}, "qbin", "com.microsoft")
+            ->outputs();
       }));
   for (bool channels_last : {false, true})
-    c.push_back(make(channels_last ? "qlinear_global_average_pool_nhwc" : "qlinear_global_average_pool",
-                     [channels_last](ir::Graph& g) {
-                       ir::Value* x = g.addInput("x", typed(DType::U8, channels_last ? Shape{2, 4, 4, 6} : Shape{2, 5, 7, 7}));
-                       return g.addNode("QLinearGlobalAveragePool",
-                                        {x, scalar<float>(g, "xs", 0.02f), scalar<uint8_t>(g, "xz", 120),
-                                         scalar<float>(g, "ys", 0.01f), scalar<uint8_t>(g, "yz", 130)},
-                                        1, attrs({{"channels_last", int64_t{channels_last}}}), "qgap",
-                                        "com.microsoft")->outputs();
-                     }));
+    c.push_back(
+        make(channels_last ? "qlinear_global_average_pool_nhwc" : "qlinear_global_average_pool",
+             [channels_last](ir::Graph& g) {
+               ir::Value* x = g.addInput("x", typed(DType::U8, channels_last ? Shape{2, 4, 4, 6} : Shape{2, 5, 7, 7}));
+               return g
+                   .addNode("QLinearGlobalAveragePool",
+                            {x, scalar<float>(g, "xs", 0.02f), scalar<uint8_t>(g, "xz", 120),
+                             scalar<float>(g, "ys", 0.01f), scalar<uint8_t>(g, "yz", 130)},
+                            1, attrs({{"channels_last", int64_t{channels_last}}}), "qgap", "com.microsoft")
+                   ->outputs();
+             }));
 }
 
 }  // namespace
@@ -239,8 +265,12 @@ std::vector<OpCase> operatorCases() {
   c.push_back(convCase("conv_large_tile", {4, 16, 32, 32}, {64, 16, 3, 3}, true, attrs({{"pads", Ints{1, 1, 1, 1}}})));
   c.push_back(convCase("conv_grouped", {1, 8, 10, 10}, {12, 4, 3, 3}, true, attrs({{"group", int64_t{2}}})));
   c.push_back(convCase("conv_depthwise_clip", {2, 6, 11, 11}, {6, 1, 3, 3}, true,
-                       attrs({{"group", int64_t{6}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}},
-                              {"activation", std::string("Clip")}, {"activation_min", 0.0}, {"activation_max", 6.0}})));
+                       attrs({{"group", int64_t{6}},
+                              {"strides", Ints{2, 2}},
+                              {"pads", Ints{1, 1, 1, 1}},
+                              {"activation", std::string("Clip")},
+                              {"activation_min", 0.0},
+                              {"activation_max", 6.0}})));
   c.push_back(convCase("conv1d", {2, 4, 20}, {5, 4, 3}, true, attrs({{"pads", Ints{1, 2}}})));
   // 3-D windows (NCDHW): the implicit GEMM, grouped, depthwise, pooling.
   c.push_back(convCase("conv3d_strided_padded", {2, 4, 6, 7, 8}, {6, 4, 3, 3, 3}, true,
@@ -251,16 +281,23 @@ std::vector<OpCase> operatorCases() {
                        attrs({{"group", int64_t{5}}, {"pads", Ints{1, 1, 1, 1, 1, 1}}})));
   c.push_back(make("maxpool3d", [](ir::Graph& g) {
     ir::Value* x = g.addInput("x", f32({2, 3, 7, 8, 9}));
-    return g.addNode("MaxPool", {x}, 1,
-                     attrs({{"kernel_shape", Ints{3, 2, 3}}, {"strides", Ints{2, 2, 2}}, {"pads", Ints{1, 0, 1, 1, 0, 1}}}),
-                     "pool3d")->outputs();
+    return g
+        .addNode("MaxPool", {x}, 1,
+                 attrs({{"kernel_shape", Ints{3, 2, 3}}, {"strides", Ints{2, 2, 2}}, {"pads", Ints{1, 0, 1, 1, 0, 1}}}),
+                 "pool3d")
+        ->outputs();
   }));
   c.push_back(make("averagepool3d_include_pad_ceil", [](ir::Graph& g) {
     ir::Value* x = g.addInput("x", f32({1, 2, 6, 7, 5}));
-    return g.addNode("AveragePool", {x}, 1,
-                     attrs({{"kernel_shape", Ints{2, 3, 3}}, {"strides", Ints{2, 2, 2}}, {"pads", Ints{0, 1, 1, 1, 1, 0}},
-                            {"count_include_pad", int64_t{1}}, {"ceil_mode", int64_t{1}}}),
-                     "avg3d")->outputs();
+    return g
+        .addNode("AveragePool", {x}, 1,
+                 attrs({{"kernel_shape", Ints{2, 3, 3}},
+                        {"strides", Ints{2, 2, 2}},
+                        {"pads", Ints{0, 1, 1, 1, 1, 0}},
+                        {"count_include_pad", int64_t{1}},
+                        {"ceil_mode", int64_t{1}}}),
+                 "avg3d")
+        ->outputs();
   }));
   c.push_back(convCase("conv_dilated", {1, 3, 15, 15}, {4, 3, 3, 3}, false,
                        attrs({{"dilations", Ints{2, 2}}, {"pads", Ints{2, 1, 2, 1}}})));
@@ -270,19 +307,24 @@ std::vector<OpCase> operatorCases() {
     ir::Value* x = g.addInput("x", f32({2, 8, 7, 7}));
     ir::Value* r = g.addInput("r", f32({2, 8, 7, 7}));
     ir::Value* y = g.addNode("Conv", {x, weights(g, "w", {8, 8, 3, 3}, 5), weights(g, "b", {8}, 6)}, 1,
-                             attrs({{"pads", Ints{1, 1, 1, 1}}}), "conv")->output(0);
+                             attrs({{"pads", Ints{1, 1, 1, 1}}}), "conv")
+                       ->output(0);
     return g.addNode("Add", {r, y}, 1, attrs({{"activation", std::string("Relu")}}), "add")->outputs();
   }));
   // Matrix products.
   c.push_back(make("gemm_transB_bias", [](ir::Graph& g) {
     ir::Value* x = g.addInput("x", f32({3, 40}));
-    return g.addNode("Gemm", {x, weights(g, "w", {33, 40}, 7), weights(g, "b", {33}, 8)}, 1,
-                     attrs({{"transB", int64_t{1}}, {"activation", std::string("Relu")}}), "fc")->outputs();
+    return g
+        .addNode("Gemm", {x, weights(g, "w", {33, 40}, 7), weights(g, "b", {33}, 8)}, 1,
+                 attrs({{"transB", int64_t{1}}, {"activation", std::string("Relu")}}), "fc")
+        ->outputs();
   }));
   c.push_back(make("gemm_transA_alpha_beta", [](ir::Graph& g) {
     ir::Value* x = g.addInput("x", f32({35, 6}));
-    return g.addNode("Gemm", {x, weights(g, "w", {35, 37}, 9), weights(g, "c", {6, 37}, 10)}, 1,
-                     attrs({{"transA", int64_t{1}}, {"alpha", 0.5}, {"beta", 2.0}}), "gemm")->outputs();
+    return g
+        .addNode("Gemm", {x, weights(g, "w", {35, 37}, 9), weights(g, "c", {6, 37}, 10)}, 1,
+                 attrs({{"transA", int64_t{1}}, {"alpha", 0.5}, {"beta", 2.0}}), "gemm")
+        ->outputs();
   }));
   c.push_back(binaryCase("matmul_2d", "MatMul", {5, 70}, {70, 9}));
   c.push_back(binaryCase("matmul_batched_broadcast", "MatMul", {2, 3, 4, 5}, {5, 6}));
@@ -309,8 +351,9 @@ std::vector<OpCase> operatorCases() {
       ir::Value* x = g.addInput("x", rt::TensorType{in, {3, 41}, rt::Layout::RowMajor});
       if (nan) x = g.addNode("Sqrt", {x}, 1, {}, "sqrt")->output(0);  // negative inputs give NaN
       if (scale != 1) {
-        ir::Value* k = in == DType::F32 ? g.addConstant("k", Tensor::fromVector<float>({}, {static_cast<float>(scale)}))
-                                        : g.addConstant("k", Tensor::fromVector<int32_t>({}, {static_cast<int32_t>(scale)}));
+        ir::Value* k = in == DType::F32
+                           ? g.addConstant("k", Tensor::fromVector<float>({}, {static_cast<float>(scale)}))
+                           : g.addConstant("k", Tensor::fromVector<int32_t>({}, {static_cast<int32_t>(scale)}));
         x = g.addNode("Mul", {x, k}, 1, {}, "scale")->output(0);
       }
       return g.addNode("Cast", {x}, 1, attrs({{"to", to}}), name)->outputs();
@@ -365,9 +408,11 @@ std::vector<OpCase> operatorCases() {
   c.push_back(make("batchnorm", [](ir::Graph& g) {
     ir::Value* x = g.addInput("x", f32({2, 5, 4, 3}));
     ir::Value* var = g.addConstant("var", seeded(DType::F32, {5}, 14, true));
-    return g.addNode("BatchNormalization",
-                     {x, weights(g, "scale", {5}, 11), weights(g, "bias", {5}, 12), weights(g, "mean", {5}, 13), var}, 1,
-                     attrs({{"epsilon", 1e-3}}), "bn")->outputs();
+    return g
+        .addNode("BatchNormalization",
+                 {x, weights(g, "scale", {5}, 11), weights(g, "bias", {5}, 12), weights(g, "mean", {5}, 13), var}, 1,
+                 attrs({{"epsilon", 1e-3}}), "bn")
+        ->outputs();
   }));
   // Softmax family.
   c.push_back(unaryCase("Softmax", {3, 100}, attrs({{"axis", int64_t{-1}}})));
@@ -377,16 +422,20 @@ std::vector<OpCase> operatorCases() {
                         attrs({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}})));
   c.push_back(make("maxpool_ceil", [](ir::Graph& g) {
     ir::Value* x = g.addInput("x", f32({1, 2, 10, 10}));
-    return g.addNode("MaxPool", {x}, 1, attrs({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"ceil_mode", int64_t{1}}}),
-                     "pool")->outputs();
+    return g
+        .addNode("MaxPool", {x}, 1,
+                 attrs({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"ceil_mode", int64_t{1}}}), "pool")
+        ->outputs();
   }));
   c.push_back(unaryCase("AveragePool", {2, 3, 9, 9},
                         attrs({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}})));
   c.push_back(make("averagepool_include_pad", [](ir::Graph& g) {
     ir::Value* x = g.addInput("x", f32({1, 2, 8, 8}));
-    return g.addNode("AveragePool", {x}, 1,
-                     attrs({{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}, {"count_include_pad", int64_t{1}}}),
-                     "pool")->outputs();
+    return g
+        .addNode("AveragePool", {x}, 1,
+                 attrs({{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}, {"count_include_pad", int64_t{1}}}),
+                 "pool")
+        ->outputs();
   }));
   c.push_back(unaryCase("GlobalAveragePool", {2, 5, 7, 7}));
   c.push_back(unaryCase("GlobalMaxPool", {2, 5, 6, 9}));
@@ -411,12 +460,15 @@ std::vector<OpCase> operatorCases() {
   for (const char* mode : {"constant", "reflect", "edge"})
     c.push_back(make(std::string("pad_") + mode, [mode](ir::Graph& g) {
       ir::Value* x = g.addInput("x", f32({2, 3, 5, 4}));
-      return g.addNode("Pad", {x, ints(g, "pads", {0, 0, 2, 1, 0, 1, 1, 3})}, 1, attrs({{"mode", std::string(mode)}}),
-                       "pad")->outputs();
+      return g
+          .addNode("Pad", {x, ints(g, "pads", {0, 0, 2, 1, 0, 1, 1, 3})}, 1, attrs({{"mode", std::string(mode)}}),
+                   "pad")
+          ->outputs();
     }));
   c.push_back(make("gather", [](ir::Graph& g) {
     ir::Value* x = g.addInput("x", f32({3, 6, 2}));
-    return g.addNode("Gather", {x, ints(g, "idx", {5, 0, -1, 2})}, 1, attrs({{"axis", int64_t{1}}}), "gather")->outputs();
+    return g.addNode("Gather", {x, ints(g, "idx", {5, 0, -1, 2})}, 1, attrs({{"axis", int64_t{1}}}), "gather")
+        ->outputs();
   }));
   appendIntegerCases(c);
   return c;

@@ -50,8 +50,8 @@ std::vector<rt::Tensor> runOnFsim(const rt::Artifact& a, const rt::KernelRegistr
   auto device = driver::createDevice("fsim", hw::loadConfig("pynq"));
   rt::ExecutorOptions options;
   options.device = device.get();
-  std::unique_ptr<rt::Executor> ex = kernels ? std::make_unique<rt::Executor>(a, *kernels, options)
-                                             : std::make_unique<rt::Executor>(a, options);
+  std::unique_ptr<rt::Executor> ex =
+      kernels ? std::make_unique<rt::Executor>(a, *kernels, options) : std::make_unique<rt::Executor>(a, options);
   return ex->run({x});
 }
 
@@ -59,7 +59,8 @@ void expectIdentical(const std::vector<rt::Tensor>& got, const std::vector<rt::T
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t i = 0; i < got.size(); ++i) {
     ASSERT_EQ(got[i].type(), want[i].type()) << what;
-    EXPECT_EQ(std::memcmp(got[i].raw(), want[i].raw(), want[i].byteSize()), 0) << what << ": output " << i << " differs";
+    EXPECT_EQ(std::memcmp(got[i].raw(), want[i].raw(), want[i].byteSize()), 0)
+        << what << ": output " << i << " differs";
   }
 }
 

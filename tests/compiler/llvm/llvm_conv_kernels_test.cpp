@@ -127,8 +127,8 @@ TEST(LlvmConvKernels, WinogradOddChunkCountsSplitChannels) {
 TEST(LlvmConvKernels, PointwiseWithoutPaddingAnyPositionCount) {
   // Phase space equals the output: plain stores, tails cut by P.
   for (int64_t size : {4, 7, 8, 9, 16}) {
-    runConv({{1, 24, size, size}, 20, 1, 1, 1, 0, 1, 1, true, "Relu", size % 2 == 0}, "pointwise " + std::to_string(size),
-            60 + static_cast<uint32_t>(size));
+    runConv({{1, 24, size, size}, 20, 1, 1, 1, 0, 1, 1, true, "Relu", size % 2 == 0},
+            "pointwise " + std::to_string(size), 60 + static_cast<uint32_t>(size));
   }
   // Position tiles read the input in place; a plane that is not a whole
   // number of tiles ends in a masked tile (several chunks, batch 2, groups,
@@ -169,15 +169,24 @@ TEST(LlvmConvKernels, DepthwiseStride2ReadsRowsDirectly) {
   // rows straight into registers: widths around multiples of two vectors
   // (loads cut by the row end), odd sizes (the last column and row are
   // padding), single-row and single-column inputs, batch 2, fused epilogues.
-  const std::vector<std::pair<int64_t, int64_t>> sizes = {{1, 1}, {2, 3}, {5, 7}, {9, 31}, {8, 32}, {7, 33},
-                                                          {6, 63}, {4, 64}, {3, 65}, {12, 112}};
+  const std::vector<std::pair<int64_t, int64_t>> sizes = {{1, 1},  {2, 3},  {5, 7},  {9, 31}, {8, 32},
+                                                          {7, 33}, {6, 63}, {4, 64}, {3, 65}, {12, 112}};
   uint32_t seed = 7000;
   for (const auto& [h, w] : sizes) {
     const int64_t channels = 1 + static_cast<int64_t>(seed % 5);
     const bool residual = seed % 2 == 0;
     const char* activation = seed % 3 == 0 ? "" : seed % 3 == 1 ? "Relu" : "Clip";
-    runConv({{1 + static_cast<int64_t>(seed % 2), channels, h, w}, channels, 3, 3, 2, 1, 1, channels, seed % 4 != 3,
-             activation, residual},
+    runConv({{1 + static_cast<int64_t>(seed % 2), channels, h, w},
+             channels,
+             3,
+             3,
+             2,
+             1,
+             1,
+             channels,
+             seed % 4 != 3,
+             activation,
+             residual},
             "depthwise stride 2 " + std::to_string(h) + "x" + std::to_string(w), seed);
     ++seed;
   }
@@ -191,16 +200,28 @@ TEST(LlvmConvKernels, DepthwiseStride1ReadsRowsDirectly) {
   struct Case {
     int64_t h, w, k_h, k_w, pad;
   };
-  const std::vector<Case> cases = {{1, 1, 1, 1, 0}, {1, 1, 3, 3, 1}, {5, 7, 3, 3, 1}, {7, 16, 3, 3, 1},
-                                   {9, 17, 3, 3, 0}, {14, 14, 3, 3, 1}, {3, 33, 5, 5, 2}, {6, 31, 5, 3, 2},
-                                   {4, 9, 3, 5, 3}, {2, 40, 1, 3, 1}, {12, 112, 3, 3, 1}, {8, 15, 2, 2, 1}};
+  const std::vector<Case> cases = {{1, 1, 1, 1, 0},  {1, 1, 3, 3, 1},   {5, 7, 3, 3, 1},    {7, 16, 3, 3, 1},
+                                   {9, 17, 3, 3, 0}, {14, 14, 3, 3, 1}, {3, 33, 5, 5, 2},   {6, 31, 5, 3, 2},
+                                   {4, 9, 3, 5, 3},  {2, 40, 1, 3, 1},  {12, 112, 3, 3, 1}, {8, 15, 2, 2, 1}};
   uint32_t seed = 7500;
   for (const Case& k : cases) {
     const int64_t channels = 1 + static_cast<int64_t>(seed % 4);
-    ConvCase c{{1 + static_cast<int64_t>(seed % 2), channels, k.h, k.w}, channels, k.k_h, k.k_w, 1, k.pad, 1, channels,
-               seed % 3 != 2, seed % 3 == 0 ? "" : seed % 3 == 1 ? "Relu" : "Clip", seed % 2 == 0};
-    runConv(c, "depthwise stride 1 " + std::to_string(k.h) + "x" + std::to_string(k.w) + " k " +
-                   std::to_string(k.k_h) + "x" + std::to_string(k.k_w) + " pad " + std::to_string(k.pad),
+    ConvCase c{{1 + static_cast<int64_t>(seed % 2), channels, k.h, k.w},
+               channels,
+               k.k_h,
+               k.k_w,
+               1,
+               k.pad,
+               1,
+               channels,
+               seed % 3 != 2,
+               seed % 3 == 0   ? ""
+               : seed % 3 == 1 ? "Relu"
+                               : "Clip",
+               seed % 2 == 0};
+    runConv(c,
+            "depthwise stride 1 " + std::to_string(k.h) + "x" + std::to_string(k.w) + " k " + std::to_string(k.k_h) +
+                "x" + std::to_string(k.k_w) + " pad " + std::to_string(k.pad),
             seed);
     ++seed;
   }
@@ -212,7 +233,8 @@ TEST(LlvmConvKernels, ArmTargetsCompileEveryKernel) {
   std::mt19937 rng(24);
   ir::Graph g;
   ir::Value* x = g.addInput("x", {rt::DType::F32, {1, 8, 14, 14}});
-  auto conv = [&](ir::Value* in, int64_t c, int64_t m, int64_t k, int64_t stride, int64_t group, const std::string& name) {
+  auto conv = [&](ir::Value* in, int64_t c, int64_t m, int64_t k, int64_t stride, int64_t group,
+                  const std::string& name) {
     rt::AttributeMap a;
     a.set("strides", std::vector<int64_t>{stride, stride});
     a.set("pads", std::vector<int64_t>(4, k / 2));
@@ -233,7 +255,10 @@ TEST(LlvmConvKernels, ArmTargetsCompileEveryKernel) {
       ASSERT_TRUE(a.blobs.count("llvm.so")) << target;
       const std::vector<uint8_t>& so = a.blobs.at("llvm.so");
       ASSERT_GT(so.size(), 4u) << target;
-      EXPECT_EQ(std::string(so.begin(), so.begin() + 4), "\x7f" "ELF") << kernel << " kernel for " << target;
+      EXPECT_EQ(std::string(so.begin(), so.begin() + 4),
+                "\x7f"
+                "ELF")
+          << kernel << " kernel for " << target;
     }
   }
 }

@@ -15,8 +15,8 @@ namespace vdla::cpu::test {
 namespace {
 
 struct PairCase {
-  rt::Shape x;         // input of the expansion, NCHW
-  int64_t m;           // expanded channels
+  rt::Shape x;             // input of the expansion, NCHW
+  int64_t m;               // expanded channels
   int64_t k, stride, pad;  // depthwise window (square)
   std::string expand_act, dw_act;
   bool expand_bias, dw_bias;
@@ -113,9 +113,10 @@ void randomPairs(const char* kernel, uint32_t seed) {
     c.dw_act = acts[rng() % 3];
     c.expand_bias = rng() % 4 != 0;
     c.dw_bias = rng() % 4 != 0;
-    const std::string what = std::string(kernel) + " case " + std::to_string(i) + ": x " + rt::shapeToString(c.x) + " m " +
-                             std::to_string(c.m) + " k " + std::to_string(c.k) + " stride " + std::to_string(c.stride) +
-                             " pad " + std::to_string(c.pad) + " act '" + c.expand_act + "'/'" + c.dw_act + "'";
+    const std::string what = std::string(kernel) + " case " + std::to_string(i) + ": x " + rt::shapeToString(c.x) +
+                             " m " + std::to_string(c.m) + " k " + std::to_string(c.k) + " stride " +
+                             std::to_string(c.stride) + " pad " + std::to_string(c.pad) + " act '" + c.expand_act +
+                             "'/'" + c.dw_act + "'";
     by_channels += checkPair(c, seed + i, what);
   }
   // Every channel-friendly case took that variant, no forced position case did.
@@ -200,13 +201,13 @@ TEST(LlvmFusedConvs, ExpandDepthwiseArmTargetsCompile) {
     // depthwise forms; aarch64 also vectorised along channels (armv7 has
     // too few registers for it).
     for (const char* kernel : {"positions", "channels"})
-    for (int64_t stride : {1, 2}) {
-      ForcedKernel force(kernel);
-      std::unique_ptr<ir::Graph> g = pairGraph({{1, 6, 5, 7}, 12, 3, stride, 1, "Clip", "Relu", true, true}, rng);
-      const rt::Artifact a = compileShared(*g, CpuTarget::named(arch));
-      EXPECT_EQ(countOp(a, "Conv+DepthwiseConv"), 1) << arch;
-      EXPECT_FALSE(a.blobs.at("llvm.so").empty()) << arch;
-    }
+      for (int64_t stride : {1, 2}) {
+        ForcedKernel force(kernel);
+        std::unique_ptr<ir::Graph> g = pairGraph({{1, 6, 5, 7}, 12, 3, stride, 1, "Clip", "Relu", true, true}, rng);
+        const rt::Artifact a = compileShared(*g, CpuTarget::named(arch));
+        EXPECT_EQ(countOp(a, "Conv+DepthwiseConv"), 1) << arch;
+        EXPECT_FALSE(a.blobs.at("llvm.so").empty()) << arch;
+      }
   }
 }
 
@@ -223,8 +224,11 @@ std::unique_ptr<ir::Graph> depthwisePointwiseGraph(const rt::Shape& x_shape, int
   da.set("strides", std::vector<int64_t>{stride, stride});
   da.set("pads", std::vector<int64_t>(4, pad));
   setActivation(da, dw_act);
-  ir::Value* mid = g->addNode("Conv", {x, g->addConstant("wd", randomTensor({c, 1, k, k}, rng)),
-                                       g->addConstant("bd", randomTensor({c}, rng))}, 1, da, "depthwise")->output();
+  ir::Value* mid = g->addNode("Conv",
+                              {x, g->addConstant("wd", randomTensor({c, 1, k, k}, rng)),
+                               g->addConstant("bd", randomTensor({c}, rng))},
+                              1, da, "depthwise")
+                       ->output();
   rt::AttributeMap pa;
   setActivation(pa, pw_act);
   std::vector<ir::Value*> ins = {mid, g->addConstant("wp", randomTensor({m, c, 1, 1}, rng))};
@@ -272,8 +276,8 @@ TEST(LlvmFusedConvs, DepthwisePointwiseBands) {
     rt::Shape x;
     int64_t stride, m;
   };
-  for (const Case& c : std::vector<Case>{{{1, 32, 9, 112}, 1, 16}, {{1, 32, 25, 112}, 2, 24}, {{1, 40, 3, 112}, 1, 9},
-                                         {{1, 32, 112, 112}, 1, 16}}) {
+  for (const Case& c : std::vector<Case>{
+           {{1, 32, 9, 112}, 1, 16}, {{1, 32, 25, 112}, 2, 24}, {{1, 40, 3, 112}, 1, 9}, {{1, 32, 112, 112}, 1, 16}}) {
     std::unique_ptr<ir::Graph> g = depthwisePointwiseGraph(c.x, 3, c.stride, 1, c.m, "Clip", "", rng);
     const std::string what = "bands " + rt::shapeToString(c.x) + " stride " + std::to_string(c.stride);
     EXPECT_EQ(countOp(compileJit(*g).artifact, "DepthwiseConv+Conv"), 1) << what;

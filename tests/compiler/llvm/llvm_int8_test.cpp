@@ -32,8 +32,10 @@ rt::Tensor scalarF(float v) {
 }
 rt::Tensor scalarQ(rt::DType dtype, int32_t v) {
   rt::Tensor t(dtype, {});
-  if (dtype == rt::DType::U8) t.data<uint8_t>()[0] = static_cast<uint8_t>(v);
-  else t.data<int8_t>()[0] = static_cast<int8_t>(v);
+  if (dtype == rt::DType::U8)
+    t.data<uint8_t>()[0] = static_cast<uint8_t>(v);
+  else
+    t.data<int8_t>()[0] = static_cast<int8_t>(v);
   return t;
 }
 
@@ -76,16 +78,17 @@ void runQConv(const QConvCase& c, uint32_t seed, bool wide, bool wide_product = 
   g.name = "qconv";
   Value* x = g.addInput("x", {rt::DType::I8, c.x});
   const int64_t o = c.out_channels;
-  std::vector<Value*> ins = {x, g.addConstant("w", randomInts<int8_t>(rt::DType::I8, {o, c.x[1] / c.group, c.k, c.k}, rng, -128, 127))};
+  std::vector<Value*> ins = {
+      x, g.addConstant("w", randomInts<int8_t>(rt::DType::I8, {o, c.x[1] / c.group, c.k, c.k}, rng, -128, 127))};
   const int64_t big = wide ? INT32_MAX : (1 << 15);
   ins.push_back(g.addConstant("bias1", randomInts<int32_t>(rt::DType::I32, {o}, rng, wide ? INT32_MIN : -big, big)));
   if (wide_product)
     ins.push_back(g.addConstant("mult", randomInts<int32_t>(rt::DType::I32, {o}, rng, -(1 << 25), (1 << 25) - 1)));
   else
     ins.push_back(g.addConstant("mult", randomInts<int32_t>(rt::DType::I32, {o}, rng, wide ? INT32_MIN : 1, big)));
-  ins.push_back(g.addConstant("bias2", wide_product ? rt::Tensor(rt::DType::I32, {o})
-                                                    : randomInts<int32_t>(rt::DType::I32, {o}, rng,
-                                                                          wide ? INT32_MIN : -big, big)));
+  ins.push_back(g.addConstant(
+      "bias2", wide_product ? rt::Tensor(rt::DType::I32, {o})
+                            : randomInts<int32_t>(rt::DType::I32, {o}, rng, wide ? INT32_MIN : -big, big)));
   std::vector<rt::Tensor> inputs = {randomInts<int8_t>(rt::DType::I8, c.x, rng, -128, 127)};
   rt::AttributeMap a;
   a.set("strides", std::vector<int64_t>{c.stride, c.stride});
@@ -109,9 +112,9 @@ void runQConv(const QConvCase& c, uint32_t seed, bool wide, bool wide_product = 
     const rt::Shape ys = {c.x[0], o, (c.x[2] + pads[0] + pads[2] - span) / c.stride + 1,
                           (c.x[3] + pads[1] + pads[3] - span) / c.stride + 1};
     ins.push_back(g.addInput("r", {rt::DType::I8, ys}));
-    ins.push_back(g.addConstant("rmult", residual_shift ? randomInts<int32_t>(rt::DType::I32, {o}, rng, -(1 << 25), (1 << 25) - 1)
-                                                        : randomInts<int32_t>(rt::DType::I32, {o}, rng,
-                                                                              wide ? INT32_MIN : -big, big)));
+    ins.push_back(g.addConstant(
+        "rmult", residual_shift ? randomInts<int32_t>(rt::DType::I32, {o}, rng, -(1 << 25), (1 << 25) - 1)
+                                : randomInts<int32_t>(rt::DType::I32, {o}, rng, wide ? INT32_MIN : -big, big)));
     inputs.push_back(randomInts<int8_t>(rt::DType::I8, ys, rng, -128, 127));
   }
   y = g.addNode("QConv", ins, 1, a, "qconv", "vdla")->output();
@@ -121,13 +124,13 @@ void runQConv(const QConvCase& c, uint32_t seed, bool wide, bool wide_product = 
 
 TEST(LlvmInt8, QConvHandPicked) {
   const std::vector<QConvCase> cases = {
-      {{1, 3, 17, 19}, 8, 3, 1, 1, 1, 1, false},    // tiles cut by P and M
-      {{1, 16, 8, 8}, 32, 1, 1, 0, 1, 1, true},     // pointwise + residual
-      {{1, 3, 23, 23}, 10, 7, 2, 3, 1, 1, false},   // ResNet stem shape
-      {{2, 8, 9, 9}, 12, 3, 2, 1, 1, 2, true},      // batch 2, two groups, residual
-      {{1, 12, 11, 10}, 12, 3, 2, 1, 1, 12, false}, // depthwise
-      {{1, 4, 13, 13}, 6, 3, 1, 2, 2, 1, false},    // dilation
-      {{1, 64, 1, 1}, 10, 1, 1, 0, 1, 1, false},    // a dense layer as a 1x1 QConv
+      {{1, 3, 17, 19}, 8, 3, 1, 1, 1, 1, false},     // tiles cut by P and M
+      {{1, 16, 8, 8}, 32, 1, 1, 0, 1, 1, true},      // pointwise + residual
+      {{1, 3, 23, 23}, 10, 7, 2, 3, 1, 1, false},    // ResNet stem shape
+      {{2, 8, 9, 9}, 12, 3, 2, 1, 1, 2, true},       // batch 2, two groups, residual
+      {{1, 12, 11, 10}, 12, 3, 2, 1, 1, 12, false},  // depthwise
+      {{1, 4, 13, 13}, 6, 3, 1, 2, 2, 1, false},     // dilation
+      {{1, 64, 1, 1}, 10, 1, 1, 0, 1, 1, false},     // a dense layer as a 1x1 QConv
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     runQConv(cases[i], 300 + i, false);
@@ -142,9 +145,9 @@ TEST(LlvmInt8, QConvWideProduct) {
       {{2, 8, 9, 9}, 12, 3, 2, 1, 1, 2, false},
       {{1, 12, 11, 10}, 12, 3, 2, 1, 1, 12, false},
       {{1, 64, 1, 1}, 10, 1, 1, 0, 1, 1, false},
-      {{1, 16, 8, 8}, 32, 1, 1, 0, 1, 1, true},    // pointwise + residual in the accumulator
-      {{2, 8, 9, 9}, 12, 3, 2, 1, 1, 2, true},     // batch 2, two groups, residual
-      {{1, 32, 7, 7}, 32, 3, 1, 1, 1, 1, true},    // a ResNet block's second convolution
+      {{1, 16, 8, 8}, 32, 1, 1, 0, 1, 1, true},  // pointwise + residual in the accumulator
+      {{2, 8, 9, 9}, 12, 3, 2, 1, 1, 2, true},   // batch 2, two groups, residual
+      {{1, 32, 7, 7}, 32, 3, 1, 1, 1, 1, true},  // a ResNet block's second convolution
   };
   for (size_t i = 0; i < cases.size(); ++i)
     for (uint32_t rep = 0; rep < 3; ++rep) runQConv(cases[i], 500 + 10 * uint32_t(i) + rep, rep == 2, true);
@@ -179,7 +182,9 @@ TEST(LlvmInt8, QuantizePoolReshapeDequantize) {
     Graph g;
     Value* x = g.addInput("x", {rt::DType::F32, {2, 3, 9, 7}});
     const int32_t zp = dtype == rt::DType::I8 ? -7 : 130;
-    Value* q = g.addNode("QuantizeLinear", {x, g.addConstant("s", scalarF(0.25f)), g.addConstant("z", scalarQ(dtype, zp))}, 1, {}, "q")->output();
+    Value* q = g.addNode("QuantizeLinear",
+                         {x, g.addConstant("s", scalarF(0.25f)), g.addConstant("z", scalarQ(dtype, zp))}, 1, {}, "q")
+                   ->output();
     rt::AttributeMap pool;
     pool.set("kernel_shape", std::vector<int64_t>{3, 3});
     pool.set("strides", std::vector<int64_t>{2, 2});
@@ -190,11 +195,14 @@ TEST(LlvmInt8, QuantizePoolReshapeDequantize) {
     shape.data<int64_t>()[0] = 6;
     shape.data<int64_t>()[1] = -1;
     Value* r = g.addNode("Reshape", {f, g.addConstant("shape", shape)}, 1, {}, "reshape")->output();
-    Value* d = g.addNode("DequantizeLinear", {r, g.addConstant("s2", scalarF(0.25f)), g.addConstant("z2", scalarQ(dtype, zp))}, 1, {}, "dq")->output();
+    Value* d = g.addNode("DequantizeLinear",
+                         {r, g.addConstant("s2", scalarF(0.25f)), g.addConstant("z2", scalarQ(dtype, zp))}, 1, {}, "dq")
+                   ->output();
     g.addOutput(d);
     g.addOutput(p);
     rt::Tensor in = randomTensor({2, 3, 9, 7}, rng, -60, 60);
-    for (int64_t i = 0; i < in.numElements(); i += 3) in.data<float>()[i] = std::round(in.data<float>()[i] * 8) / 8;  // halves of the step
+    for (int64_t i = 0; i < in.numElements(); i += 3)
+      in.data<float>()[i] = std::round(in.data<float>()[i] * 8) / 8;  // halves of the step
     in.data<float>()[1] = NAN;
     expectBitExact(g, {in}, std::string("quantize chain ") + rt::dtypeName(dtype));
   }
@@ -211,7 +219,8 @@ TEST(LlvmInt8, PerAxisQuantizeDequantize) {
     rt::AttributeMap a;
     a.set("axis", axis);
     Value* q = g.addNode("QuantizeLinear", {x, g.addConstant("s", scale), g.addConstant("z", zp)}, 1, a, "q")->output();
-    Value* d = g.addNode("DequantizeLinear", {q, g.addConstant("s2", scale), g.addConstant("z2", zp)}, 1, a, "dq")->output();
+    Value* d =
+        g.addNode("DequantizeLinear", {q, g.addConstant("s2", scale), g.addConstant("z2", zp)}, 1, a, "dq")->output();
     g.addOutput(d);
     expectBitExact(g, {randomTensor(shape, rng, -40, 40)}, "per-axis " + std::to_string(axis));
   }
@@ -225,20 +234,28 @@ TEST(LlvmInt8, QLinearAddBroadcastAndGlobalAveragePool) {
       Graph g;
       Value* a = g.addInput("a", {dtype, {2, 8, 5, 5}});
       Value* b = g.addInput("b", {dtype, bs});
-      auto zp = [&](int v) { return g.addConstant("z" + std::to_string(g.nodes().size()) + std::to_string(v), scalarQ(dtype, s8 ? v : v + 128)); };
+      auto zp = [&](int v) {
+        return g.addConstant("z" + std::to_string(g.nodes().size()) + std::to_string(v),
+                             scalarQ(dtype, s8 ? v : v + 128));
+      };
       Value* sum = g.addNode("QLinearAdd",
-                             {a, g.addConstant("sa", scalarF(0.031f)), zp(3), b, g.addConstant("sb", scalarF(0.047f)), zp(-5),
-                              g.addConstant("sc", scalarF(0.05f)), zp(1)},
-                             1, {}, "add", "com.microsoft")->output();
-      Value* pooled = g.addNode("QLinearGlobalAveragePool",
-                                {sum, g.addConstant("px", scalarF(0.05f)), zp(1), g.addConstant("py", scalarF(0.013f)), zp(-2)},
-                                1, {}, "gap", "com.microsoft")->output();
+                             {a, g.addConstant("sa", scalarF(0.031f)), zp(3), b, g.addConstant("sb", scalarF(0.047f)),
+                              zp(-5), g.addConstant("sc", scalarF(0.05f)), zp(1)},
+                             1, {}, "add", "com.microsoft")
+                       ->output();
+      Value* pooled =
+          g.addNode("QLinearGlobalAveragePool",
+                    {sum, g.addConstant("px", scalarF(0.05f)), zp(1), g.addConstant("py", scalarF(0.013f)), zp(-2)}, 1,
+                    {}, "gap", "com.microsoft")
+              ->output();
       g.addOutput(sum);
       g.addOutput(pooled);
       const int64_t lo = s8 ? -128 : 0, hi = s8 ? 127 : 255;
       std::vector<rt::Tensor> inputs;
-      if (s8) inputs = {randomInts<int8_t>(dtype, {2, 8, 5, 5}, rng, lo, hi), randomInts<int8_t>(dtype, bs, rng, lo, hi)};
-      else inputs = {randomInts<uint8_t>(dtype, {2, 8, 5, 5}, rng, lo, hi), randomInts<uint8_t>(dtype, bs, rng, lo, hi)};
+      if (s8)
+        inputs = {randomInts<int8_t>(dtype, {2, 8, 5, 5}, rng, lo, hi), randomInts<int8_t>(dtype, bs, rng, lo, hi)};
+      else
+        inputs = {randomInts<uint8_t>(dtype, {2, 8, 5, 5}, rng, lo, hi), randomInts<uint8_t>(dtype, bs, rng, lo, hi)};
       expectBitExact(g, inputs, std::string("qlinear ") + rt::dtypeName(dtype) + " " + rt::shapeToString(bs));
     }
   }
@@ -249,7 +266,10 @@ TEST(LlvmInt8, SharedLibraryRunsInt8Graph) {
   std::mt19937 rng(9);
   Graph g;
   Value* x = g.addInput("x", {rt::DType::F32, {1, 4, 6, 6}});
-  Value* q = g.addNode("QuantizeLinear", {x, g.addConstant("s", scalarF(0.02f)), g.addConstant("z", scalarQ(rt::DType::I8, 0))}, 1, {}, "q")->output();
+  Value* q =
+      g.addNode("QuantizeLinear",
+                {x, g.addConstant("s", scalarF(0.02f)), g.addConstant("z", scalarQ(rt::DType::I8, 0))}, 1, {}, "q")
+          ->output();
   rt::AttributeMap a;
   a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
   a.set("shift1", int64_t{3});
@@ -261,7 +281,8 @@ TEST(LlvmInt8, SharedLibraryRunsInt8Graph) {
                         g.addConstant("b1", randomInts<int32_t>(rt::DType::I32, {5}, rng, -500, 500)),
                         g.addConstant("m", randomInts<int32_t>(rt::DType::I32, {5}, rng, 100, 4000)),
                         g.addConstant("b2", randomInts<int32_t>(rt::DType::I32, {5}, rng, -500, 500))},
-                       1, a, "conv", "vdla")->output();
+                       1, a, "conv", "vdla")
+                 ->output();
   g.addOutput(y);
   passes::inferShapes(g);
   const std::vector<rt::Tensor> inputs = {randomTensor({1, 4, 6, 6}, rng, -3, 3)};
@@ -276,7 +297,8 @@ TEST(LlvmInt8, NonConstantScaleNamesTheNode) {
   Graph g;
   Value* x = g.addInput("x", {rt::DType::F32, {1, 2, 4, 4}});
   Value* scale = g.addInput("scale", {rt::DType::F32, {}});
-  g.addOutput(g.addNode("QuantizeLinear", {x, scale, g.addConstant("z", scalarQ(rt::DType::I8, 0))}, 1, {}, "quant7")->output());
+  g.addOutput(g.addNode("QuantizeLinear", {x, scale, g.addConstant("z", scalarQ(rt::DType::I8, 0))}, 1, {}, "quant7")
+                  ->output());
   passes::inferShapes(g);
   try {
     compileJit(g);

@@ -12,15 +12,15 @@ using ir::Value;
 
 TEST(LlvmConv, HandPickedShapes) {
   const std::vector<ConvCase> cases = {
-      {{1, 3, 17, 19}, 8, 3, 3, 1, 1, 1, 1, true, "Relu", false},    // P and M cut through tiles
-      {{1, 16, 8, 8}, 32, 1, 1, 1, 0, 1, 1, false, "", false},       // pointwise
-      {{1, 3, 23, 23}, 10, 7, 7, 2, 3, 1, 1, true, "", false},       // ResNet stem shape
-      {{2, 8, 9, 9}, 12, 3, 3, 2, 1, 1, 2, true, "Relu", false},     // batch 2, two groups
-      {{1, 12, 11, 10}, 12, 3, 3, 2, 1, 1, 12, true, "Clip", false}, // depthwise, stride 2
-      {{1, 8, 12, 12}, 8, 3, 3, 1, 1, 1, 8, false, "", true},        // depthwise + residual
-      {{1, 4, 13, 13}, 6, 3, 3, 1, 2, 2, 1, true, "", false},        // dilation
-      {{1, 16, 7, 7}, 33, 3, 3, 1, 1, 1, 1, true, "Relu", true},     // residual epilogue
-      {{1, 5, 30}, 7, 1, 5, 2, 2, 1, 1, true, "", false},            // 1-D
+      {{1, 3, 17, 19}, 8, 3, 3, 1, 1, 1, 1, true, "Relu", false},     // P and M cut through tiles
+      {{1, 16, 8, 8}, 32, 1, 1, 1, 0, 1, 1, false, "", false},        // pointwise
+      {{1, 3, 23, 23}, 10, 7, 7, 2, 3, 1, 1, true, "", false},        // ResNet stem shape
+      {{2, 8, 9, 9}, 12, 3, 3, 2, 1, 1, 2, true, "Relu", false},      // batch 2, two groups
+      {{1, 12, 11, 10}, 12, 3, 3, 2, 1, 1, 12, true, "Clip", false},  // depthwise, stride 2
+      {{1, 8, 12, 12}, 8, 3, 3, 1, 1, 1, 8, false, "", true},         // depthwise + residual
+      {{1, 4, 13, 13}, 6, 3, 3, 1, 2, 2, 1, true, "", false},         // dilation
+      {{1, 16, 7, 7}, 33, 3, 3, 1, 1, 1, 1, true, "Relu", true},      // residual epilogue
+      {{1, 5, 30}, 7, 1, 5, 2, 2, 1, 1, true, "", false},             // 1-D
   };
   for (size_t i = 0; i < cases.size(); ++i) runConv(cases[i], "conv case " + std::to_string(i), 100 + i);
 }
@@ -82,7 +82,8 @@ TEST(LlvmPool, MaxPoolRowsOnWidePlanes) {
     const bool resnet = trial == 0;
     const int64_t kh = resnet ? 3 : pick(1, 5), kw = resnet ? 3 : pick(1, 5);
     const int64_t pad = resnet ? 1 : pick(0, std::min<int64_t>(kh, kw) - 1);
-    rt::Shape shape = resnet ? rt::Shape{1, 3, 112, 112} : rt::Shape{pick(1, 2), pick(1, 4), kh + pick(0, 20), kw + pick(0, 70)};
+    rt::Shape shape =
+        resnet ? rt::Shape{1, 3, 112, 112} : rt::Shape{pick(1, 2), pick(1, 4), kh + pick(0, 20), kw + pick(0, 70)};
     Value* x = g.addInput("x", {rt::DType::F32, shape});
     rt::AttributeMap a;
     a.set("kernel_shape", std::vector<int64_t>{kh, kw});
@@ -106,7 +107,10 @@ TEST(LlvmPool, MaxPoolRowsOnWidePlanes) {
     const rt::Artifact art = compileShared(g, CpuTarget::named(target));
     const std::vector<uint8_t>& so = art.blobs.at("llvm.so");
     ASSERT_GT(so.size(), 4u) << target;
-    EXPECT_EQ(std::string(so.begin(), so.begin() + 4), "\x7f" "ELF") << target;
+    EXPECT_EQ(std::string(so.begin(), so.begin() + 4),
+              "\x7f"
+              "ELF")
+        << target;
   }
 }
 
@@ -208,8 +212,8 @@ TEST(LlvmTensorOps, SoftmaxConcatReshapeBatchNorm) {
   for (const char* p : {"scale", "bias", "mean", "var"})
     bn.push_back(g.addConstant(p, randomTensor({3}, rng, std::string(p) == "var" ? 0.5f : -1.0f, 2.0f)));
   g.addOutput(g.addNode("BatchNormalization", bn, 1, {}, "bn")->output());
-  expectMatchesReference(g, {randomTensor({2, 3, 4}, rng), randomTensor({2, 5, 4}, rng), randomTensor({2, 3, 5, 5}, rng)},
-                         "tensor ops");
+  expectMatchesReference(
+      g, {randomTensor({2, 3, 4}, rng), randomTensor({2, 5, 4}, rng), randomTensor({2, 3, 5, 5}, rng)}, "tensor ops");
 }
 
 TEST(LlvmErrors, UnsupportedOperatorRunsItsReferenceKernelAndTypeErrorsNameTheNode) {

@@ -24,9 +24,9 @@ TEST(ConvShape, AutoPad) {
   EXPECT_EQ(infer1("Conv", {f32({1, 2, 7, 8}), f32({4, 2, 3, 2})},
                    makeAttrs({{"auto_pad", std::string("VALID")}, {"strides", Ints{2, 3}}})),
             f32({1, 4, 3, 3}));
-  EXPECT_INFER_ERROR(inferError("Conv", {f32({1, 2, 7, 8}), f32({4, 2, 3, 2})},
-                                makeAttrs({{"auto_pad", std::string("SAME")}})),
-                     "attribute 'auto_pad' has unsupported value \"SAME\"");
+  EXPECT_INFER_ERROR(
+      inferError("Conv", {f32({1, 2, 7, 8}), f32({4, 2, 3, 2})}, makeAttrs({{"auto_pad", std::string("SAME")}})),
+      "attribute 'auto_pad' has unsupported value \"SAME\"");
   EXPECT_INFER_ERROR(inferError("Conv", {f32({1, 2, 7, 8}), f32({4, 2, 3, 2})},
                                 makeAttrs({{"auto_pad", std::string("SAME_UPPER")}, {"pads", Ints{1, 1, 1, 1}}})),
                      "cannot be combined with auto_pad");
@@ -55,30 +55,35 @@ TEST(ConvShape, Errors) {
                      "attribute 'group' must be >= 1");
   EXPECT_INFER_ERROR(inferError("Conv", {f32({1, 8}), f32({6, 8})}), "input X must have rank 3 to 5");
   EXPECT_INFER_ERROR(inferError("Conv", {f32({1, 8, 5, 5}), f32({6, 8, 3})}), "must have the rank of X");
-  EXPECT_INFER_ERROR(inferError("Conv", {f32({1, 8, 5, 5}), f32({6, 8, 3, 3})}, makeAttrs({{"kernel_shape", Ints{5, 5}}})),
-                     "attribute 'kernel_shape' [5,5] does not match the weights' spatial shape [3,3]");
+  EXPECT_INFER_ERROR(
+      inferError("Conv", {f32({1, 8, 5, 5}), f32({6, 8, 3, 3})}, makeAttrs({{"kernel_shape", Ints{5, 5}}})),
+      "attribute 'kernel_shape' [5,5] does not match the weights' spatial shape [3,3]");
   EXPECT_INFER_ERROR(inferError("Conv", {f32({1, 8, 5, 5}), f32({6, 8, 3, 3})}, makeAttrs({{"pads", Ints{1, 1}}})),
                      "attribute 'pads' has 2 values, expected 4");
-  EXPECT_INFER_ERROR(inferError("Conv", {f32({1, 8, 5, 5}), f32({6, 8, 3, 3})}, makeAttrs({{"pads", Ints{-1, 0, 0, 0}}})),
-                     "attribute 'pads' must be non-negative");
+  EXPECT_INFER_ERROR(
+      inferError("Conv", {f32({1, 8, 5, 5}), f32({6, 8, 3, 3})}, makeAttrs({{"pads", Ints{-1, 0, 0, 0}}})),
+      "attribute 'pads' must be non-negative");
   EXPECT_INFER_ERROR(inferError("Conv", {f32({1, 8, 5, 5}), f32({6, 8, 3, 3})}, makeAttrs({{"strides", Ints{0, 1}}})),
                      "attribute 'strides' must hold values >= 1");
   EXPECT_INFER_ERROR(inferError("Conv", {f32({1, 8, 2, 2}), f32({6, 8, 3, 3})}),
                      "is larger than the padded input extent 2");
   EXPECT_INFER_ERROR(inferError("Conv", {f32({1, 8, 5, 5}), f32({6, 8, 3, 3}), f32({8})}),
                      "bias B must have shape [6], got [8]");
-  EXPECT_INFER_ERROR(inferError("Conv", {f32({1, 8, 5, 5}), tt(DType::I8, {6, 8, 3, 3})}), "weights W must be f32, got i8");
-  EXPECT_INFER_ERROR(inferError("Conv", {f32({1, 8, 5, 5}), f32({6, 8, 3, 3})}, makeAttrs({{"activation", std::string("Gelu")}})),
-                     "attribute 'activation' has unsupported value \"Gelu\"");
+  EXPECT_INFER_ERROR(inferError("Conv", {f32({1, 8, 5, 5}), tt(DType::I8, {6, 8, 3, 3})}),
+                     "weights W must be f32, got i8");
+  EXPECT_INFER_ERROR(
+      inferError("Conv", {f32({1, 8, 5, 5}), f32({6, 8, 3, 3})}, makeAttrs({{"activation", std::string("Gelu")}})),
+      "attribute 'activation' has unsupported value \"Gelu\"");
 }
 
 TEST(ConvShape, FusedActivationAttributes) {
   EXPECT_EQ(infer1("Conv", {f32({1, 8, 5, 5}), f32({6, 8, 3, 3})},
                    makeAttrs({{"activation", std::string("Clip")}, {"activation_min", 0.0}, {"activation_max", 6.0}})),
             f32({1, 6, 3, 3}));
-  EXPECT_INFER_ERROR(inferError("Conv", {f32({1, 8, 5, 5}), f32({6, 8, 3, 3})},
-                                makeAttrs({{"activation", std::string("Clip")}, {"activation_min", 6.0}, {"activation_max", 0.0}})),
-                     "activation_min <= activation_max");
+  EXPECT_INFER_ERROR(
+      inferError("Conv", {f32({1, 8, 5, 5}), f32({6, 8, 3, 3})},
+                 makeAttrs({{"activation", std::string("Clip")}, {"activation_min", 6.0}, {"activation_max", 0.0}})),
+      "activation_min <= activation_max");
   EXPECT_INFER_ERROR(inferError("Conv", {f32({1, 8, 5, 5}), f32({6, 8, 3, 3})},
                                 makeAttrs({{"activation", std::string("Relu")}, {"activation_max", 6.0}})),
                      "need activation=\"Clip\"");
@@ -87,12 +92,13 @@ TEST(ConvShape, FusedActivationAttributes) {
 TEST(QLinearConvShape, TypesAndPerChannelParameters) {
   const TensorType scalar_f = f32({}), scalar_u8 = tt(DType::U8, {}), scalar_i8 = tt(DType::I8, {});
   std::vector<In> in = {tt(DType::U8, {1, 8, 5, 5}), scalar_f, scalar_u8, tt(DType::I8, {6, 8, 3, 3}), f32({6}),
-                        tt(DType::I8, {6}), scalar_f, scalar_u8, tt(DType::I32, {6})};
+                        tt(DType::I8, {6}),          scalar_f, scalar_u8, tt(DType::I32, {6})};
   EXPECT_EQ(infer1("QLinearConv", in, makeAttrs({{"pads", Ints{1, 1, 1, 1}}})), tt(DType::U8, {1, 6, 5, 5}));
   in[7] = scalar_i8;  // the output type follows y_zero_point
   EXPECT_EQ(infer1("QLinearConv", in), tt(DType::I8, {1, 6, 3, 3}));
   in[4] = f32({5});
-  EXPECT_INFER_ERROR(inferError("QLinearConv", in), "w_scale must be a scalar or a 1-D tensor of 6 elements, got shape [5]");
+  EXPECT_INFER_ERROR(inferError("QLinearConv", in),
+                     "w_scale must be a scalar or a 1-D tensor of 6 elements, got shape [5]");
   in[4] = f32({6});
   in[8] = f32({6});
   EXPECT_INFER_ERROR(inferError("QLinearConv", in), "bias B must be i32, got f32");

@@ -26,11 +26,11 @@ struct Builder {
 
   Value* conv(Value* x, int64_t in_c, int64_t out_c, int64_t k, int64_t stride, bool relu) {
     const int64_t pad = k / 2;
-    Value* w = g.addConstant("w" + std::to_string(counter), randomTensor({out_c, in_c, k, k}, rng,
-                                                                          std::sqrt(2.0f / float(in_c * k * k))));
+    Value* w = g.addConstant("w" + std::to_string(counter),
+                             randomTensor({out_c, in_c, k, k}, rng, std::sqrt(2.0f / float(in_c * k * k))));
     Value* b = g.addConstant("b" + std::to_string(counter), randomTensor({out_c}, rng, 0.01f));
-    AttributeMap a = makeAttrs({{"kernel_shape", Ints{k, k}}, {"strides", Ints{stride, stride}},
-                                {"pads", Ints{pad, pad, pad, pad}}});
+    AttributeMap a = makeAttrs(
+        {{"kernel_shape", Ints{k, k}}, {"strides", Ints{stride, stride}}, {"pads", Ints{pad, pad, pad, pad}}});
     if (relu) a.set("activation", std::string("Relu"));
     return g.addNode("Conv", {x, w, b}, 1, a, "conv" + std::to_string(counter++))->output();
   }
@@ -98,24 +98,31 @@ TEST(ReferenceExecutorOps, QdqChainMatchesQOperatorChain) {
   Graph q;
   {
     Value* x = q.addInput("x", f32({1, 3, 8, 8}));
-    Value* xq = q.addNode("QuantizeLinear", {x, q.addConstant("xs", scalarF(xs)), q.addConstant("xz", zpU(128))})->output();
-    Value* yq = q.addNode("QLinearConv", {xq, q.addConstant("xs2", scalarF(xs)), q.addConstant("xz2", zpU(128)),
-                                          q.addConstant("w", wq), q.addConstant("ws", scalarF(ws)),
-                                          q.addConstant("wz", Tensor::fromVector<int8_t>({}, {0})),
-                                          q.addConstant("ys", scalarF(ys)), q.addConstant("yz", zpU(100))},
-                          1, pads)
-                     ->output();
-    q.addOutput(q.addNode("DequantizeLinear", {yq, q.addConstant("ys2", scalarF(ys)), q.addConstant("yz2", zpU(100))})->output());
+    Value* xq =
+        q.addNode("QuantizeLinear", {x, q.addConstant("xs", scalarF(xs)), q.addConstant("xz", zpU(128))})->output();
+    Value* yq =
+        q.addNode("QLinearConv",
+                  {xq, q.addConstant("xs2", scalarF(xs)), q.addConstant("xz2", zpU(128)), q.addConstant("w", wq),
+                   q.addConstant("ws", scalarF(ws)), q.addConstant("wz", Tensor::fromVector<int8_t>({}, {0})),
+                   q.addConstant("ys", scalarF(ys)), q.addConstant("yz", zpU(100))},
+                  1, pads)
+            ->output();
+    q.addOutput(q.addNode("DequantizeLinear", {yq, q.addConstant("ys2", scalarF(ys)), q.addConstant("yz2", zpU(100))})
+                    ->output());
   }
   Graph d;
   {
     Value* x = d.addInput("x", f32({1, 3, 8, 8}));
-    Value* xq = d.addNode("QuantizeLinear", {x, d.addConstant("xs", scalarF(xs)), d.addConstant("xz", zpU(128))})->output();
-    Value* xd = d.addNode("DequantizeLinear", {xq, d.addConstant("xs2", scalarF(xs)), d.addConstant("xz2", zpU(128))})->output();
+    Value* xq =
+        d.addNode("QuantizeLinear", {x, d.addConstant("xs", scalarF(xs)), d.addConstant("xz", zpU(128))})->output();
+    Value* xd = d.addNode("DequantizeLinear", {xq, d.addConstant("xs2", scalarF(xs)), d.addConstant("xz2", zpU(128))})
+                    ->output();
     Value* wdq = d.addNode("DequantizeLinear", {d.addConstant("w", wq), d.addConstant("ws", scalarF(ws))})->output();
     Value* y = d.addNode("Conv", {xd, wdq}, 1, pads)->output();
-    Value* yq = d.addNode("QuantizeLinear", {y, d.addConstant("ys", scalarF(ys)), d.addConstant("yz", zpU(100))})->output();
-    d.addOutput(d.addNode("DequantizeLinear", {yq, d.addConstant("ys2", scalarF(ys)), d.addConstant("yz2", zpU(100))})->output());
+    Value* yq =
+        d.addNode("QuantizeLinear", {y, d.addConstant("ys", scalarF(ys)), d.addConstant("yz", zpU(100))})->output();
+    d.addOutput(d.addNode("DequantizeLinear", {yq, d.addConstant("ys2", scalarF(ys)), d.addConstant("yz2", zpU(100))})
+                    ->output());
   }
   passes::inferShapes(q);
   passes::inferShapes(d);

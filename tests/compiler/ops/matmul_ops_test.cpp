@@ -6,7 +6,8 @@ namespace {
 
 TEST(EinsumShape, FromTheEquation) {
   auto eq = [](const char* e) { return makeAttrs({{"equation", std::string(e)}}); };
-  EXPECT_EQ(infer1("Einsum", {f32({2, 3, 4, 5}), f32({2, 3, 6, 5})}, eq("B G I D, B G J D -> B G I J")), f32({2, 3, 4, 6}));
+  EXPECT_EQ(infer1("Einsum", {f32({2, 3, 4, 5}), f32({2, 3, 6, 5})}, eq("B G I D, B G J D -> B G I J")),
+            f32({2, 3, 4, 6}));
   EXPECT_EQ(infer1("Einsum", {f32({3, 4}), f32({4, 5})}, eq("ij,jk")), f32({3, 5}));  // implicit output
   EXPECT_EQ(infer1("Einsum", {f32({4, 4})}, eq("ii->i")), f32({4}));
   EXPECT_EQ(infer1("Einsum", {f32({3, 4})}, eq("ij->")), f32({}));
@@ -44,7 +45,7 @@ TEST(GemmShape, TransposesAndC) {
 
 TEST(QLinearMatMulShape, TypesAndParameters) {
   std::vector<In> in = {tt(DType::U8, {2, 3, 4}), f32({}), tt(DType::U8, {}), tt(DType::I8, {4, 5}), f32({5}),
-                        tt(DType::I8, {5}), f32({}), tt(DType::U8, {})};
+                        tt(DType::I8, {5}),       f32({}), tt(DType::U8, {})};
   EXPECT_EQ(infer1("QLinearMatMul", in), tt(DType::U8, {2, 3, 5}));
   in[4] = f32({4});
   EXPECT_INFER_ERROR(inferError("QLinearMatMul", in), "b_scale must be a scalar or a 1-D tensor of 5 elements");

@@ -47,9 +47,12 @@ inline std::vector<TensorType> infer(const std::string& op, const std::vector<In
   for (size_t i = 0; i < inputs.size(); ++i) {
     const In& in = inputs[i];
     const std::string name = "in" + std::to_string(i);
-    if (in.kind == In::Input) values.push_back(g.addInput(name, in.type));
-    else if (in.kind == In::Constant) values.push_back(g.addConstant(name, in.value));
-    else values.push_back(nullptr);
+    if (in.kind == In::Input)
+      values.push_back(g.addInput(name, in.type));
+    else if (in.kind == In::Constant)
+      values.push_back(g.addConstant(name, in.value));
+    else
+      values.push_back(nullptr);
   }
   Node* node = g.addNode(op, values, num_outputs, std::move(attrs), "n0", domain);
   for (Value* out : node->outputs()) g.addOutput(out);
@@ -75,9 +78,9 @@ inline std::string inferError(const std::string& op, const std::vector<In>& inpu
   return "";
 }
 
-#define EXPECT_INFER_ERROR(call, substring)                                      \
-  do {                                                                           \
-    const std::string message_ = (call);                                         \
+#define EXPECT_INFER_ERROR(call, substring)                                            \
+  do {                                                                                 \
+    const std::string message_ = (call);                                               \
     EXPECT_NE(message_.find(substring), std::string::npos) << "message: " << message_; \
   } while (0)
 

@@ -16,27 +16,33 @@ TEST(PoolShape, MaxPoolPadsAndCeilMode) {
   EXPECT_EQ(infer1("MaxPool", {f32({1, 1, 5, 5})}, a), f32({1, 1, 3, 3}));
   // ceil_mode drops a window that would start in the trailing padding: in 3,
   // kernel 1, stride 2, pad end 1 -> ceil gives 3, reduced to 2.
-  EXPECT_EQ(infer1("MaxPool", {f32({1, 1, 3})},
-                   makeAttrs({{"kernel_shape", Ints{1}}, {"strides", Ints{2}}, {"pads", Ints{0, 1}}, {"ceil_mode", int64_t{1}}})),
-            f32({1, 1, 2}));
+  EXPECT_EQ(
+      infer1("MaxPool", {f32({1, 1, 3})},
+             makeAttrs(
+                 {{"kernel_shape", Ints{1}}, {"strides", Ints{2}}, {"pads", Ints{0, 1}}, {"ceil_mode", int64_t{1}}})),
+      f32({1, 1, 2}));
   auto both = infer("MaxPool", {tt(DType::U8, {1, 2, 4, 4})}, makeAttrs({{"kernel_shape", Ints{2, 2}}}), 2);
   EXPECT_EQ(both[0], tt(DType::U8, {1, 2, 3, 3}));
   EXPECT_EQ(both[1], tt(DType::I64, {1, 2, 3, 3}));
 }
 
 TEST(PoolShape, AutoPadAndAveragePool) {
-  EXPECT_EQ(infer1("AveragePool", {f32({1, 1, 7, 6})},
-                   makeAttrs({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"auto_pad", std::string("SAME_UPPER")}})),
-            f32({1, 1, 4, 3}));
-  EXPECT_EQ(infer1("AveragePool", {f32({1, 1, 7, 6})},
-                   makeAttrs({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"auto_pad", std::string("VALID")}})),
-            f32({1, 1, 3, 2}));
+  EXPECT_EQ(
+      infer1(
+          "AveragePool", {f32({1, 1, 7, 6})},
+          makeAttrs({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"auto_pad", std::string("SAME_UPPER")}})),
+      f32({1, 1, 4, 3}));
+  EXPECT_EQ(
+      infer1("AveragePool", {f32({1, 1, 7, 6})},
+             makeAttrs({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"auto_pad", std::string("VALID")}})),
+      f32({1, 1, 3, 2}));
   EXPECT_EQ(infer1("GlobalAveragePool", {f32({2, 1280, 7, 7})}), f32({2, 1280, 1, 1}));
   EXPECT_EQ(infer1("GlobalMaxPool", {f32({2, 3, 4})}), f32({2, 3, 1}));
 }
 
 TEST(PoolShape, Errors) {
-  EXPECT_INFER_ERROR(inferError("MaxPool", {f32({1, 1, 4, 4})}, makeAttrs({{"kernel_shape", Ints{2, 2}}, {"storage_order", int64_t{1}}})),
+  EXPECT_INFER_ERROR(inferError("MaxPool", {f32({1, 1, 4, 4})},
+                                makeAttrs({{"kernel_shape", Ints{2, 2}}, {"storage_order", int64_t{1}}})),
                      "node 'n0' (MaxPool): attribute 'storage_order' = 1 is not supported");
   EXPECT_INFER_ERROR(inferError("MaxPool", {f32({1, 1, 4, 4})}), "missing attribute 'kernel_shape'");
   EXPECT_INFER_ERROR(inferError("MaxPool", {f32({1, 1, 4, 4})}, makeAttrs({{"kernel_shape", Ints{2}}})),
@@ -44,7 +50,8 @@ TEST(PoolShape, Errors) {
   EXPECT_INFER_ERROR(inferError("AveragePool", {f32({1, 1, 4, 4})},
                                 makeAttrs({{"kernel_shape", Ints{2, 2}}, {"count_include_pad", int64_t{2}}})),
                      "attribute 'count_include_pad' must be 0 or 1");
-  EXPECT_INFER_ERROR(inferError("AveragePool", {f32({1, 1, 4, 4})}, makeAttrs({{"kernel_shape", Ints{2, 2}}, {"ceil_mode", int64_t{3}}})),
+  EXPECT_INFER_ERROR(inferError("AveragePool", {f32({1, 1, 4, 4})},
+                                makeAttrs({{"kernel_shape", Ints{2, 2}}, {"ceil_mode", int64_t{3}}})),
                      "attribute 'ceil_mode' must be 0 or 1");
   EXPECT_INFER_ERROR(inferError("GlobalAveragePool", {f32({1, 8})}), "rank 3 to 5");
 }

@@ -10,7 +10,8 @@ TEST(QuantizeShape, OutputTypeFromZeroPointOrDefault) {
   EXPECT_EQ(infer1("QuantizeLinear", {f32({2, 3}), f32({3}), tt(DType::I8, {3})}), tt(DType::I8, {2, 3}));
   EXPECT_EQ(infer1("QuantizeLinear", {f32({1, 3}), f32({})}, makeAttrs({{"output_dtype", int64_t{3}}})),
             tt(DType::I8, {1, 3}));
-  EXPECT_INFER_ERROR(inferError("QuantizeLinear", {f32({2, 3}), f32({2})}), "y_scale has 2 values but axis 1 of [2,3] has 3");
+  EXPECT_INFER_ERROR(inferError("QuantizeLinear", {f32({2, 3}), f32({2})}),
+                     "y_scale has 2 values but axis 1 of [2,3] has 3");
   EXPECT_INFER_ERROR(inferError("QuantizeLinear", {f32({2, 3}), f32({}), tt(DType::I32, {})}),
                      "quantised type must be u8 or i8, got i32");
   EXPECT_INFER_ERROR(inferError("QuantizeLinear", {f32({2, 4}), f32({2, 2})}, makeAttrs({{"block_size", int64_t{2}}})),
@@ -25,21 +26,24 @@ TEST(QuantizeShape, OutputTypeFromZeroPointOrDefault) {
 
 TEST(QLinearAddShape, BroadcastAndTypes) {
   const TensorType s = f32({}), z = tt(DType::U8, {});
-  EXPECT_EQ(infer1("QLinearAdd", {tt(DType::U8, {1, 8, 4, 4}), s, z, tt(DType::U8, {8, 1, 1}), s, z, s, z}, {}, "com.microsoft"),
+  EXPECT_EQ(infer1("QLinearAdd", {tt(DType::U8, {1, 8, 4, 4}), s, z, tt(DType::U8, {8, 1, 1}), s, z, s, z}, {},
+                   "com.microsoft"),
             tt(DType::U8, {1, 8, 4, 4}));
-  EXPECT_INFER_ERROR(inferError("QLinearAdd", {tt(DType::U8, {2, 3}), s, z, tt(DType::U8, {4}), s, z, s, z}, {}, 1,
-                                "com.microsoft"),
-                     "shapes [2,3] and [4] do not broadcast");
-  EXPECT_INFER_ERROR(inferError("QLinearAdd", {tt(DType::U8, {2, 3}), f32({3}), z, tt(DType::U8, {3}), s, z, s, z}, {}, 1,
-                                "com.microsoft"),
+  EXPECT_INFER_ERROR(
+      inferError("QLinearAdd", {tt(DType::U8, {2, 3}), s, z, tt(DType::U8, {4}), s, z, s, z}, {}, 1, "com.microsoft"),
+      "shapes [2,3] and [4] do not broadcast");
+  EXPECT_INFER_ERROR(inferError("QLinearAdd", {tt(DType::U8, {2, 3}), f32({3}), z, tt(DType::U8, {3}), s, z, s, z}, {},
+                                1, "com.microsoft"),
                      "A_scale must be a scalar");
 }
 
 TEST(ElementwiseShape, BinaryBroadcastAndActivation) {
   EXPECT_EQ(infer1("Add", {f32({2, 1, 4}), f32({3, 1})}), f32({2, 3, 4}));
-  EXPECT_EQ(infer1("Add", {f32({1, 64, 56, 56}), f32({1, 64, 56, 56})}, makeAttrs({{"activation", std::string("Relu")}})),
-            f32({1, 64, 56, 56}));
-  EXPECT_INFER_ERROR(inferError("Mul", {f32({2, 3}), f32({4})}), "node 'n0' (Mul): shapes [2,3] and [4] do not broadcast");
+  EXPECT_EQ(
+      infer1("Add", {f32({1, 64, 56, 56}), f32({1, 64, 56, 56})}, makeAttrs({{"activation", std::string("Relu")}})),
+      f32({1, 64, 56, 56}));
+  EXPECT_INFER_ERROR(inferError("Mul", {f32({2, 3}), f32({4})}),
+                     "node 'n0' (Mul): shapes [2,3] and [4] do not broadcast");
   EXPECT_INFER_ERROR(inferError("Add", {f32({2}), tt(DType::I64, {2})}), "operand types differ: f32 and i64");
   EXPECT_EQ(infer1("Div", {tt(DType::I64, {2}), tt(DType::I64, {})}), tt(DType::I64, {2}));
 }

@@ -27,12 +27,15 @@ TEST(FlattenConcatTransposeShape, Basics) {
 }
 
 TEST(PadShape, AttributeInputAndModes) {
-  EXPECT_EQ(infer1("Pad", {f32({1, 3, 4, 4})}, makeAttrs({{"pads", Ints{0, 0, 1, 2, 0, 0, 3, 4}}})), f32({1, 3, 8, 10}));
-  EXPECT_EQ(infer1("Pad", {f32({1, 3, 4, 4}), In::ints({0, 0, 1, 1, 0, 0, -1, 1})}, makeAttrs({{"mode", std::string("reflect")}})),
+  EXPECT_EQ(infer1("Pad", {f32({1, 3, 4, 4})}, makeAttrs({{"pads", Ints{0, 0, 1, 2, 0, 0, 3, 4}}})),
+            f32({1, 3, 8, 10}));
+  EXPECT_EQ(infer1("Pad", {f32({1, 3, 4, 4}), In::ints({0, 0, 1, 1, 0, 0, -1, 1})},
+                   makeAttrs({{"mode", std::string("reflect")}})),
             f32({1, 3, 4, 6}));
   EXPECT_EQ(infer1("Pad", {f32({2, 4}), In::ints({1, 1}), In(), In::ints({-1})}), f32({2, 6}));
-  EXPECT_INFER_ERROR(inferError("Pad", {f32({2, 4}), In::ints({1, 1, 1, 1})}, makeAttrs({{"mode", std::string("wrap")}})),
-                     "attribute 'mode' has unsupported value \"wrap\"");
+  EXPECT_INFER_ERROR(
+      inferError("Pad", {f32({2, 4}), In::ints({1, 1, 1, 1})}, makeAttrs({{"mode", std::string("wrap")}})),
+      "attribute 'mode' has unsupported value \"wrap\"");
   EXPECT_INFER_ERROR(inferError("Pad", {f32({2, 4}), In::ints({1, 1})}), "'pads' has 2 values, expected 4");
 }
 
@@ -92,20 +95,25 @@ TEST(ShapeGatherShape, Basics) {
   EXPECT_EQ(infer1("Shape", {f32({1, 3, 5})}), tt(DType::I64, {3}));
   EXPECT_EQ(infer1("Shape", {f32({1, 3, 5})}, makeAttrs({{"start", int64_t{-2}}})), tt(DType::I64, {2}));
   EXPECT_EQ(infer1("Gather", {f32({5, 6}), tt(DType::I64, {2, 3})}, makeAttrs({{"axis", int64_t{1}}})), f32({5, 2, 3}));
-  EXPECT_EQ(infer1("Gather", {tt(DType::I64, {4}), In::constant(Tensor::fromVector<int64_t>({}, {0}))}), tt(DType::I64, {}));
-  EXPECT_INFER_ERROR(inferError("Gather", {f32({5, 6}), In::ints({7})}), "index 7 is out of range for axis 0 of size 5");
+  EXPECT_EQ(infer1("Gather", {tt(DType::I64, {4}), In::constant(Tensor::fromVector<int64_t>({}, {0}))}),
+            tt(DType::I64, {}));
+  EXPECT_INFER_ERROR(inferError("Gather", {f32({5, 6}), In::ints({7})}),
+                     "index 7 is out of range for axis 0 of size 5");
 }
 
 TEST(NormalizationShape, BatchNormAndSoftmax) {
-  EXPECT_EQ(infer1("BatchNormalization", {f32({1, 4, 2, 2}), f32({4}), f32({4}), f32({4}), f32({4})}), f32({1, 4, 2, 2}));
+  EXPECT_EQ(infer1("BatchNormalization", {f32({1, 4, 2, 2}), f32({4}), f32({4}), f32({4}), f32({4})}),
+            f32({1, 4, 2, 2}));
   EXPECT_INFER_ERROR(inferError("BatchNormalization", {f32({1, 4, 2, 2}), f32({4}), f32({3}), f32({4}), f32({4})}),
                      "B must have shape [4] (one value per channel), got [3]");
   EXPECT_INFER_ERROR(inferError("BatchNormalization", {f32({1, 4, 2, 2}), f32({4}), f32({4}), f32({4}), f32({4})},
                                 makeAttrs({{"training_mode", int64_t{1}}})),
                      "attribute 'training_mode' = 1 is not supported");
   EXPECT_EQ(infer1("Softmax", {f32({2, 10})}), f32({2, 10}));
-  EXPECT_INFER_ERROR(inferError("Softmax", {f32({2, 10})}, makeAttrs({{"axis", int64_t{2}}})), "axis 2 is out of range");
-  EXPECT_EQ(infer1("Softmax", {f32({2, 10})}, makeAttrs({{"axis", int64_t{2}}, {"legacy_2d", int64_t{1}}})), f32({2, 10}));
+  EXPECT_INFER_ERROR(inferError("Softmax", {f32({2, 10})}, makeAttrs({{"axis", int64_t{2}}})),
+                     "axis 2 is out of range");
+  EXPECT_EQ(infer1("Softmax", {f32({2, 10})}, makeAttrs({{"axis", int64_t{2}}, {"legacy_2d", int64_t{1}}})),
+            f32({2, 10}));
 }
 
 TEST(NormalizationShape, LayerNorm) {

@@ -11,8 +11,8 @@ In weights(Shape s) { return In::constant(Tensor(DType::I8, std::move(s))); }
 In channels(int64_t n) { return In::constant(Tensor(DType::I32, {n})); }
 
 AttributeMap qattrs(std::initializer_list<std::pair<const char*, rt::Attribute>> extra = {}) {
-  AttributeMap a = makeAttrs({{"shift1", int64_t{0}}, {"shift2", int64_t{8}}, {"clip_lo", int64_t{-128}},
-                              {"clip_hi", int64_t{127}}});
+  AttributeMap a = makeAttrs(
+      {{"shift1", int64_t{0}}, {"shift2", int64_t{8}}, {"clip_lo", int64_t{-128}}, {"clip_hi", int64_t{127}}});
   for (const auto& [k, v] : extra) a.set(k, v);
   return a;
 }
@@ -48,7 +48,8 @@ TEST(VdlaQConvShape, InputErrors) {
     v[i] = std::move(in);
     return v;
   };
-  EXPECT_INFER_ERROR(errorQ(with(0, f32({1, 8, 5, 5})), qattrs()), "node 'n0' (vdla.QConv): input X must be i8, got f32");
+  EXPECT_INFER_ERROR(errorQ(with(0, f32({1, 8, 5, 5})), qattrs()),
+                     "node 'n0' (vdla.QConv): input X must be i8, got f32");
   EXPECT_INFER_ERROR(errorQ(with(0, i8({1, 8, 5})), qattrs()), "input X must be [N, C, H, W]");
   EXPECT_INFER_ERROR(errorQ(with(1, In(i8({6, 8, 3, 3}))), qattrs()), "weights W must be a constant");
   EXPECT_INFER_ERROR(errorQ(with(1, In::constant(Tensor(DType::U8, {6, 8, 3, 3}))), qattrs()),

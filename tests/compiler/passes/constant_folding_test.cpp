@@ -95,7 +95,8 @@ TEST(ConstantFolding, SizeLimitKeepsSharedLargeConstantsFromDuplicating) {
     ir::Graph g;
     build(g, /*shared=*/false);
     size_t bytes = g.constantBytes();
-    EXPECT_TRUE(testing::expectPreservesSemantics(g, [&](ir::Graph& gr) { return passes::foldConstants(gr, options); }));
+    EXPECT_TRUE(
+        testing::expectPreservesSemantics(g, [&](ir::Graph& gr) { return passes::foldConstants(gr, options); }));
     EXPECT_EQ(countOp(g, "Neg"), 0);  // c dies with the fold: no growth
     EXPECT_EQ(g.constantBytes(), bytes);
   }

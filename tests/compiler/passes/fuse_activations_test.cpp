@@ -16,8 +16,9 @@ ir::Node* addConv(ir::Graph& g, ir::Value* x, const std::string& name, int64_t i
   rt::AttributeMap attrs;
   attrs.set("kernel_shape", std::vector<int64_t>{3, 3});
   attrs.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  return g.addNode("Conv", {x, g.addConstant(name + ".w", randomTensor({4, in_channels, 3, 3}, 3)),
-                            g.addConstant(name + ".b", randomTensor({4}, 4))},
+  return g.addNode("Conv",
+                   {x, g.addConstant(name + ".w", randomTensor({4, in_channels, 3, 3}, 3)),
+                    g.addConstant(name + ".b", randomTensor({4}, 4))},
                    1, attrs, name);
 }
 
@@ -40,8 +41,9 @@ TEST(FuseActivations, ConvClipAsInputsAndAsAttributes) {
     ir::Node* conv = addConv(g, x, "conv");
     ir::Node* clip;
     if (as_inputs) {
-      clip = g.addNode("Clip", {conv->output(), g.addConstant("lo", Tensor::scalar<float>(0)),
-                                g.addConstant("hi", Tensor::scalar<float>(0.5f))},
+      clip = g.addNode("Clip",
+                       {conv->output(), g.addConstant("lo", Tensor::scalar<float>(0)),
+                        g.addConstant("hi", Tensor::scalar<float>(0.5f))},
                        1, {}, "relu6");
     } else {
       rt::AttributeMap bounds;
@@ -63,10 +65,12 @@ TEST(FuseActivations, OneSidedClipAndClipAsRelu) {
   ir::Graph g;
   ir::Value* x = g.addInput("x", f32({1, 2, 5, 5}));
   ir::Node* c1 = addConv(g, x, "c1");
-  ir::Value* y = g.addNode("Clip", {c1->output(), g.addConstant("zero", Tensor::scalar<float>(0))}, 1, {}, "clip1")->output();
+  ir::Value* y =
+      g.addNode("Clip", {c1->output(), g.addConstant("zero", Tensor::scalar<float>(0))}, 1, {}, "clip1")->output();
   ir::Node* c2 = addConv(g, y, "c2", 4);
-  ir::Value* z = g.addNode("Clip", {c2->output(), nullptr, g.addConstant("hi", Tensor::scalar<float>(0.1f))}, 1, {},
-                           "clip2")->output();
+  ir::Value* z =
+      g.addNode("Clip", {c2->output(), nullptr, g.addConstant("hi", Tensor::scalar<float>(0.1f))}, 1, {}, "clip2")
+          ->output();
   g.addOutput(z);
   EXPECT_TRUE(testing::expectPreservesSemantics(g, passes::fuseActivations));
   EXPECT_EQ(c1->attrs().getString("activation"), "Relu");  // Clip(0, +inf) is a Relu
@@ -82,8 +86,8 @@ TEST(FuseActivations, AddReluAndGemmRelu) {
   ir::Value* r = g.addNode("Relu", {add->output()}, 1, {}, "relu1")->output();
   rt::AttributeMap t;
   t.set("transB", int64_t{1});
-  ir::Node* gemm = g.addNode("Gemm", {r, g.addConstant("w", randomTensor({3, 6}, 1)), g.addConstant("c", randomTensor({3}, 2))},
-                             1, t, "fc");
+  ir::Node* gemm = g.addNode(
+      "Gemm", {r, g.addConstant("w", randomTensor({3, 6}, 1)), g.addConstant("c", randomTensor({3}, 2))}, 1, t, "fc");
   g.addOutput(g.addNode("Relu", {gemm->output()}, 1, {}, "relu2")->output());
   EXPECT_TRUE(testing::expectPreservesSemantics(g, passes::fuseActivations));
   EXPECT_EQ(testing::opHistogram(g), (std::map<std::string, int>{{"Add", 1}, {"Gemm", 1}}));

@@ -36,7 +36,8 @@ TEST(FuseGemmBias, GemmBiasesAccumulate) {
   ir::Value* with_bias = g.addNode("Gemm", {x, w, g.addConstant("c", randomTensor({4}, 3))}, 1, attrs, "g1")->output();
   ir::Value* y1 = g.addNode("Add", {with_bias, g.addConstant("b1", randomTensor({1, 4}, 4))}, 1, {}, "add1")->output();
   ir::Value* no_bias = g.addNode("Gemm", {x, w}, 1, attrs, "g2")->output();
-  ir::Value* y2 = g.addNode("Add", {no_bias, g.addConstant("b2", Tensor::scalar<float>(0.25f))}, 1, {}, "add2")->output();
+  ir::Value* y2 =
+      g.addNode("Add", {no_bias, g.addConstant("b2", Tensor::scalar<float>(0.25f))}, 1, {}, "add2")->output();
   g.addOutput(y1);
   g.addOutput(y2);
   EXPECT_TRUE(testing::expectPreservesSemantics(g, passes::fuseGemmBias));

@@ -109,17 +109,17 @@ TEST(StandardPipeline, PassOrder) {
   PassManager pm;
   addStandardPipeline(pm);
   EXPECT_EQ(pm.passNames(),
-            (std::vector<std::string>{"fold-constants", "remove-identities", "qdq-to-integer-ops", "fold-batchnorm", "canonicalize-pooling",
-                                      "simplify-reshapes",
-                                      "fuse-gemm-bias", "fuse-activations", "eliminate-dead-code", "infer-shapes"}));
+            (std::vector<std::string>{"fold-constants", "remove-identities", "qdq-to-integer-ops", "fold-batchnorm",
+                                      "canonicalize-pooling", "simplify-reshapes", "fuse-gemm-bias", "fuse-activations",
+                                      "eliminate-dead-code", "infer-shapes"}));
   PipelineOptions minimal;
   minimal.fold_constants = false;
   minimal.fold_batchnorm = false;
   minimal.fuse = false;
   PassManager pm2;
   addStandardPipeline(pm2, minimal);
-  EXPECT_EQ(pm2.passNames(), (std::vector<std::string>{"infer-shapes", "remove-identities", "qdq-to-integer-ops", "eliminate-dead-code",
-                                                       "infer-shapes"}));
+  EXPECT_EQ(pm2.passNames(), (std::vector<std::string>{"infer-shapes", "remove-identities", "qdq-to-integer-ops",
+                                                       "eliminate-dead-code", "infer-shapes"}));
 }
 
 // A graph as torch.onnx exports a small CNN without BN folding: Conv (no bias),
@@ -131,8 +131,9 @@ void buildTorchStyle(ir::Graph& g) {
   conv_attrs.set("kernel_shape", std::vector<int64_t>{3, 3});
   conv_attrs.set("pads", std::vector<int64_t>{1, 1, 1, 1});
   conv_attrs.set("strides", std::vector<int64_t>{2, 2});
-  ir::Value* y = g.addNode("Conv", {x, g.addConstant("conv.weight", randomTensor({6, 3, 3, 3}, 1))}, 1, conv_attrs,
-                           "conv")->output();
+  ir::Value* y =
+      g.addNode("Conv", {x, g.addConstant("conv.weight", randomTensor({6, 3, 3, 3}, 1))}, 1, conv_attrs, "conv")
+          ->output();
   std::vector<ir::Value*> bn = {y};
   bn.push_back(g.addConstant("bn.weight", randomTensor({6}, 2, 0.5f, 1.5f)));
   bn.push_back(g.addConstant("bn.bias", randomTensor({6}, 3)));
@@ -145,15 +146,18 @@ void buildTorchStyle(ir::Graph& g) {
   ir::Value* shape = g.addNode("Shape", {y}, 1, {}, "shape")->output();
   rt::AttributeMap axis0;
   axis0.set("axis", int64_t{0});
-  ir::Value* n = g.addNode("Gather", {shape, g.addConstant("zero", Tensor::scalar<int64_t>(0))}, 1, axis0, "gather")
-                     ->output();
-  ir::Value* n1 = g.addNode("Unsqueeze", {n, g.addConstant("axes", Tensor::fromVector<int64_t>({1}, {0}))}, 1, {},
-                            "unsqueeze")->output();
-  ir::Value* target = g.addNode("Concat", {n1, g.addConstant("m1", Tensor::fromVector<int64_t>({1}, {-1}))}, 1, axis0,
-                                "concat")->output();
+  ir::Value* n =
+      g.addNode("Gather", {shape, g.addConstant("zero", Tensor::scalar<int64_t>(0))}, 1, axis0, "gather")->output();
+  ir::Value* n1 =
+      g.addNode("Unsqueeze", {n, g.addConstant("axes", Tensor::fromVector<int64_t>({1}, {0}))}, 1, {}, "unsqueeze")
+          ->output();
+  ir::Value* target =
+      g.addNode("Concat", {n1, g.addConstant("m1", Tensor::fromVector<int64_t>({1}, {-1}))}, 1, axis0, "concat")
+          ->output();
   y = g.addNode("Reshape", {y, target}, 1, {}, "view")->output();
   y = g.addNode("Dropout", {y}, 1, {}, "dropout")->output();
-  ir::Value* mm = g.addNode("MatMul", {y, g.addConstant("fc.weight_t", randomTensor({6, 4}, 6))}, 1, {}, "fc_mm")->output();
+  ir::Value* mm =
+      g.addNode("MatMul", {y, g.addConstant("fc.weight_t", randomTensor({6, 4}, 6))}, 1, {}, "fc_mm")->output();
   g.addOutput(g.addNode("Add", {mm, g.addConstant("fc.bias", randomTensor({4}, 7))}, 1, {}, "fc_add", "", {"logits"})
                   ->output());
 }
@@ -172,8 +176,8 @@ TEST(StandardPipeline, CleansAPyTorchStyleGraph) {
   std::vector<rt::Tensor> before = runReference(reference, input);
   PassReport report = runStandardPipeline(g, options);
   EXPECT_EQ(report.passes.size(), 10u);
-  EXPECT_EQ(testing::opHistogram(g), (std::map<std::string, int>{
-                                         {"Conv", 1}, {"GlobalAveragePool", 1}, {"Flatten", 1}, {"Gemm", 1}}));
+  EXPECT_EQ(testing::opHistogram(g),
+            (std::map<std::string, int>{{"Conv", 1}, {"GlobalAveragePool", 1}, {"Flatten", 1}, {"Gemm", 1}}));
   ir::Node* conv = g.findNode("conv");
   ASSERT_NE(conv, nullptr);
   EXPECT_EQ(conv->attrs().getString("activation"), "Relu");

@@ -40,17 +40,19 @@ struct Q {
 };
 
 ir::Value* quantizeNode(ir::Graph& g, ir::Value* x, Q q, const std::string& name) {
-  return g.addNode("QuantizeLinear",
-                   {x, g.addConstant(name + ".s", Tensor::scalar<float>(q.scale)),
-                    g.addConstant(name + ".z", Tensor::scalar<uint8_t>(static_cast<uint8_t>(q.zp)))},
-                   1, {}, name)
+  return g
+      .addNode("QuantizeLinear",
+               {x, g.addConstant(name + ".s", Tensor::scalar<float>(q.scale)),
+                g.addConstant(name + ".z", Tensor::scalar<uint8_t>(static_cast<uint8_t>(q.zp)))},
+               1, {}, name)
       ->output();
 }
 ir::Value* dequantizeNode(ir::Graph& g, ir::Value* xq, Q q, const std::string& name) {
-  return g.addNode("DequantizeLinear",
-                   {xq, g.addConstant(name + ".s", Tensor::scalar<float>(q.scale)),
-                    g.addConstant(name + ".z", Tensor::scalar<uint8_t>(static_cast<uint8_t>(q.zp)))},
-                   1, {}, name)
+  return g
+      .addNode("DequantizeLinear",
+               {xq, g.addConstant(name + ".s", Tensor::scalar<float>(q.scale)),
+                g.addConstant(name + ".z", Tensor::scalar<uint8_t>(static_cast<uint8_t>(q.zp)))},
+               1, {}, name)
       ->output();
 }
 // Q then DQ with the same parameters: a fake-quantised activation.
@@ -77,11 +79,12 @@ ir::Value* weightDq(ir::Graph& g, const Weights& w, rt::Shape shape, const std::
   rt::AttributeMap axis;
   axis.set("axis", int64_t{0});
   const int64_t m = shape[0];
-  return g.addNode("DequantizeLinear",
-                   {g.addConstant(name + ".q", Tensor::fromVector<int8_t>(shape, w.q)),
-                    g.addConstant(name + ".s", Tensor::fromVector<float>({m}, w.scale)),
-                    g.addConstant(name + ".z", Tensor::fromVector<int8_t>({m}, std::vector<int8_t>(m, 0)))},
-                   1, axis, name)
+  return g
+      .addNode("DequantizeLinear",
+               {g.addConstant(name + ".q", Tensor::fromVector<int8_t>(shape, w.q)),
+                g.addConstant(name + ".s", Tensor::fromVector<float>({m}, w.scale)),
+                g.addConstant(name + ".z", Tensor::fromVector<int8_t>({m}, std::vector<int8_t>(m, 0)))},
+               1, axis, name)
       ->output();
 }
 // int32 bias with scale x_scale * w_scale[c] (as quantisers write it).
@@ -92,11 +95,12 @@ ir::Value* biasDq(ir::Graph& g, const std::vector<int32_t>& b, float x_scale, co
   const int64_t m = static_cast<int64_t>(b.size());
   std::vector<float> scale;
   for (float s : w.scale) scale.push_back(x_scale * s);
-  return g.addNode("DequantizeLinear",
-                   {g.addConstant(name + ".q", Tensor::fromVector<int32_t>({m}, b)),
-                    g.addConstant(name + ".s", Tensor::fromVector<float>({m}, scale)),
-                    g.addConstant(name + ".z", Tensor::fromVector<int32_t>({m}, std::vector<int32_t>(m, 0)))},
-                   1, axis, name)
+  return g
+      .addNode("DequantizeLinear",
+               {g.addConstant(name + ".q", Tensor::fromVector<int32_t>({m}, b)),
+                g.addConstant(name + ".s", Tensor::fromVector<float>({m}, scale)),
+                g.addConstant(name + ".z", Tensor::fromVector<int32_t>({m}, std::vector<int32_t>(m, 0)))},
+               1, axis, name)
       ->output();
 }
 
@@ -122,8 +126,8 @@ ir::Graph* convGraph(ir::Graph& g, const Weights& w, const std::vector<int32_t>&
   } else {
     b = biasDq(g, bias_q, kX.scale, w, "b");
   }
-  ir::Value* conv = g.addNode("Conv", {qdq(g, x, kX, "x"), weightDq(g, w, {M, C, 3, 3}, "w"), b}, 1, conv3x3(), "conv")
-                        ->output();
+  ir::Value* conv =
+      g.addNode("Conv", {qdq(g, x, kX, "x"), weightDq(g, w, {M, C, 3, 3}, "w"), b}, 1, conv3x3(), "conv")->output();
   g.addOutput(qdq(g, conv, kY, "y"));
   passes::inferShapes(g);
   return &g;
@@ -167,8 +171,8 @@ TEST(QdqToIntegerOps, ConvWithInt32BiasBecomesQLinearConvAndMatchesIntegerRefere
     convGraph(g, w, bias, float_bias);
     EXPECT_TRUE(passes::rewriteQdqToIntegerOps(g));
     ir::verifyGraphOrThrow(g);
-    EXPECT_EQ(opHistogram(g), (std::map<std::string, int>{
-                                  {"QuantizeLinear", 1}, {"QLinearConv", 1}, {"DequantizeLinear", 1}}));
+    EXPECT_EQ(opHistogram(g),
+              (std::map<std::string, int>{{"QuantizeLinear", 1}, {"QLinearConv", 1}, {"DequantizeLinear", 1}}));
     for (uint64_t seed : {1, 2, 3}) {
       Tensor x = randomTensor({1, C, H, W}, seed, -2.0f, 2.5f);
       expectEqualValues(runReference(g, {x}).at(0), convReference(x, w, bias));
@@ -198,7 +202,8 @@ TEST(QdqToIntegerOps, AddPoolFlattenGemmHeadMatchesIntegerReference) {
   rt::AttributeMap gemm_attrs;
   gemm_attrs.set("transB", int64_t{1});
   ir::Value* logits =
-      g.addNode("Gemm", {qdq(g, flat, kPool, "flat"), weightDq(g, w, {N, K}, "fc.w"), biasDq(g, bias, kPool.scale, w, "fc.b")},
+      g.addNode("Gemm",
+                {qdq(g, flat, kPool, "flat"), weightDq(g, w, {N, K}, "fc.w"), biasDq(g, bias, kPool.scale, w, "fc.b")},
                 1, gemm_attrs, "fc")
           ->output();
   g.addOutput(qdq(g, logits, kOut, "out"));
@@ -207,11 +212,11 @@ TEST(QdqToIntegerOps, AddPoolFlattenGemmHeadMatchesIntegerReference) {
   EXPECT_TRUE(passes::rewriteQdqToIntegerOps(g));
   ir::verifyGraphOrThrow(g);
   EXPECT_EQ(opHistogram(g), (std::map<std::string, int>{{"QuantizeLinear", 2},
-                                                         {"com.microsoft.QLinearAdd", 2},
-                                                         {"com.microsoft.QLinearGlobalAveragePool", 1},
-                                                         {"Flatten", 1},
-                                                         {"com.microsoft.QGemm", 1},
-                                                         {"DequantizeLinear", 1}}));
+                                                        {"com.microsoft.QLinearAdd", 2},
+                                                        {"com.microsoft.QLinearGlobalAveragePool", 1},
+                                                        {"Flatten", 1},
+                                                        {"com.microsoft.QGemm", 1},
+                                                        {"DequantizeLinear", 1}}));
 
   for (uint64_t seed : {4, 5, 6}) {
     Tensor ta = randomTensor({1, K, 3, 3}, seed, -3.0f, 3.0f), tb = randomTensor({1, K, 3, 3}, seed + 100, -3.0f, 3.0f);
@@ -221,7 +226,8 @@ TEST(QdqToIntegerOps, AddPoolFlattenGemmHeadMatchesIntegerReference) {
       // part from the zero points, two fused multiply-adds, round half even.
       auto qadd = [](int32_t qa, Q pa, int32_t qb, Q pb, Q pc) {
         const float ra = pa.scale / pc.scale, rb = pb.scale / pc.scale;
-        const float fixed = static_cast<float>(pc.zp) - (ra * static_cast<float>(pa.zp) + rb * static_cast<float>(pb.zp));
+        const float fixed =
+            static_cast<float>(pc.zp) - (ra * static_cast<float>(pa.zp) + rb * static_cast<float>(pb.zp));
         const float v = std::fma(static_cast<float>(qa), ra, std::fma(static_cast<float>(qb), rb, fixed));
         return static_cast<int32_t>(std::min(std::max(std::nearbyint(v), 0.0f), 255.0f));
       };
@@ -269,7 +275,8 @@ TEST(QdqToIntegerOps, GemmWithoutQuantizeLinearGivesFloatQGemm) {
   for (int64_t r = 0; r < 2; ++r)
     for (int64_t n = 0; n < N; ++n) {
       int32_t acc = bias[n];
-      for (int64_t k = 0; k < K; ++k) acc += (quantize(tx.data<float>()[r * K + k], kX.scale, kX.zp) - kX.zp) * w.q[n * K + k];
+      for (int64_t k = 0; k < K; ++k)
+        acc += (quantize(tx.data<float>()[r * K + k], kX.scale, kX.zp) - kX.zp) * w.q[n * K + k];
       want.push_back(static_cast<float>(acc) * (1.0f * kX.scale * w.scale[n]));
     }
   expectEqualValues(runReference(g, {tx}).at(0), want);
@@ -279,8 +286,9 @@ TEST(QdqToIntegerOps, Fp32GraphIsUntouched) {
   ir::Graph g;
   ir::Value* x = g.addInput("x", f32({1, C, H, W}));
   ir::Value* conv =
-      g.addNode("Conv", {x, g.addConstant("w", randomTensor({M, C, 3, 3}, 1)), g.addConstant("b", randomTensor({M}, 2))},
-                1, conv3x3(), "conv")
+      g.addNode("Conv",
+                {x, g.addConstant("w", randomTensor({M, C, 3, 3}, 1)), g.addConstant("b", randomTensor({M}, 2))}, 1,
+                conv3x3(), "conv")
           ->output();
   ir::Value* pooled = g.addNode("GlobalAveragePool", {conv}, 1, {}, "pool")->output();
   g.addOutput(g.addNode("Add", {pooled, pooled}, 1, {}, "add")->output());
@@ -313,11 +321,12 @@ TEST(QdqToIntegerOps, GroupsOutsideThePatternAreLeftAlone) {
     ir::Value* xdq = qdq(g, x, kX, "x");
     ir::Value* wdq = weightDq(g, w, {M, C, 3, 3}, "w");
     if (variant == 4) {
-      xdq = g.addNode("DequantizeLinear",
-                      {g.addNode("QuantizeLinear", {x, g.addConstant("s8", Tensor::scalar<float>(0.02f)),
-                                                    g.addConstant("z8", Tensor::scalar<int8_t>(0))})
-                           ->output(),
-                       g.addConstant("s8b", Tensor::scalar<float>(0.02f)), g.addConstant("z8b", Tensor::scalar<int8_t>(0))})
+      xdq = g.addNode(
+                 "DequantizeLinear",
+                 {g.addNode("QuantizeLinear", {x, g.addConstant("s8", Tensor::scalar<float>(0.02f)),
+                                               g.addConstant("z8", Tensor::scalar<int8_t>(0))})
+                      ->output(),
+                  g.addConstant("s8b", Tensor::scalar<float>(0.02f)), g.addConstant("z8b", Tensor::scalar<int8_t>(0))})
                 ->output();
       std::vector<uint8_t> wu(w.q.size());
       for (size_t i = 0; i < wu.size(); ++i) wu[i] = static_cast<uint8_t>(w.q[i] + 128);

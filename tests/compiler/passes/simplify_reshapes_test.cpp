@@ -10,7 +10,8 @@ using testing::countOp;
 using testing::f32;
 
 ir::Value* reshape(ir::Graph& g, ir::Value* x, std::vector<int64_t> shape, const std::string& name) {
-  ir::Value* s = g.addConstant(name + ".shape", Tensor::fromVector<int64_t>({static_cast<int64_t>(shape.size())}, shape));
+  ir::Value* s =
+      g.addConstant(name + ".shape", Tensor::fromVector<int64_t>({static_cast<int64_t>(shape.size())}, shape));
   return g.addNode("Reshape", {x, s}, 1, {}, name)->output();
 }
 

@@ -58,9 +58,7 @@ std::unique_ptr<ir::Graph> buildIntegerNet(DType activation_type, uint32_t seed)
               : g->addConstant(g->uniqueName("zp"), scalar<int8_t>(static_cast<int8_t>(z - 128)));
   };
   auto sc = [&](float s) { return g->addConstant(g->uniqueName("scale"), scalar<float>(s)); };
-  auto w0 = [&](int64_t n) {
-    return g->addConstant(g->uniqueName("wzp"), rt::Tensor(DType::I8, {n}));
-  };
+  auto w0 = [&](int64_t n) { return g->addConstant(g->uniqueName("wzp"), rt::Tensor(DType::I8, {n})); };
   ir::Value* x = g->addInput("x", {DType::F32, {1, 8, 10, 10}, rt::Layout::RowMajor});
   ir::Value* s_in = sc(0.02f);
   ir::Value* z_in = zp(120);
@@ -95,8 +93,8 @@ std::unique_ptr<ir::Graph> buildIntegerNet(DType activation_type, uint32_t seed)
   ir::Value* c1_small = g->addNode("MaxPool", {c1}, 1, pool_attrs, "pool")->output(0);
   ir::Value* s3 = sc(0.06f);
   ir::Value* z3 = zp(128);
-  ir::Value* add = g->addNode("QLinearAdd", {c2, s2, z2, c1_small, s1, z1, s3, z3}, 1, {}, "add", "com.microsoft")
-                       ->output(0);
+  ir::Value* add =
+      g->addNode("QLinearAdd", {c2, s2, z2, c1_small, s1, z1, s3, z3}, 1, {}, "add", "com.microsoft")->output(0);
   ir::Value* s4 = sc(0.03f);
   ir::Value* z4 = zp(125);
   ir::Value* gap =

@@ -34,7 +34,8 @@ std::unique_ptr<ir::Graph> smallNet() {
     return g->addConstant(name, randomTensor(std::move(s), seed, -range, range));
   };
   ir::Value* c1 = g->addNode("Conv", {x, constant("w1", {8, 4, 3, 3}, 1, 0.3f), constant("b1", {8}, 2, 0.2f)}, 1,
-                             convAttrs(1), "conv1")->output();
+                             convAttrs(1), "conv1")
+                      ->output();
   ir::Value* a1 = g->addNode("Relu", {c1}, 1, {}, "relu1")->output();
   ir::Value* c2 = g->addNode("Conv", {a1, constant("w2", {8, 8, 3, 3}, 3, 0.2f)}, 1, convAttrs(1), "conv2")->output();
   ir::Value* s = g->addNode("Add", {c2, a1}, 1, {}, "add")->output();
@@ -52,8 +53,9 @@ std::unique_ptr<ir::Graph> smallNet() {
   ir::Value* flat = g->addNode("Flatten", {gap}, 1, {}, "flatten")->output();
   rt::AttributeMap gemm;
   gemm.set("transB", int64_t{1});
-  ir::Value* y = g->addNode("Gemm", {flat, constant("wf", {5, 8}, 5, 0.5f), constant("bf", {5}, 6, 0.1f)}, 1, gemm, "fc",
-                            "", {"logits"})->output();
+  ir::Value* y = g->addNode("Gemm", {flat, constant("wf", {5, 8}, 5, 0.5f), constant("bf", {5}, 6, 0.1f)}, 1, gemm,
+                            "fc", "", {"logits"})
+                     ->output();
   g->addOutput(y);
   runStandardPipeline(*g);
   return g;
@@ -71,13 +73,13 @@ TEST(QuantizeGraph, SmallNetBecomesIntegerWhereItCan) {
   const CalibrationTable table = calibrate(*fp32, samples(*fp32, 16, 100));
   const QuantizeReport report = quantizeGraph(*q, table);
   EXPECT_EQ(opHistogram(*q), (std::map<std::string, int>{{"vdla.QConv", 4},
-                                                          {"MaxPool", 1},
-                                                          {"Sigmoid", 1},
-                                                          {"com.microsoft.QLinearGlobalAveragePool", 1},
-                                                          {"Flatten", 1},
-                                                          {"Reshape", 2},
-                                                          {"QuantizeLinear", 2},  // x, and the Sigmoid's output
-                                                          {"DequantizeLinear", 2}}));  // the Sigmoid's input, logits
+                                                         {"MaxPool", 1},
+                                                         {"Sigmoid", 1},
+                                                         {"com.microsoft.QLinearGlobalAveragePool", 1},
+                                                         {"Flatten", 1},
+                                                         {"Reshape", 2},
+                                                         {"QuantizeLinear", 2},       // x, and the Sigmoid's output
+                                                         {"DequantizeLinear", 2}}));  // the Sigmoid's input, logits
   EXPECT_EQ(report.float_nodes, std::vector<std::string>{"sigmoid"});
   ASSERT_EQ(report.layers.size(), 4u);
   int residual = 0;
@@ -125,8 +127,10 @@ TEST(QuantizeGraph, DenseLayerWithAlphaBetaAndUntransposedWeights) {
     a.set("alpha", 0.5);
     a.set("beta", 2.0);
     a.set("activation", std::string("Relu"));
-    ir::Value* y = g->addNode("Gemm", {x, g->addConstant("b", randomTensor({6, 4}, 1)), g->addConstant("c", randomTensor({4}, 2))},
-                              1, a, "fc", "", {"y"})->output();
+    ir::Value* y =
+        g->addNode("Gemm", {x, g->addConstant("b", randomTensor({6, 4}, 1)), g->addConstant("c", randomTensor({4}, 2))},
+                   1, a, "fc", "", {"y"})
+            ->output();
     g->addOutput(y);
     passes::inferShapes(*g);
     return g;
@@ -150,7 +154,8 @@ TEST(QuantizeGraph, MatMulWithConstantWeightsIsADenseLayer) {
   auto build = [] {
     auto g = std::make_unique<ir::Graph>();
     ir::Value* x = g->addInput("x", f32({2, 5}));
-    g->addOutput(g->addNode("MatMul", {x, g->addConstant("b", randomTensor({5, 3}, 4))}, 1, {}, "mm", "", {"y"})->output());
+    g->addOutput(
+        g->addNode("MatMul", {x, g->addConstant("b", randomTensor({5, 3}, 4))}, 1, {}, "mm", "", {"y"})->output());
     passes::inferShapes(*g);
     return g;
   };

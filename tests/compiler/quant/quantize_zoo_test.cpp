@@ -82,10 +82,9 @@ Agreement measure(const std::string& model, int size, size_t calib, const Quanti
     ++a.images;
   }
   a.mean_logit_cosine = sum / a.images;
-  std::printf("%s %dx%d, %s: logits cosine min %.5f mean %.5f, top-1 same %d/%d, worst layer %s %.5f\n",
-              model.c_str(), size, size, options.threshold == Threshold::MaxAbs ? "max-abs" : "percentile",
-              a.min_logit_cosine, a.mean_logit_cosine, a.top1_same, a.images, a.worst_layer.c_str(),
-              a.min_layer_cosine);
+  std::printf("%s %dx%d, %s: logits cosine min %.5f mean %.5f, top-1 same %d/%d, worst layer %s %.5f\n", model.c_str(),
+              size, size, options.threshold == Threshold::MaxAbs ? "max-abs" : "percentile", a.min_logit_cosine,
+              a.mean_logit_cosine, a.top1_same, a.images, a.worst_layer.c_str(), a.min_layer_cosine);
   int first_shift = 0, min_bits = 32;
   double max_error = 0;
   for (const auto& l : report.layers) {

@@ -297,7 +297,8 @@ TEST(Requant, WideProductCarriesTheResidualInAccumulatorUnits) {
   ASSERT_EQ(p.residual_mult.size(), 3u);
   EXPECT_EQ(p.residual_shift, 10);  // Mr / M up to 17286: 17286 * 2^10 < 2^25 - 1 < 17286 * 2^11
   for (size_t o = 0; o < 3; ++o)
-    EXPECT_EQ(p.residual_mult[o], std::llround(std::ldexp(s.residual_multiplier[o] / s.multiplier[o], p.residual_shift)))
+    EXPECT_EQ(p.residual_mult[o],
+              std::llround(std::ldexp(s.residual_multiplier[o] / s.multiplier[o], p.residual_shift)))
         << "channel " << o;
   EXPECT_EQ(p.bias1, (std::vector<int32_t>{30000, -20000, 0}));
   std::mt19937 rng(5);
@@ -310,8 +311,8 @@ TEST(Requant, WideProductCarriesTheResidualInAccumulatorUnits) {
       ASSERT_LE(std::llabs(acc + wideResidual(p, o, r) + p.bias1[o]), int64_t{INT32_MAX});
       const int64_t y = wideSequence(p, o, acc, r);
       ASSERT_LE(std::llabs(y), int64_t{INT32_MAX});
-      const double real = s.multiplier[o] * static_cast<double>(acc + s.bias[o]) +
-                          s.residual_multiplier[o] * static_cast<double>(r);
+      const double real =
+          s.multiplier[o] * static_cast<double>(acc + s.bias[o]) + s.residual_multiplier[o] * static_cast<double>(r);
       if (std::fabs(real) <= 256) {
         EXPECT_LE(std::fabs(static_cast<double>(y) - real), p.error_bound + 0.5 + 1e-9) << "acc " << acc << " r " << r;
       }
@@ -332,7 +333,8 @@ TEST(Requant, WideProductCarriesTheResidualInAccumulatorUnits) {
       for (int64_t r = -128; r <= 127; r += 5) {
         const double real = 0.4 * static_cast<double>(acc) + static_cast<double>(r);
         if (std::fabs(real) <= 200) {
-          EXPECT_LE(std::fabs(static_cast<double>(wideSequence(coarse, 0, acc, r)) - real), coarse.error_bound + 0.5 + 1e-9);
+          EXPECT_LE(std::fabs(static_cast<double>(wideSequence(coarse, 0, acc, r)) - real),
+                    coarse.error_bound + 0.5 + 1e-9);
         }
       }
   }

@@ -84,13 +84,13 @@ TEST(ModelZoo, InterfaceAndTypes) {
 TEST(ModelZoo, UnfusedExportForm) {
   auto g = zoo::buildModel("resnet18");
   EXPECT_EQ(testing::opHistogram(*g), (std::map<std::string, int>{{"Conv", 20},
-                                                                   {"BatchNormalization", 20},
-                                                                   {"Relu", 17},
-                                                                   {"Add", 8},
-                                                                   {"MaxPool", 1},
-                                                                   {"GlobalAveragePool", 1},
-                                                                   {"Flatten", 1},
-                                                                   {"Gemm", 1}}));
+                                                                  {"BatchNormalization", 20},
+                                                                  {"Relu", 17},
+                                                                  {"Add", 8},
+                                                                  {"MaxPool", 1},
+                                                                  {"GlobalAveragePool", 1},
+                                                                  {"Flatten", 1},
+                                                                  {"Gemm", 1}}));
   for (const ir::Node* n : g->nodes())
     if (n->op() == "Conv") {
       EXPECT_EQ(n->numInputs(), 2u) << n->name();  // bias-free, as torchvision

@@ -28,12 +28,9 @@ TEST(ZooPipeline, ResNet18BecomesTheCleanGraph) {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("runStandardPipeline on resnet18: %.1f ms\n", seconds * 1e3);
   RecordProperty("resnet18_pipeline_ms", std::to_string(seconds * 1e3));
-  EXPECT_EQ(testing::opHistogram(*g), (std::map<std::string, int>{{"Conv", 20},
-                                                                   {"Add", 8},
-                                                                   {"MaxPool", 1},
-                                                                   {"GlobalAveragePool", 1},
-                                                                   {"Flatten", 1},
-                                                                   {"Gemm", 1}}));
+  EXPECT_EQ(testing::opHistogram(*g),
+            (std::map<std::string, int>{
+                {"Conv", 20}, {"Add", 8}, {"MaxPool", 1}, {"GlobalAveragePool", 1}, {"Flatten", 1}, {"Gemm", 1}}));
   EXPECT_EQ(countActivation(*g, "Conv", "Relu"), 9);  // the stem and every block's first conv
   EXPECT_EQ(countActivation(*g, "Add", "Relu"), 8);   // every residual join
   for (const ir::Node* n : g->nodes())
@@ -49,19 +46,17 @@ TEST(ZooPipeline, ResNet18BecomesTheCleanGraph) {
 TEST(ZooPipeline, ResNet50AndMobileNetV2) {
   auto r50 = zoo::buildModel("resnet50");
   runStandardPipeline(*r50);
-  EXPECT_EQ(testing::opHistogram(*r50), (std::map<std::string, int>{{"Conv", 53},
-                                                                     {"Add", 16},
-                                                                     {"MaxPool", 1},
-                                                                     {"GlobalAveragePool", 1},
-                                                                     {"Flatten", 1},
-                                                                     {"Gemm", 1}}));
+  EXPECT_EQ(testing::opHistogram(*r50),
+            (std::map<std::string, int>{
+                {"Conv", 53}, {"Add", 16}, {"MaxPool", 1}, {"GlobalAveragePool", 1}, {"Flatten", 1}, {"Gemm", 1}}));
   EXPECT_EQ(countActivation(*r50, "Conv", "Relu"), 33);  // stem + two per bottleneck
   EXPECT_EQ(countActivation(*r50, "Add", "Relu"), 16);
 
   auto m = zoo::buildModel("mobilenetv2");
   runStandardPipeline(*m);
-  EXPECT_EQ(testing::opHistogram(*m), (std::map<std::string, int>{
-                                          {"Conv", 52}, {"Add", 10}, {"GlobalAveragePool", 1}, {"Flatten", 1}, {"Gemm", 1}}));
+  EXPECT_EQ(
+      testing::opHistogram(*m),
+      (std::map<std::string, int>{{"Conv", 52}, {"Add", 10}, {"GlobalAveragePool", 1}, {"Flatten", 1}, {"Gemm", 1}}));
   EXPECT_EQ(countActivation(*m, "Conv", "Clip"), 35);  // every ReLU6
   for (const ir::Node* n : m->nodes())
     if (n->attrs().getString("activation", "") == "Clip") {

@@ -22,15 +22,15 @@ namespace vdla::xrttest {
 
 struct CardSpec {
   std::string bdf = "0000:17:00.1";
-  std::string xclbin;                 // the one xclbin file this card accepts
+  std::string xclbin;  // the one xclbin file this card accepts
   std::string xclbin_uuid = "5d8b3a70-1c2e-4f6a-9b0d-7e4c2a1f3b58";
-  std::string ip = "vdla_top";        // the IP's name in that xclbin
-  std::string registers;              // the shared register window file (4 KiB)
-  std::string memory;                 // the device memory file
-  uint64_t memory_base = 0;           // device address of its first byte
+  std::string ip = "vdla_top";  // the IP's name in that xclbin
+  std::string registers;        // the shared register window file (4 KiB)
+  std::string memory;           // the device memory file
+  uint64_t memory_base = 0;     // device address of its first byte
   uint64_t memory_size = 0;
-  bool xclbin_loaded = false;         // the xclbin is already on the card (attach)
-  int open_errno = 0;                 // nonzero: opening the device fails with it (EACCES, ...)
+  bool xclbin_loaded = false;  // the xclbin is already on the card (attach)
+  int open_errno = 0;          // nonzero: opening the device fails with it (EACCES, ...)
 };
 
 // Installs a card as XRT device `index` for as long as it lives.

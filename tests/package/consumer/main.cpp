@@ -27,9 +27,9 @@ vdla::rt::Tensor runOnce(const char* target, const vdla::rt::Tensor& input, vdla
   const vdla::rt::Artifact artifact = vdla::compileGraph(*graph, co, &report);
   vdla::rt::ExecutorOptions eo;
   eo.device = device;
-  std::unique_ptr<vdla::rt::Executor> executor = report.kernels
-                                                     ? std::make_unique<vdla::rt::Executor>(artifact, *report.kernels, eo)
-                                                     : std::make_unique<vdla::rt::Executor>(artifact, eo);
+  std::unique_ptr<vdla::rt::Executor> executor =
+      report.kernels ? std::make_unique<vdla::rt::Executor>(artifact, *report.kernels, eo)
+                     : std::make_unique<vdla::rt::Executor>(artifact, eo);
   return executor->run({input}).at(0);
 }
 

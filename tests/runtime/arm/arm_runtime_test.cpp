@@ -65,9 +65,13 @@ struct ArmArch {
 #define VDLA_AARCH64_SYSROOT nullptr
 #endif
 
-const ArmArch kArmv7{"armv7", "arm", VDLA_ARMV7_RUNNER, VDLA_ARMV7_QEMU, VDLA_ARMV7_SYSROOT,
-                     "g++-arm-linux-gnueabihf and qemu-user"};
-const ArmArch kAarch64{"aarch64", "aarch64", VDLA_AARCH64_RUNNER, VDLA_AARCH64_QEMU, VDLA_AARCH64_SYSROOT,
+const ArmArch kArmv7{
+    "armv7", "arm", VDLA_ARMV7_RUNNER, VDLA_ARMV7_QEMU, VDLA_ARMV7_SYSROOT, "g++-arm-linux-gnueabihf and qemu-user"};
+const ArmArch kAarch64{"aarch64",
+                       "aarch64",
+                       VDLA_AARCH64_RUNNER,
+                       VDLA_AARCH64_QEMU,
+                       VDLA_AARCH64_SYSROOT,
                        "g++-aarch64-linux-gnu and qemu-user"};
 
 // Names the parameter in test listings ("armv7", not an address).
@@ -181,7 +185,8 @@ TEST_P(ArmRuntime, AcceleratorArtifactOnFsimMatchesHostReference) {
   const rt::Tensor input = randomTensor(g->inputs()[0]->type().shape, rng, -2, 2);
   const rt::Tensor want = runReference(*g, {input})[0];
   const rt::Tensor got = runArtifactOnArm(artifact, input, want.type(), "--device fsim");
-  expectClose(got, want, "int8 ResNet-18 (64x64) on the accelerator (fsim) with " + std::string(arch().cpu) + " CPU steps");
+  expectClose(got, want,
+              "int8 ResNet-18 (64x64) on the accelerator (fsim) with " + std::string(arch().cpu) + " CPU steps");
   // Without --device the runner says what it needs.
   const std::string path = dir_ + "/model.vdla", in = dir_ + "/input.bin";
   RunResult r = runOnArm("'" + path + "' --input '" + in + "'");
@@ -235,7 +240,9 @@ TEST_P(ArmRuntime, WrongInputSizeIsRefused) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Arch, ArmRuntime, ::testing::Values(&kArmv7, &kAarch64),
-                         [](const ::testing::TestParamInfo<const ArmArch*>& info) { return std::string(info.param->cpu); });
+                         [](const ::testing::TestParamInfo<const ArmArch*>& info) {
+                           return std::string(info.param->cpu);
+                         });
 
 }  // namespace
 }  // namespace vdla::cpu::test

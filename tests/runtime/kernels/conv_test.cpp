@@ -13,8 +13,8 @@ struct ConvParams {
 };
 
 // x: [N, C, D, H, W], w: [M, C/group, KD, KH, KW]; returns [N, M, OD, OH, OW].
-std::vector<double> directConv3d(const Tensor& x, const Tensor& w, const std::vector<double>& bias,
-                                 const ConvParams& p, Shape* out_shape) {
+std::vector<double> directConv3d(const Tensor& x, const Tensor& w, const std::vector<double>& bias, const ConvParams& p,
+                                 Shape* out_shape) {
   const int64_t N = x.dim(0), C = x.dim(1), M = w.dim(0), Cg = C / p.group, Mg = M / p.group;
   int64_t in[3], k[3], out[3];
   for (int i = 0; i < 3; ++i) {
@@ -51,9 +51,8 @@ std::vector<double> directConv3d(const Tensor& x, const Tensor& w, const std::ve
 // Runs ref.Conv on a 2-D case and compares with the direct 3-D definition.
 void checkConv2d(std::mt19937& rng, Shape xs, Shape ws, int64_t group, Ints strides, Ints dilations, Ints pads,
                  bool with_bias) {
-  SCOPED_TRACE("x " + shapeToString(xs) + " w " + shapeToString(ws) + " group " + std::to_string(group) +
-               " strides " + shapeToString(strides) + " dilations " + shapeToString(dilations) + " pads " +
-               shapeToString(pads));
+  SCOPED_TRACE("x " + shapeToString(xs) + " w " + shapeToString(ws) + " group " + std::to_string(group) + " strides " +
+               shapeToString(strides) + " dilations " + shapeToString(dilations) + " pads " + shapeToString(pads));
   Tensor x = randomF32(xs, rng), w = randomF32(ws, rng), b;
   std::vector<double> bias;
   if (with_bias) {
@@ -80,12 +79,12 @@ void checkConv2d(std::mt19937& rng, Shape xs, Shape ws, int64_t group, Ints stri
 TEST(ConvKernel, MatchesDirectDefinitionOnRandomShapes) {
   std::mt19937 rng(1234);
   checkConv2d(rng, {1, 3, 7, 7}, {4, 3, 3, 3}, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true);
-  checkConv2d(rng, {2, 4, 9, 8}, {6, 2, 3, 2}, 2, {2, 1}, {1, 2}, {0, 1, 2, 0}, true);   // groups, asym pads
-  checkConv2d(rng, {1, 6, 10, 10}, {6, 1, 3, 3}, 6, {2, 2}, {1, 1}, {1, 1, 1, 1}, true);  // depthwise
-  checkConv2d(rng, {1, 5, 12, 11}, {3, 5, 3, 3}, 1, {1, 1}, {2, 3}, {2, 0, 1, 3}, false); // dilation
-  checkConv2d(rng, {3, 8, 5, 5}, {16, 8, 1, 1}, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true);   // pointwise path
-  checkConv2d(rng, {1, 4, 6, 6}, {4, 4, 1, 1}, 1, {2, 2}, {1, 1}, {1, 0, 0, 1}, true);    // strided 1x1 with pads
-  checkConv2d(rng, {1, 2, 4, 4}, {2, 2, 5, 5}, 1, {1, 1}, {1, 1}, {2, 2, 2, 2}, true);    // kernel wider than input
+  checkConv2d(rng, {2, 4, 9, 8}, {6, 2, 3, 2}, 2, {2, 1}, {1, 2}, {0, 1, 2, 0}, true);     // groups, asym pads
+  checkConv2d(rng, {1, 6, 10, 10}, {6, 1, 3, 3}, 6, {2, 2}, {1, 1}, {1, 1, 1, 1}, true);   // depthwise
+  checkConv2d(rng, {1, 5, 12, 11}, {3, 5, 3, 3}, 1, {1, 1}, {2, 3}, {2, 0, 1, 3}, false);  // dilation
+  checkConv2d(rng, {3, 8, 5, 5}, {16, 8, 1, 1}, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true);    // pointwise path
+  checkConv2d(rng, {1, 4, 6, 6}, {4, 4, 1, 1}, 1, {2, 2}, {1, 1}, {1, 0, 0, 1}, true);     // strided 1x1 with pads
+  checkConv2d(rng, {1, 2, 4, 4}, {2, 2, 5, 5}, 1, {1, 1}, {1, 1}, {2, 2, 2, 2}, true);     // kernel wider than input
   for (int trial = 0; trial < 20; ++trial) {
     std::uniform_int_distribution<int64_t> d(1, 4);
     const int64_t group = d(rng), cg = d(rng), mg = d(rng), kh = d(rng), kw = d(rng);
@@ -109,8 +108,9 @@ TEST(ConvKernel, OneAndThreeSpatialDimensions) {
   p.pads_end = {0, 0, 2};
   Shape out5;
   std::vector<double> want = directConv3d(x.reshaped({2, 4, 1, 1, 11}), w.reshaped({6, 2, 1, 1, 3}), {}, p, &out5);
-  Tensor y = run1("Conv", {x, w}, DType::F32, {2, 6, out5[4]},
-                  makeAttrs({{"group", int64_t{2}}, {"strides", Ints{2}}, {"dilations", Ints{2}}, {"pads", Ints{1, 2}}}));
+  Tensor y =
+      run1("Conv", {x, w}, DType::F32, {2, 6, out5[4]},
+           makeAttrs({{"group", int64_t{2}}, {"strides", Ints{2}}, {"dilations", Ints{2}}, {"pads", Ints{1, 2}}}));
   for (int64_t i = 0; i < y.numElements(); ++i) ASSERT_NEAR(y.data<float>()[i], want[i], 1e-4);
 
   Tensor x3 = randomF32({1, 2, 5, 6, 4}, rng), w3 = randomF32({3, 2, 2, 3, 2}, rng);
@@ -143,8 +143,9 @@ TEST(ConvKernel, FusedActivationsApplyAfterTheBias) {
   Tensor b = Tensor::fromVector<float>({1}, {1});
   Tensor relu = run1("Conv", {x, w, b}, DType::F32, {1, 1, 1, 4}, makeAttrs({{"activation", std::string("Relu")}}));
   EXPECT_EQ(relu.toVector<float>(), (std::vector<float>{0, 0, 3, 11}));
-  Tensor clip = run1("Conv", {x, w, b}, DType::F32, {1, 1, 1, 4},
-                     makeAttrs({{"activation", std::string("Clip")}, {"activation_min", 0.0}, {"activation_max", 6.0}}));
+  Tensor clip =
+      run1("Conv", {x, w, b}, DType::F32, {1, 1, 1, 4},
+           makeAttrs({{"activation", std::string("Clip")}, {"activation_min", 0.0}, {"activation_max", 6.0}}));
   EXPECT_EQ(clip.toVector<float>(), (std::vector<float>{0, 0, 3, 6}));
   EXPECT_THROW(run1("Conv", {x, w, b}, DType::F32, {1, 1, 1, 4}, makeAttrs({{"activation", std::string("Gelu")}})),
                KernelError);
@@ -172,7 +173,8 @@ TEST(ConvIntegerKernel, MatchesDirectDefinitionWithZeroPoints) {
   // Centre by hand, then run the fp definition (exact in double for these sizes).
   Tensor xc(DType::F32, {2, 4, 1, 6, 7}), wc(DType::F32, {4, 2, 1, 3, 3});
   for (int64_t i = 0; i < x.numElements(); ++i) xc.data<float>()[i] = x.data<uint8_t>()[i] - 131.0f;
-  for (int64_t i = 0; i < w.numElements(); ++i) wc.data<float>()[i] = float(w.data<int8_t>()[i] - w_zp.data<int8_t>()[i / 18]);
+  for (int64_t i = 0; i < w.numElements(); ++i)
+    wc.data<float>()[i] = float(w.data<int8_t>()[i] - w_zp.data<int8_t>()[i / 18]);
   std::vector<double> want = directConv3d(xc, wc, {}, p, &out5);
   Tensor y = run1("ConvInteger", {x, w, x_zp, w_zp}, DType::I32, {2, 4, out5[3], out5[4]},
                   makeAttrs({{"group", int64_t{2}}, {"pads", Ints{1, 0, 0, 2}}, {"strides", Ints{2, 1}}}));

@@ -25,9 +25,9 @@ TEST(BinaryKernels, BroadcastLikeNumpy) {
   struct Case {
     Shape a, b, y;
   };
-  for (const Case& c : {Case{{2, 3, 4}, {2, 3, 4}, {2, 3, 4}}, Case{{2, 3, 4}, {4}, {2, 3, 4}},
-                        Case{{2, 1, 4}, {3, 1}, {2, 3, 4}}, Case{{}, {3, 2}, {3, 2}}, Case{{1, 5}, {4, 1}, {4, 5}},
-                        Case{{2, 1, 3, 1}, {1, 4, 1, 5}, {2, 4, 3, 5}}}) {
+  for (const Case& c :
+       {Case{{2, 3, 4}, {2, 3, 4}, {2, 3, 4}}, Case{{2, 3, 4}, {4}, {2, 3, 4}}, Case{{2, 1, 4}, {3, 1}, {2, 3, 4}},
+        Case{{}, {3, 2}, {3, 2}}, Case{{1, 5}, {4, 1}, {4, 5}}, Case{{2, 1, 3, 1}, {1, 4, 1, 5}, {2, 4, 3, 5}}}) {
     Tensor a = randomF32(c.a, rng, 0.5f, 2.0f), b = randomF32(c.b, rng, 0.5f, 2.0f);
     for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
       SCOPED_TRACE(std::string(op) + " " + shapeToString(c.a) + " " + shapeToString(c.b));
@@ -76,11 +76,12 @@ TEST(BinaryKernels, ModTakesTheSignOfDivisorOrDividend) {
   rt::AttributeMap c;
   c.set("fmod", int64_t{1});
   EXPECT_EQ(run1("Mod", {a, b}, DType::I64, {6}, c).toVector<int64_t>(), (std::vector<int64_t>{1, -1, 1, -1, 0, 0}));
-  const Tensor i8 = run1("Mod", {Tensor::fromVector<int8_t>({3}, {-128, 127, -5}), Tensor::fromVector<int8_t>({}, {-1})},
-                         DType::I8, {3});
+  const Tensor i8 = run1(
+      "Mod", {Tensor::fromVector<int8_t>({3}, {-128, 127, -5}), Tensor::fromVector<int8_t>({}, {-1})}, DType::I8, {3});
   EXPECT_EQ(i8.toVector<int8_t>(), (std::vector<int8_t>{0, 0, 0}));
-  const Tensor f = run1("Mod", {Tensor::fromVector<float>({3}, {5.5f, -5.5f, 5.5f}), Tensor::fromVector<float>({3}, {2, 2, -2})},
-                        DType::F32, {3}, c);
+  const Tensor f =
+      run1("Mod", {Tensor::fromVector<float>({3}, {5.5f, -5.5f, 5.5f}), Tensor::fromVector<float>({3}, {2, 2, -2})},
+           DType::F32, {3}, c);
   EXPECT_EQ(f.toVector<float>(), (std::vector<float>{1.5f, -1.5f, 1.5f}));
   EXPECT_THROW(run1("Mod", {Tensor::fromVector<float>({1}, {1}), Tensor::fromVector<float>({1}, {1})}, DType::F32, {1}),
                std::exception);
@@ -123,10 +124,10 @@ TEST(ClipKernel, AttributesInputsAndMissingBounds) {
             (std::vector<float>{-10, -1, 0, 1, 1}));
   EXPECT_EQ(run1("Clip", {x}, DType::F32, {5}).toVector<float>(), x.toVector<float>());
   Tensor u = Tensor::fromVector<uint8_t>({3}, {0, 100, 255});
-  EXPECT_EQ(run1("Clip", {u, Tensor::fromVector<uint8_t>({}, {10}), Tensor::fromVector<uint8_t>({}, {200})}, DType::U8,
-                 {3})
-                .toVector<uint8_t>(),
-            (std::vector<uint8_t>{10, 100, 200}));
+  EXPECT_EQ(
+      run1("Clip", {u, Tensor::fromVector<uint8_t>({}, {10}), Tensor::fromVector<uint8_t>({}, {200})}, DType::U8, {3})
+          .toVector<uint8_t>(),
+      (std::vector<uint8_t>{10, 100, 200}));
 }
 
 TEST(CastKernel, ConvertsBetweenTypes) {

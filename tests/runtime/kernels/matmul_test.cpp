@@ -26,8 +26,8 @@ TEST(GemmKernel, MatchesDefinitionWithTransposesAlphaBetaAndBroadcastC) {
           for (int64_t j = 0; j < N; ++j) {
             double acc = 0;
             for (int64_t k = 0; k < K; ++k) acc += at(a, i, k, ta) * at(b, k, j, tb);
-            const int64_t ci = cs.size() == 2 ? (cs[0] == 1 ? 0 : i) * cs[1] + (cs[1] == 1 ? 0 : j)
-                                              : (cs.empty() ? 0 : j);
+            const int64_t ci =
+                cs.size() == 2 ? (cs[0] == 1 ? 0 : i) * cs[1] + (cs[1] == 1 ? 0 : j) : (cs.empty() ? 0 : j);
             const double want = 0.5 * acc - 2.0 * c.getAsDouble(ci);
             ASSERT_NEAR(y.data<float>()[i * N + j], want, 1e-4) << i << "," << j;
           }
@@ -54,7 +54,8 @@ void checkMatMul(std::mt19937& rng, const Shape& as, const Shape& bs, const Shap
   auto matrixIndex = [&](const Shape& op, int64_t flat) {
     Shape ob(op.begin(), op.end() - 2);
     int64_t index = 0, stride = 1;
-    for (int64_t d = static_cast<int64_t>(batch.size()) - 1, od = static_cast<int64_t>(ob.size()) - 1; d >= 0; --d, --od) {
+    for (int64_t d = static_cast<int64_t>(batch.size()) - 1, od = static_cast<int64_t>(ob.size()) - 1; d >= 0;
+         --d, --od) {
       const int64_t coord = flat % batch[d];
       flat /= batch[d];
       if (od >= 0) {
@@ -97,7 +98,8 @@ TEST(EinsumKernel, MatchesExplicitSums) {
     for (int64_t i = 0; i < I; ++i)
       for (int64_t j = 0; j < J; ++j) {
         double want = 0;
-        for (int64_t d = 0; d < D; ++d) want += double(q.data<float>()[(g * I + i) * D + d]) * k.data<float>()[(g * J + j) * D + d];
+        for (int64_t d = 0; d < D; ++d)
+          want += double(q.data<float>()[(g * I + i) * D + d]) * k.data<float>()[(g * J + j) * D + d];
         EXPECT_NEAR(s.data<float>()[(g * I + i) * J + j], want, 1e-6);
       }
   const Tensor o = run1("Einsum", {s, v}, DType::F32, {G, I, D}, eq("GIJ,GJD->GID"));
@@ -105,7 +107,8 @@ TEST(EinsumKernel, MatchesExplicitSums) {
     for (int64_t i = 0; i < I; ++i)
       for (int64_t d = 0; d < D; ++d) {
         double want = 0;
-        for (int64_t j = 0; j < J; ++j) want += double(s.data<float>()[(g * I + i) * J + j]) * v.data<float>()[(g * J + j) * D + d];
+        for (int64_t j = 0; j < J; ++j)
+          want += double(s.data<float>()[(g * I + i) * J + j]) * v.data<float>()[(g * J + j) * D + d];
         EXPECT_NEAR(o.data<float>()[(g * I + i) * D + d], want, 1e-6);
       }
   const Tensor m = Tensor::fromVector<float>({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
@@ -121,7 +124,8 @@ TEST(EinsumKernel, MatchesExplicitSums) {
       for (int64_t i = 0; i < 2; ++i)
         for (int64_t kk = 0; kk < 2; ++kk) {
           double want = 0;
-          for (int64_t j = 0; j < 3; ++j) want += double(a.data<float>()[(x * 2 + i) * 3 + j]) * b.data<float>()[(y * 3 + j) * 2 + kk];
+          for (int64_t j = 0; j < 3; ++j)
+            want += double(a.data<float>()[(x * 2 + i) * 3 + j]) * b.data<float>()[(y * 3 + j) * 2 + kk];
           EXPECT_NEAR(c.data<float>()[((x * 3 + y) * 2 + i) * 2 + kk], want, 1e-6);
         }
 }
@@ -161,15 +165,16 @@ TEST(QLinearMatMulKernel, HandComputedRoundingAndSaturation) {
     return run1("QLinearMatMul", {a, sa, zu, b, sb, zu, sy, Tensor::fromVector<uint8_t>({}, {y_zp})}, DType::U8, {1, 1})
         .data<uint8_t>()[0];
   };
-  EXPECT_EQ(run({1, 1, 1, 2}, 0), 2);      // 2.5 -> 2
-  EXPECT_EQ(run({1, 1, 1, 4}, 0), 4);      // 3.5 -> 4
+  EXPECT_EQ(run({1, 1, 1, 2}, 0), 2);            // 2.5 -> 2
+  EXPECT_EQ(run({1, 1, 1, 4}, 0), 4);            // 3.5 -> 4
   EXPECT_EQ(run({255, 255, 255, 255}, 0), 255);  // 510 saturates
-  EXPECT_EQ(run({1, 1, 1, 2}, 254), 255);  // 2 + 254 saturates
+  EXPECT_EQ(run({1, 1, 1, 2}, 254), 255);        // 2 + 254 saturates
   // int8 with a zero point on a: (a - 3) summed = -5 -> -2.5 -> -2.
   Tensor a8 = Tensor::fromVector<int8_t>({1, 4}, {3, 3, 3, -2});
   Tensor b8 = Tensor::fromVector<int8_t>({4, 1}, {1, 1, 1, 1});
   Tensor z8 = Tensor::fromVector<int8_t>({}, {0});
-  Tensor y = run1("QLinearMatMul", {a8, sa, Tensor::fromVector<int8_t>({}, {3}), b8, sb, z8, sy, z8}, DType::I8, {1, 1});
+  Tensor y =
+      run1("QLinearMatMul", {a8, sa, Tensor::fromVector<int8_t>({}, {3}), b8, sb, z8, sy, z8}, DType::I8, {1, 1});
   EXPECT_EQ(y.data<int8_t>()[0], -2);
 }
 
@@ -179,8 +184,8 @@ TEST(QLinearMatMulKernel, PerColumnScalesOfB) {
   Tensor sa = Tensor::fromVector<float>({}, {1.0f}), sb = Tensor::fromVector<float>({2}, {1.0f, 0.25f});
   Tensor sy = Tensor::fromVector<float>({}, {1.0f});
   Tensor zu = Tensor::fromVector<uint8_t>({}, {0});
-  Tensor y = run1("QLinearMatMul", {a, sa, zu, b, sb, Tensor::fromVector<uint8_t>({2}, {0, 0}), sy, zu}, DType::U8,
-                  {1, 2});
+  Tensor y =
+      run1("QLinearMatMul", {a, sa, zu, b, sb, Tensor::fromVector<uint8_t>({2}, {0, 0}), sy, zu}, DType::U8, {1, 2});
   EXPECT_EQ(y.toVector<uint8_t>(), (std::vector<uint8_t>{7, 2}));  // 7 and 1.75 -> 2
 }
 

@@ -14,7 +14,8 @@ Tensor iota(const Shape& shape, float start = 1) {
 TEST(MaxPoolKernel, PadsStridesAndIndices) {
   // 4x4 ramp 1..16, kernel 2, stride 2, pads 1 on every side: windows of 1, 2 or 4 taps.
   Tensor x = iota({1, 1, 4, 4});
-  auto out = runKernel("MaxPool", {x}, {{DType::F32, {1, 1, 3, 3}, Layout::RowMajor}, {DType::I64, {1, 1, 3, 3}, Layout::RowMajor}},
+  auto out = runKernel("MaxPool", {x},
+                       {{DType::F32, {1, 1, 3, 3}, Layout::RowMajor}, {DType::I64, {1, 1, 3, 3}, Layout::RowMajor}},
                        makeAttrs({{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}));
   EXPECT_EQ(out[0].toVector<float>(), (std::vector<float>{1, 3, 4, 9, 11, 12, 13, 15, 16}));
   EXPECT_EQ(out[1].toVector<int64_t>(), (std::vector<int64_t>{0, 2, 3, 8, 10, 11, 12, 14, 15}));
@@ -22,7 +23,8 @@ TEST(MaxPoolKernel, PadsStridesAndIndices) {
 
 TEST(MaxPoolKernel, IndicesCountBatchAndChannel) {
   Tensor x = iota({2, 2, 2, 2});
-  auto out = runKernel("MaxPool", {x}, {{DType::F32, {2, 2, 1, 1}, Layout::RowMajor}, {DType::I64, {2, 2, 1, 1}, Layout::RowMajor}},
+  auto out = runKernel("MaxPool", {x},
+                       {{DType::F32, {2, 2, 1, 1}, Layout::RowMajor}, {DType::I64, {2, 2, 1, 1}, Layout::RowMajor}},
                        makeAttrs({{"kernel_shape", Ints{2, 2}}}));
   EXPECT_EQ(out[1].toVector<int64_t>(), (std::vector<int64_t>{3, 7, 11, 15}));
 }
@@ -37,13 +39,17 @@ TEST(MaxPoolKernel, CeilModeDropsAWindowThatStartsInThePadding) {
   // the third would start at 4, inside the trailing padding, so it is dropped.
   Tensor x3 = iota({1, 1, 1, 3});
   Tensor y3 = run1("MaxPool", {x3}, DType::F32, {1, 1, 1, 2},
-                   makeAttrs({{"kernel_shape", Ints{1, 1}}, {"strides", Ints{1, 2}}, {"pads", Ints{0, 0, 0, 1}},
+                   makeAttrs({{"kernel_shape", Ints{1, 1}},
+                              {"strides", Ints{1, 2}},
+                              {"pads", Ints{0, 0, 0, 1}},
                               {"ceil_mode", int64_t{1}}}));
   EXPECT_EQ(y3.toVector<float>(), (std::vector<float>{1, 3}));
   // in 4, pads 1/1, kernel 3, stride 2: windows start at -1, 1, 3 (the last is partial).
   Tensor x4 = iota({1, 1, 1, 4});
   Tensor y4 = run1("MaxPool", {x4}, DType::F32, {1, 1, 1, 3},
-                   makeAttrs({{"kernel_shape", Ints{1, 3}}, {"strides", Ints{1, 2}}, {"pads", Ints{0, 1, 0, 1}},
+                   makeAttrs({{"kernel_shape", Ints{1, 3}},
+                              {"strides", Ints{1, 2}},
+                              {"pads", Ints{0, 1, 0, 1}},
                               {"ceil_mode", int64_t{1}}}));
   EXPECT_EQ(y4.toVector<float>(), (std::vector<float>{2, 4, 4}));
 }
@@ -76,7 +82,9 @@ TEST(AveragePoolKernel, CeilModeTapsPastThePaddingNeverCount) {
   // input with no padding there, so it divides by 1 even with count_include_pad.
   Tensor x = iota({1, 1, 1, 5});
   Tensor y = run1("AveragePool", {x}, DType::F32, {1, 1, 1, 3},
-                  makeAttrs({{"kernel_shape", Ints{1, 2}}, {"strides", Ints{1, 2}}, {"ceil_mode", int64_t{1}},
+                  makeAttrs({{"kernel_shape", Ints{1, 2}},
+                             {"strides", Ints{1, 2}},
+                             {"ceil_mode", int64_t{1}},
                              {"count_include_pad", int64_t{1}}}));
   EXPECT_EQ(y.toVector<float>(), (std::vector<float>{1.5f, 3.5f, 5}));
 }
@@ -84,11 +92,13 @@ TEST(AveragePoolKernel, CeilModeTapsPastThePaddingNeverCount) {
 TEST(AveragePoolKernel, SameUpperMatchesExplicitPads) {
   std::mt19937 rng(2);
   Tensor x = randomF32({2, 3, 6, 7}, rng);
-  Tensor same = run1("AveragePool", {x}, DType::F32, {2, 3, 2, 3},
-                     makeAttrs({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{3, 3}}, {"auto_pad", std::string("SAME_UPPER")}}));
+  Tensor same =
+      run1("AveragePool", {x}, DType::F32, {2, 3, 2, 3},
+           makeAttrs({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{3, 3}}, {"auto_pad", std::string("SAME_UPPER")}}));
   // in 6: out 2, total pad 0; in 7: out 3, total 2 -> 1/1.
-  Tensor explicit_pads = run1("AveragePool", {x}, DType::F32, {2, 3, 2, 3},
-                              makeAttrs({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{3, 3}}, {"pads", Ints{0, 1, 0, 1}}}));
+  Tensor explicit_pads =
+      run1("AveragePool", {x}, DType::F32, {2, 3, 2, 3},
+           makeAttrs({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{3, 3}}, {"pads", Ints{0, 1, 0, 1}}}));
   expectNear(same, explicit_pads, 1e-6);
 }
 

@@ -43,11 +43,12 @@ TEST(QuantizeLinearKernel, PerAxis) {
 
 TEST(DequantizeLinearKernel, PerTensorPerAxisAndInt32) {
   Tensor x = Tensor::fromVector<uint8_t>({4}, {0, 128, 255, 130});
-  Tensor y = run1("DequantizeLinear", {x, Tensor::fromVector<float>({}, {0.5f}), Tensor::fromVector<uint8_t>({}, {128})},
-                  DType::F32, {4});
+  Tensor y = run1("DequantizeLinear",
+                  {x, Tensor::fromVector<float>({}, {0.5f}), Tensor::fromVector<uint8_t>({}, {128})}, DType::F32, {4});
   EXPECT_EQ(y.toVector<float>(), (std::vector<float>{-64.0f, 0.0f, 63.5f, 1.0f}));
   Tensor x8 = Tensor::fromVector<int8_t>({2, 2}, {-128, 127, 1, -1});
-  Tensor y8 = run1("DequantizeLinear", {x8, Tensor::fromVector<float>({2}, {1.0f, 0.25f}), Tensor::fromVector<int8_t>({2}, {0, 1})},
+  Tensor y8 = run1("DequantizeLinear",
+                   {x8, Tensor::fromVector<float>({2}, {1.0f, 0.25f}), Tensor::fromVector<int8_t>({2}, {0, 1})},
                    DType::F32, {2, 2}, makeAttrs({{"axis", int64_t{1}}}));
   EXPECT_EQ(y8.toVector<float>(), (std::vector<float>{-128.0f, 31.5f, 1.0f, -0.5f}));
   Tensor x32 = Tensor::fromVector<int32_t>({2}, {-1000000, 7});

@@ -49,20 +49,20 @@ TEST(SliceKernel, IntegerElementsAndEmptyResult) {
 }
 
 TEST(SplitKernel, ExplicitSizesAlongInnerAxis) {
-  std::vector<Tensor> parts = runKernel("Split", {ramp({2, 6}), ints({1, 2, 3})},
-                                        {TensorType{DType::F32, {2, 1}, Layout::RowMajor},
-                                         TensorType{DType::F32, {2, 2}, Layout::RowMajor},
-                                         TensorType{DType::F32, {2, 3}, Layout::RowMajor}},
-                                        makeAttrs({{"axis", int64_t{1}}}));
+  std::vector<Tensor> parts =
+      runKernel("Split", {ramp({2, 6}), ints({1, 2, 3})},
+                {TensorType{DType::F32, {2, 1}, Layout::RowMajor}, TensorType{DType::F32, {2, 2}, Layout::RowMajor},
+                 TensorType{DType::F32, {2, 3}, Layout::RowMajor}},
+                makeAttrs({{"axis", int64_t{1}}}));
   EXPECT_EQ(parts[0].toVector<float>(), (std::vector<float>{0, 6}));
   EXPECT_EQ(parts[1].toVector<float>(), (std::vector<float>{1, 2, 7, 8}));
   EXPECT_EQ(parts[2].toVector<float>(), (std::vector<float>{3, 4, 5, 9, 10, 11}));
 }
 
 TEST(SplitKernel, EqualPartsAlongOuterAxis) {
-  std::vector<Tensor> parts = runKernel(
-      "Split", {ramp({4, 2})},
-      {TensorType{DType::F32, {2, 2}, Layout::RowMajor}, TensorType{DType::F32, {2, 2}, Layout::RowMajor}});
+  std::vector<Tensor> parts =
+      runKernel("Split", {ramp({4, 2})},
+                {TensorType{DType::F32, {2, 2}, Layout::RowMajor}, TensorType{DType::F32, {2, 2}, Layout::RowMajor}});
   EXPECT_EQ(parts[0].toVector<float>(), (std::vector<float>{0, 1, 2, 3}));
   EXPECT_EQ(parts[1].toVector<float>(), (std::vector<float>{4, 5, 6, 7}));
   EXPECT_THROW(runKernel("Split", {ramp({4, 2})}, {TensorType{DType::F32, {2, 2}, Layout::RowMajor}}), KernelError);

@@ -37,8 +37,9 @@ TEST(PadKernel, ConstantReflectEdgeAndCrop) {
   EXPECT_EQ(run1("Pad", {x, pads}, DType::F32, {1, 6}, makeAttrs({{"mode", std::string("edge")}})).toVector<float>(),
             (std::vector<float>{1, 1, 1, 2, 3, 3}));
   // Opset < 11: pads and value as attributes; negative pads crop.
-  EXPECT_EQ(run1("Pad", {x}, DType::F32, {1, 3}, makeAttrs({{"pads", Ints{0, -1, 0, 1}}, {"value", 5.0}})).toVector<float>(),
-            (std::vector<float>{2, 3, 5}));
+  EXPECT_EQ(
+      run1("Pad", {x}, DType::F32, {1, 3}, makeAttrs({{"pads", Ints{0, -1, 0, 1}}, {"value", 5.0}})).toVector<float>(),
+      (std::vector<float>{2, 3, 5}));
   // Opset 18 axes input.
   EXPECT_EQ(run1("Pad", {x, Tensor::fromVector<int64_t>({2}, {1, 0}), Tensor(), Tensor::fromVector<int64_t>({1}, {-1})},
                  DType::F32, {1, 4})
@@ -72,8 +73,9 @@ TEST(GatherKernel, AxesAndNegativeIndices) {
 TEST(ShapeKernel, StartAndEnd) {
   Tensor x(DType::F32, {1, 3, 5, 7});
   EXPECT_EQ(run1("Shape", {x}, DType::I64, {4}).toVector<int64_t>(), (std::vector<int64_t>{1, 3, 5, 7}));
-  EXPECT_EQ(run1("Shape", {x}, DType::I64, {2}, makeAttrs({{"start", int64_t{1}}, {"end", int64_t{-1}}})).toVector<int64_t>(),
-            (std::vector<int64_t>{3, 5}));
+  EXPECT_EQ(
+      run1("Shape", {x}, DType::I64, {2}, makeAttrs({{"start", int64_t{1}}, {"end", int64_t{-1}}})).toVector<int64_t>(),
+      (std::vector<int64_t>{3, 5}));
 }
 
 TEST(CopyKernels, ReshapeFlattenSqueezeDropout) {
@@ -82,7 +84,8 @@ TEST(CopyKernels, ReshapeFlattenSqueezeDropout) {
             x.toVector<float>());
   EXPECT_EQ(run1("Flatten", {x}, DType::F32, {2, 3}).shape(), (Shape{2, 3}));
   EXPECT_THROW(run1("Squeeze", {x}, DType::F32, {5}), KernelError);
-  auto out = runKernel("Dropout", {x}, {{DType::F32, {2, 3}, Layout::RowMajor}, {DType::Bool, {2, 3}, Layout::RowMajor}});
+  auto out =
+      runKernel("Dropout", {x}, {{DType::F32, {2, 3}, Layout::RowMajor}, {DType::Bool, {2, 3}, Layout::RowMajor}});
   EXPECT_EQ(out[0].toVector<float>(), x.toVector<float>());
   for (int64_t i = 0; i < 6; ++i) EXPECT_EQ(out[1].getAsInt(i), 1);
 }
@@ -91,7 +94,8 @@ TEST(BatchNormKernel, InferenceFormula) {
   Tensor x = Tensor::fromVector<float>({1, 2, 2}, {1, 2, 3, 4});
   Tensor scale = Tensor::fromVector<float>({2}, {1, 2}), bias = Tensor::fromVector<float>({2}, {0, 1});
   Tensor mean = Tensor::fromVector<float>({2}, {1, 3}), var = Tensor::fromVector<float>({2}, {4, 0.25f});
-  Tensor y = run1("BatchNormalization", {x, scale, bias, mean, var}, DType::F32, {1, 2, 2}, makeAttrs({{"epsilon", 0.0}}));
+  Tensor y =
+      run1("BatchNormalization", {x, scale, bias, mean, var}, DType::F32, {1, 2, 2}, makeAttrs({{"epsilon", 0.0}}));
   // channel 0: (x - 1) / 2; channel 1: (x - 3) / 0.5 * 2 + 1
   EXPECT_EQ(y.toVector<float>(), (std::vector<float>{0, 0.5f, 1, 5}));
 }
@@ -112,8 +116,8 @@ TEST(LayerNormKernel, NormalisesTheTrailingDimensionsThenScalesAndShifts) {
   // axis 1 of [2, 2, 2] with a Scale of shape [1, 2] broadcasting over the first normalised dimension.
   Tensor x3 = Tensor::fromVector<float>({1, 2, 2}, {0, 2, 4, 6});
   Tensor s2 = Tensor::fromVector<float>({1, 2}, {1, -1});
-  Tensor y3 = run1("LayerNormalization", {x3, s2}, DType::F32, {1, 2, 2},
-                   makeAttrs({{"axis", int64_t{1}}, {"epsilon", 0.0}}));
+  Tensor y3 =
+      run1("LayerNormalization", {x3, s2}, DType::F32, {1, 2, 2}, makeAttrs({{"axis", int64_t{1}}, {"epsilon", 0.0}}));
   const float k = 1.0f / std::sqrt(5.0f);  // mean 3, variance 5
   EXPECT_NEAR(y3.data<float>()[0], -3 * k, 1e-6);
   EXPECT_NEAR(y3.data<float>()[1], 1 * k, 1e-6);  // (2 - 3) * -1
@@ -130,7 +134,8 @@ TEST(SoftmaxKernel, SingleAxisAndLegacyTwoD) {
   Tensor col = run1("Softmax", {x}, DType::F32, {2, 2}, makeAttrs({{"axis", int64_t{0}}}));
   EXPECT_NEAR(col.data<float>()[1], 0.25, 1e-6);
   // legacy_2d with axis 0: one row of all four elements (total 6).
-  Tensor legacy = run1("Softmax", {x}, DType::F32, {2, 2}, makeAttrs({{"axis", int64_t{0}}, {"legacy_2d", int64_t{1}}}));
+  Tensor legacy =
+      run1("Softmax", {x}, DType::F32, {2, 2}, makeAttrs({{"axis", int64_t{0}}, {"legacy_2d", int64_t{1}}}));
   EXPECT_NEAR(legacy.data<float>()[0], 1.0 / 6.0, 1e-6);
   EXPECT_NEAR(legacy.data<float>()[3], 0.5, 1e-6);
   // The two forms agree on the last axis (and legacy's default axis is 1).
@@ -168,9 +173,10 @@ TEST(RangeKernel, CountsFromStartByDelta) {
   auto i64 = [](int64_t v) { return Tensor::fromVector<int64_t>({}, {v}); };
   EXPECT_EQ(run1("Range", {i64(10), i64(3), i64(-3)}, DType::I64, {3}).toVector<int64_t>(),
             (std::vector<int64_t>{10, 7, 4}));
-  const Tensor f = run1("Range", {Tensor::fromVector<float>({}, {-1}), Tensor::fromVector<float>({}, {1}),
-                                  Tensor::fromVector<float>({}, {0.5f})},
-                        DType::F32, {4});
+  const Tensor f = run1(
+      "Range",
+      {Tensor::fromVector<float>({}, {-1}), Tensor::fromVector<float>({}, {1}), Tensor::fromVector<float>({}, {0.5f})},
+      DType::F32, {4});
   EXPECT_EQ(f.toVector<float>(), (std::vector<float>{-1, -0.5f, 0, 0.5f}));
   EXPECT_THROW(run1("Range", {i64(0), i64(3), i64(1)}, DType::I64, {2}), std::exception);  // wrong output size
 }
@@ -178,18 +184,19 @@ TEST(RangeKernel, CountsFromStartByDelta) {
 TEST(ScatterNDKernel, ReplacesAddressedSlicesInOrder) {
   const Tensor data = Tensor::fromVector<float>({3, 2}, {1, 2, 3, 4, 5, 6});
   // Rows 2 and -3 (= 0) replaced; a repeated tuple: the last write wins.
-  const Tensor rows = run1("ScatterND",
-                           {data, Tensor::fromVector<int64_t>({3, 1}, {2, -3, 2}),
-                            Tensor::fromVector<float>({3, 2}, {7, 8, 9, 10, 11, 12})},
-                           DType::F32, {3, 2});
+  const Tensor rows = run1(
+      "ScatterND",
+      {data, Tensor::fromVector<int64_t>({3, 1}, {2, -3, 2}), Tensor::fromVector<float>({3, 2}, {7, 8, 9, 10, 11, 12})},
+      DType::F32, {3, 2});
   EXPECT_EQ(rows.toVector<float>(), (std::vector<float>{9, 10, 3, 4, 11, 12}));
-  const Tensor elems = run1("ScatterND",
-                            {data, Tensor::fromVector<int64_t>({2, 2}, {0, 1, 1, 0}), Tensor::fromVector<float>({2}, {-1, -2})},
-                            DType::F32, {3, 2});
+  const Tensor elems = run1(
+      "ScatterND", {data, Tensor::fromVector<int64_t>({2, 2}, {0, 1, 1, 0}), Tensor::fromVector<float>({2}, {-1, -2})},
+      DType::F32, {3, 2});
   EXPECT_EQ(elems.toVector<float>(), (std::vector<float>{1, -1, -2, 4, 5, 6}));
-  EXPECT_THROW(run1("ScatterND", {data, Tensor::fromVector<int64_t>({1, 1}, {3}), Tensor::fromVector<float>({1, 2}, {0, 0})},
-                    DType::F32, {3, 2}),
-               std::exception);
+  EXPECT_THROW(
+      run1("ScatterND", {data, Tensor::fromVector<int64_t>({1, 1}, {3}), Tensor::fromVector<float>({1, 2}, {0, 0})},
+           DType::F32, {3, 2}),
+      std::exception);
 }
 
 TEST(ConstantOfShapeKernel, FillsWithTheValueOrZeros) {
@@ -207,15 +214,17 @@ TEST(SelectionKernels, EqualWhereExpand) {
   const Tensor eq = run1("Equal", {a, b}, DType::Bool, {2, 2});
   EXPECT_EQ(eq.toVector<bool>(), (std::vector<bool>{true, false, false, true}));
   EXPECT_EQ(run1("Not", {eq}, DType::Bool, {2, 2}).toVector<bool>(), (std::vector<bool>{false, true, true, false}));
-  const Tensor f = run1("Equal", {Tensor::fromVector<float>({2}, {0.0f, NAN}), Tensor::fromVector<float>({2}, {-0.0f, NAN})},
-                        DType::Bool, {2});
+  const Tensor f =
+      run1("Equal", {Tensor::fromVector<float>({2}, {0.0f, NAN}), Tensor::fromVector<float>({2}, {-0.0f, NAN})},
+           DType::Bool, {2});
   EXPECT_EQ(f.toVector<bool>(), (std::vector<bool>{true, false}));
   // Where broadcasts condition [2,2], X [2] and Y [] together.
   const Tensor w = run1("Where", {eq, Tensor::fromVector<float>({2}, {10, 20}), Tensor::fromVector<float>({}, {-1})},
                         DType::F32, {2, 2});
   EXPECT_EQ(w.toVector<float>(), (std::vector<float>{10, -1, -1, 20}));
-  const Tensor e = run1("Expand", {Tensor::fromVector<float>({2, 1}, {1, 2}), Tensor::fromVector<int64_t>({3}, {2, 2, 3})},
-                        DType::F32, {2, 2, 3});
+  const Tensor e =
+      run1("Expand", {Tensor::fromVector<float>({2, 1}, {1, 2}), Tensor::fromVector<int64_t>({3}, {2, 2, 3})},
+           DType::F32, {2, 2, 3});
   EXPECT_EQ(e.toVector<float>(), (std::vector<float>{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2}));
 }
 

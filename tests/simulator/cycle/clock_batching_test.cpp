@@ -23,8 +23,8 @@ namespace {
 namespace regs = hw::regs;
 
 struct PortRun {
-  std::vector<uint64_t> counters;              // every hardware counter after DONE
-  std::vector<std::vector<uint8_t>> buffers;   // the program's buffers afterwards
+  std::vector<uint64_t> counters;             // every hardware counter after DONE
+  std::vector<std::vector<uint8_t>> buffers;  // the program's buffers afterwards
   uint64_t polls = 0;
 };
 

@@ -20,8 +20,8 @@ namespace vdla::sim {
 namespace {
 
 namespace regs = hw::regs;
-using ::testing::HasSubstr;
 using hw::Memory;
+using ::testing::HasSubstr;
 
 hw::HwConfig tinyConfig() { return hw::loadConfig("tiny"); }
 
@@ -57,7 +57,8 @@ TEST(CycleRegisterPort, RefusesBadOffsetsAndConfigsWithoutAModel) {
     port.read(0x1000);
     ADD_FAILURE() << "offset 0x1000 was accepted";
   } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("register read at offset 0x1000: not a 32-bit register of the 4 KiB AXI-Lite window"));
+    EXPECT_THAT(e.what(),
+                HasSubstr("register read at offset 0x1000: not a 32-bit register of the 4 KiB AXI-Lite window"));
   }
   EXPECT_THROW(port.write(regs::kInsnAddr + 2, 0), Error);
   cfg.hash ^= 1;  // parameters no built-in model was built for
@@ -105,10 +106,10 @@ struct AddProgram {
     alu.push_next = true;
     hw::Instruction store = hw::makeStore(0, out / out_bytes, 1, kEntries, kEntries);
     store.pop_prev = true;
-    const std::vector<uint8_t> stream = hw::encodeInstructionStream(
-        layout, {hw::makeLoad(Memory::Uop, 0, uop_addr / uop_entry, 1, kEntries, kEntries),
-                 hw::makeLoad(Memory::Acc, 0, acc_addr / acc_bytes, 1, kEntries, kEntries), alu, store,
-                 hw::makeFinish()});
+    const std::vector<uint8_t> stream =
+        hw::encodeInstructionStream(layout, {hw::makeLoad(Memory::Uop, 0, uop_addr / uop_entry, 1, kEntries, kEntries),
+                                             hw::makeLoad(Memory::Acc, 0, acc_addr / acc_bytes, 1, kEntries, kEntries),
+                                             alu, store, hw::makeFinish()});
     insn = dram.allocate(stream.size());
     std::memcpy(dram.map(insn, stream.size()), stream.data(), stream.size());
   }

@@ -40,7 +40,8 @@ struct DualRig {
     driver::Buffer a = fsim->allocate(bytes), b = cycle->allocate(bytes);
     EXPECT_EQ(a.phys_addr, b.phys_addr);
     std::vector<uint8_t> init(bytes);
-    if (data) init = *data;
+    if (data)
+      init = *data;
     else
       for (auto& v : init) v = uint8_t(rng());
     fsim->write(a, 0, init.data(), bytes);
@@ -79,8 +80,8 @@ struct DualRig {
         cycle->read(b, 0, y.data(), b.size);
         size_t first = 0;
         while (first < x.size() && x[first] == y[first]) ++first;
-        EXPECT_EQ(first, x.size()) << "buffer at 0x" << std::hex << b.phys_addr << std::dec
-                                   << " differs first at byte " << first;
+        EXPECT_EQ(first, x.size()) << "buffer at 0x" << std::hex << b.phys_addr << std::dec << " differs first at byte "
+                                   << first;
       }
       EXPECT_EQ(o.cycle.stats.gemm_uop_iterations, o.fsim.stats.gemm_uop_iterations);
     }

@@ -63,8 +63,7 @@ TEST_P(PaddingTest, EachSideMatchesFsim) {
 
 INSTANTIATE_TEST_SUITE_P(AllMemories, PaddingTest,
                          ::testing::Combine(::testing::Values("tiny", "pynq"),
-                                            ::testing::Values(Memory::Input, Memory::Weight, Memory::Acc,
-                                                              Memory::Acc8),
+                                            ::testing::Values(Memory::Input, Memory::Weight, Memory::Acc, Memory::Acc8),
                                             ::testing::Values(0, 1, 2, 3)));
 
 class CornerTest : public ::testing::TestWithParam<std::string> {};
@@ -87,7 +86,7 @@ TEST_P(CornerTest, GemmResetAccumulateAndAccHazards) {
   reset.pop_prev = true;
   p.push_back(reset);
   p.push_back(hw::makeGemm(LoopNest{0, 6, 2, 3, 0, 0, 0, 1, 0, 0}));  // repeats with src offsets
-  Instruction g = hw::makeGemm(LoopNest{0, 1, 1, 3});                  // same row three times
+  Instruction g = hw::makeGemm(LoopNest{0, 1, 1, 3});                 // same row three times
   g.push_next = true;
   p.push_back(g);
   uint64_t out = r.buffer(2 * r.cfg.entryBytes(Memory::Output));
@@ -114,7 +113,8 @@ TEST_P(CornerTest, EveryAluOpImmAndTensorWithHazards) {
   p.push_back(hw::makeLoad(Memory::Uop, 0, r.entryOf(uop, Memory::Uop), 1, n - 1, n - 1));
   for (int op = 0; op < hw::numAluOps(r.cfg); ++op) {
     p.push_back(hw::makeAlu(AluOp(op), LoopNest{0, n - 1, 1, 1}));
-    const int32_t imm = op == int(AluOp::Shr) || op == int(AluOp::Rshr) ? (op == int(AluOp::Shr) ? -3 : 5) : 77 * op - 200;
+    const int32_t imm =
+        op == int(AluOp::Shr) || op == int(AluOp::Rshr) ? (op == int(AluOp::Shr) ? -3 : 5) : 77 * op - 200;
     p.push_back(hw::makeAluImm(AluOp(op), LoopNest{0, n - 1, 1, 1}, imm));
   }
   // Large shift amounts are clamped.
@@ -186,8 +186,8 @@ TEST_P(CornerTest, IllegalInstructionsReportTheirIndex) {
 
   // SRAM range: a LOAD past the end of ACC.
   uint64_t acc = r.buffer(4 * r.cfg.entryBytes(Memory::Acc));
-  std::vector<Instruction> p = {hw::makeLoad(Memory::Acc, r.cfg.depth(Memory::Acc) - 1, r.entryOf(acc, Memory::Acc), 1, 2, 2),
-                                hw::makeFinish()};
+  std::vector<Instruction> p = {
+      hw::makeLoad(Memory::Acc, r.cfg.depth(Memory::Acc) - 1, r.entryOf(acc, Memory::Acc), 1, 2, 2), hw::makeFinish()};
   o = r.run(p);
   EXPECT_FALSE(o.cycle.ok());
   EXPECT_NE(o.cycle.message.find("instruction 0"), std::string::npos) << o.cycle.message;
@@ -374,8 +374,8 @@ TEST_P(OperandRegisterTest, RepeatedSrcTakesOneCyclePerVector) {
   uint64_t uop = r.uops({{1, 0, 0}});
   auto perVector = [&](uint32_t src_in) {
     uint64_t alu_short = 0, alu_long = 0;
-    const uint64_t a = computeCycles(r, acc, uop, entries, hw::makeAlu(AluOp::Mul, LoopNest{0, 1, 1, N, 0, 1, 0, src_in}),
-                                     &alu_short);
+    const uint64_t a =
+        computeCycles(r, acc, uop, entries, hw::makeAlu(AluOp::Mul, LoopNest{0, 1, 1, N, 0, 1, 0, src_in}), &alu_short);
     const uint64_t b = computeCycles(r, acc, uop, entries,
                                      hw::makeAlu(AluOp::Mul, LoopNest{0, 1, 1, 2 * N, 0, 1, 0, src_in}), &alu_long);
     EXPECT_EQ(alu_short, N);
@@ -390,8 +390,6 @@ TEST_P(OperandRegisterTest, RepeatedSrcTakesOneCyclePerVector) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, OperandRegisterTest, ::testing::Values("tiny", "pynq"));
-
-
 
 }  // namespace
 }  // namespace vdla::cycletest

@@ -45,7 +45,8 @@ hw::HwConfig customConfig(const std::string& name, int uop_kib) {
   "target": {"board": "pynq-z1", "part": "xc7z020clg400-1", "clock_mhz": 100},
   "gemm": {"batch": 2, "block_in": 4, "block_out": 8},
   "data_bits": {"input": 8, "weight": 8, "accumulator": 32, "output": 8},
-  "buffers_kib": {"uop": )json" + std::to_string(uop_kib) + R"json(, "input": 2, "weight": 4, "accumulator": 8, "output": 2},
+  "buffers_kib": {"uop": )json" +
+                           std::to_string(uop_kib) + R"json(, "input": 2, "weight": 4, "accumulator": 8, "output": 2},
   "axi": {"data_bits": 64},
   "queues": {"command_depth": 8, "token_depth": 8},
   "isa": {"dram_addr_bits": 32, "xfer_size_bits": 16, "pad_bits": 4, "loop_iter_bits": 14, "alu_imm_bits": 16}

@@ -97,24 +97,34 @@ std::string drawConfigJson(Rng& rng, const std::string& name) {
   const uint64_t acc_kib = kib();
   const uint64_t out_kib = (rng.chance(80) && acc_kib >= 4) ? acc_kib / 4 : kib();
   const uint64_t axi_bits = uint64_t(32) << rng.range(0, 4);
-  const std::string j = "{\n"
-      "  \"name\": \"" + name + "\",\n"
+  const std::string j =
+      "{\n"
+      "  \"name\": \"" +
+      name +
+      "\",\n"
       "  \"description\": \"random config (random_config_test)\",\n"
       "  \"target\": {\"board\": \"pynq-z1\", \"part\": \"xc7z020clg400-1\", \"clock_mhz\": 100},\n"
-      "  \"gemm\": {\"batch\": " + std::to_string(1u << eb) + ", \"block_in\": " + std::to_string(1u << ei) +
-      ", \"block_out\": " + std::to_string(1u << eo) + "},\n"
+      "  \"gemm\": {\"batch\": " +
+      std::to_string(1u << eb) + ", \"block_in\": " + std::to_string(1u << ei) +
+      ", \"block_out\": " + std::to_string(1u << eo) +
+      "},\n"
       "  \"data_bits\": {\"input\": 8, \"weight\": 8, \"accumulator\": 32, \"output\": 8},\n"
-      "  \"buffers_kib\": {\"uop\": " + std::to_string(kib()) + ", \"input\": " + std::to_string(kib()) +
-      ", \"weight\": " + std::to_string(kib()) + ", \"accumulator\": " + std::to_string(acc_kib) +
-      ", \"output\": " + std::to_string(out_kib) + "},\n"
-      "  \"axi\": {\"data_bits\": " + std::to_string(axi_bits) + "},\n"
-      "  \"queues\": {\"command_depth\": " + std::to_string(drawDepth(rng, 4096)) +
-      ", \"token_depth\": " + std::to_string(drawDepth(rng, 255)) + "},\n"
-      "  \"isa\": {\"dram_addr_bits\": " + std::to_string(rng.range(16, 32)) +
-      ", \"xfer_size_bits\": " + std::to_string(rng.range(4, 16)) +
+      "  \"buffers_kib\": {\"uop\": " +
+      std::to_string(kib()) + ", \"input\": " + std::to_string(kib()) + ", \"weight\": " + std::to_string(kib()) +
+      ", \"accumulator\": " + std::to_string(acc_kib) + ", \"output\": " + std::to_string(out_kib) +
+      "},\n"
+      "  \"axi\": {\"data_bits\": " +
+      std::to_string(axi_bits) +
+      "},\n"
+      "  \"queues\": {\"command_depth\": " +
+      std::to_string(drawDepth(rng, 4096)) + ", \"token_depth\": " + std::to_string(drawDepth(rng, 255)) +
+      "},\n"
+      "  \"isa\": {\"dram_addr_bits\": " +
+      std::to_string(rng.range(16, 32)) + ", \"xfer_size_bits\": " + std::to_string(rng.range(4, 16)) +
       ", \"pad_bits\": " + std::to_string(rng.range(1, 8)) +
       ", \"loop_iter_bits\": " + std::to_string(rng.range(1, 16)) +
-      ", \"alu_imm_bits\": " + std::to_string(rng.range(2, 32)) + "}\n"
+      ", \"alu_imm_bits\": " + std::to_string(rng.range(2, 32)) +
+      "}\n"
       "}";
   return j;
 }
@@ -151,8 +161,9 @@ ConfigDraw drawValidConfig(uint64_t seed) {
     } catch (const Error& e) {
       ++d.refused;
       ++d.refused_fields[refusedField(e.what())];
-      if (d.refused > 10000) throw Error("random_config_test: no valid config in 10000 draws of seed " +
-                                         std::to_string(seed) + "; last refusal: " + e.what());
+      if (d.refused > 10000)
+        throw Error("random_config_test: no valid config in 10000 draws of seed " + std::to_string(seed) +
+                    "; last refusal: " + e.what());
     }
   }
 }
@@ -208,10 +219,10 @@ TEST(RandomConfigDraw, CoversEveryFieldsRangeReproducibly) {
     wide_axi |= c.axi_data_bits > inp_entry_bits;
   }
   const std::map<std::string, std::pair<uint64_t, uint64_t>> expected = {
-      {"batch", {1, 16}},          {"block_in", {1, 128}},      {"block_out", {1, 128}},
-      {"axi", {32, 128}},          {"command_depth", {1, 2048}}, {"token_depth", {1, 200}},
-      {"dram_addr_bits", {16, 32}}, {"xfer_size_bits", {4, 16}}, {"pad_bits", {1, 8}},
-      {"loop_iter_bits", {1, 16}}, {"alu_imm_bits", {2, 32}},   {"uop_kib", {1, 64}},
+      {"batch", {1, 16}},           {"block_in", {1, 128}},       {"block_out", {1, 128}},
+      {"axi", {32, 128}},           {"command_depth", {1, 2048}}, {"token_depth", {1, 200}},
+      {"dram_addr_bits", {16, 32}}, {"xfer_size_bits", {4, 16}},  {"pad_bits", {1, 8}},
+      {"loop_iter_bits", {1, 16}},  {"alu_imm_bits", {2, 32}},    {"uop_kib", {1, 64}},
       {"acc_kib", {4, 64}},
   };
   // Depths are log-uniform: reaching the top octave is enough (2048+ of 4096,
@@ -282,7 +293,8 @@ TEST(RandomConfigDraw, ProgramsFitEveryDrawAndRunOnFsim) {
       const auto program = generateProgram(d.cfg, d.seed * 1000 + uint64_t(k), opts);
       const progentest::DeviceRun run = runOn(fsim, dram, program);
       ASSERT_TRUE(run.result.ok()) << run.result.message << "\nprogram seed " << program.seed << " on the config (seed "
-                                   << d.seed << "):\n" << d.json;
+                                   << d.seed << "):\n"
+                                   << d.json;
     }
   }
 }
@@ -299,8 +311,9 @@ TEST_P(RandomConfig, RtlMatchesFsimOnRandomPrograms) {
   const ConfigDraw d = drawValidConfig(GetParam());
   std::string tally;
   for (const auto& [field, n] : d.refused_fields) tally += " " + field + " x" + std::to_string(n);
-  std::cout << "config seed " << d.seed << " (" << d.refused << " draws refused by the validator first:"
-            << (tally.empty() ? " none" : tally) << "), hash " << d.cfg.hashHex() << ":\n"
+  std::cout << "config seed " << d.seed << " (" << d.refused
+            << " draws refused by the validator first:" << (tally.empty() ? " none" : tally) << "), hash "
+            << d.cfg.hashHex() << ":\n"
             << d.json << "\n";
   const std::string reproduce = "config (seed " + std::to_string(d.seed) + "):\n" + d.json + "\n";
 
@@ -334,8 +347,8 @@ TEST_P(RandomConfig, RtlMatchesFsimOnRandomPrograms) {
              sim::progen::describeProgram(program);
     else
       diff = progentest::compareBuffers(d.cfg, program, "fsim", a.buffers, "cycle", b.buffers);
-    ASSERT_EQ(diff, "") << "program seed " << program_seed << " with size_scale " << opts.size_scale
-                        << " on the " << reproduce;
+    ASSERT_EQ(diff, "") << "program seed " << program_seed << " with size_scale " << opts.size_scale << " on the "
+                        << reproduce;
   }
 }
 

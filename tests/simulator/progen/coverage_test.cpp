@@ -52,8 +52,7 @@ ProgramFeatures sumFeatures(const std::string& config, int seeds, const ProgenOp
 TEST(ProgenCoverage, TinyProgramsCoverTheIsa) {
   const hw::HwConfig cfg = hw::loadConfig("tiny");
   const ProgramFeatures f = sumFeatures("tiny", 300);
-  for (int op = 0; op < hw::kNumOpcodes; ++op)
-    EXPECT_GT(f.opcodes[op], 0u) << hw::opcodeName(hw::Opcode(op));
+  for (int op = 0; op < hw::kNumOpcodes; ++op) EXPECT_GT(f.opcodes[op], 0u) << hw::opcodeName(hw::Opcode(op));
   EXPECT_EQ(f.opcodes[int(hw::Opcode::Finish)], 300u);  // exactly one per program
   for (hw::Memory m : {hw::Memory::Uop, hw::Memory::Weight, hw::Memory::Input, hw::Memory::Acc, hw::Memory::Acc8})
     EXPECT_GT(f.loads_by_memory[int(m)], 0u) << hw::memoryName(m);

@@ -30,9 +30,9 @@ DeviceRun runOnDevice(driver::Device& device, const sim::progen::RandomProgram& 
                       std::chrono::milliseconds timeout);
 
 // "" if `a` and `b` are identical, otherwise the report.
-std::string compareBuffers(const hw::HwConfig& cfg, const sim::progen::RandomProgram& program, const std::string& name_a,
-                           const std::vector<std::vector<uint8_t>>& a, const std::string& name_b,
-                           const std::vector<std::vector<uint8_t>>& b);
+std::string compareBuffers(const hw::HwConfig& cfg, const sim::progen::RandomProgram& program,
+                           const std::string& name_a, const std::vector<std::vector<uint8_t>>& a,
+                           const std::string& name_b, const std::vector<std::vector<uint8_t>>& b);
 
 // Runs `program` on both devices; "" if both succeed with identical buffers,
 // otherwise the report (a failed run is reported with its message).

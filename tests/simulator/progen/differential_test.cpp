@@ -12,9 +12,9 @@
 namespace vdla::progentest {
 namespace {
 
-using ::testing::HasSubstr;
 using sim::progen::generateProgram;
 using sim::progen::RandomProgram;
+using ::testing::HasSubstr;
 
 std::vector<std::string> backendsToCompare() {
   std::vector<std::string> names;

@@ -95,7 +95,8 @@ TEST(ProgenValid, NarrowTransferFields) {
     "axi": {"data_bits": 64},
     "queues": {"command_depth": 4, "token_depth": 4},
     "isa": {"dram_addr_bits": 32, "xfer_size_bits": 4, "pad_bits": 4, "loop_iter_bits": 14, "alu_imm_bits": 16}
-  })", "generator_test");
+  })",
+                                              "generator_test");
   ProgenOptions large;
   large.size_scale = 3;
   expectValid(narrow, 3000, 40, large);

@@ -23,8 +23,8 @@ std::string firstDifference(const RandomProgram& p, const std::vector<std::vecto
   for (size_t b = 0; b < p.buffers.size(); ++b)
     for (size_t k = 0; k < p.buffers[b].init.size(); ++k)
       if (fsim[b][k] != ref[b][k])
-        return "buffer '" + p.buffers[b].name + "' byte " + std::to_string(k) + ": fsim " +
-               std::to_string(fsim[b][k]) + ", reference " + std::to_string(ref[b][k]);
+        return "buffer '" + p.buffers[b].name + "' byte " + std::to_string(k) + ": fsim " + std::to_string(fsim[b][k]) +
+               ", reference " + std::to_string(ref[b][k]);
   return "";
 }
 

@@ -53,7 +53,8 @@ TEST(HlsCsim, RunsAProgramThroughTheRegisters) {
   // ALU MOV of an immediate into ACC[0..3], then STORE of OUT[0..3].
   const uint32_t uop_entry = 0;
   std::memcpy(&dram.data_[2048], &uop_entry, 4);
-  vdla::hw::Instruction store = vdla::hw::makeStore(0, (OneBuffer::kBase + 1024) / cfg.entryBytes(vdla::hw::Memory::Output), 1, 4, 4);
+  vdla::hw::Instruction store =
+      vdla::hw::makeStore(0, (OneBuffer::kBase + 1024) / cfg.entryBytes(vdla::hw::Memory::Output), 1, 4, 4);
   store.pop_prev = true;
   vdla::hw::Instruction mov = vdla::hw::makeAluImm(vdla::hw::AluOp::Mov, {0, 1, 1, 4, 0, 1, 0, 0}, -3);
   mov.push_next = true;

@@ -36,9 +36,9 @@ void checkRandomSlices(uint64_t seed) {
 TEST(HostApUint, RandomSlicesMatchABitVector) {
   checkRandomSlices<32>(1);
   checkRandomSlices<64>(2);
-  checkRandomSlices<128>(3);  // instructions
-  checkRandomSlices<512>(4);  // accumulator entries
-  checkRandomSlices<2048>(5); // pynq weight entries
+  checkRandomSlices<128>(3);   // instructions
+  checkRandomSlices<512>(4);   // accumulator entries
+  checkRandomSlices<2048>(5);  // pynq weight entries
 }
 
 TEST(HostApUint, ConstructionTruncatesToTheWidth) {

@@ -132,9 +132,11 @@ int main() {
     for (int b = 0; b < BATCH; ++b)
       for (int o = 0; o < BLOCK_OUT; ++o) {
         int32_t sum = 3;
-        for (int k = 0; k < BLOCK_IN; ++k) sum += int32_t(byte_of(inp, b * BLOCK_IN + k)) * byte_of(wgt, o * BLOCK_IN + k);
+        for (int k = 0; k < BLOCK_IN; ++k)
+          sum += int32_t(byte_of(inp, b * BLOCK_IN + k)) * byte_of(wgt, o * BLOCK_IN + k);
         if (byte_of(out, b * BLOCK_OUT + o) != int8_t(sum & 0xff)) {
-          std::printf("FAIL: out[%d][%d] = %d, expected %d\n", b, o, byte_of(out, b * BLOCK_OUT + o), int8_t(sum & 0xff));
+          std::printf("FAIL: out[%d][%d] = %d, expected %d\n", b, o, byte_of(out, b * BLOCK_OUT + o),
+                      int8_t(sum & 0xff));
           ++failures;
         }
       }

@@ -51,8 +51,8 @@ struct ExploreOptions {
   PointEvaluator evaluate;
   PointConfirmer confirm_points;
   ConfigSynthesiser synthesise_configs;
-  int confirm = 0;   // front points, fastest first, confirmed on the cycle simulator
-  int yosys = 0;     // front points synthesised with yosys
+  int confirm = 0;        // front points, fastest first, confirmed on the cycle simulator
+  int yosys = 0;          // front points synthesised with yosys
   std::string yosys_dir;  // where their configs and reports go (required with yosys > 0)
   // Configs to mark on the chart; empty: the shipped configs of the part.
   std::vector<std::string> marks;

@@ -17,7 +17,7 @@ namespace vdla::api {
 struct ProfileOptions {
   // The modes, in order: true = latency hiding on. One or two distinct ones.
   std::vector<bool> latency_hiding = {true, false};
-  std::string device = "fsim";            // a driver backend name
+  std::string device = "fsim";           // a driver backend name
   driver::DeviceOptions device_options;  // e.g. record_activity for timelines
   std::string model_name;                // for the report
   // The network's input; empty: the seeded synthetic input of its type.

@@ -44,9 +44,12 @@ __device__ __forceinline__ void reduce(const float* __restrict__ x, float* __res
         q /= P::rdims[d];
       }
       const double v = x[off];
-      if (P::kind == 2) acc = v > acc ? v : acc;
-      else if (P::kind == 3) acc = v < acc ? v : acc;
-      else acc += v;
+      if (P::kind == 2)
+        acc = v > acc ? v : acc;
+      else if (P::kind == 3)
+        acc = v < acc ? v : acc;
+      else
+        acc += v;
     }
     y[o] = (float)(P::kind == 0 ? acc / (double)P::rvol : acc);
   }

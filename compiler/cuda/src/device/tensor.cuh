@@ -44,8 +44,10 @@ __device__ __forceinline__ void pad(const T* __restrict__ x, const T* __restrict
       const int c = rest % P::odims[d];
       rest /= P::odims[d];
       const int s = padSource<P::mode>(c - P::begin[d], P::idims[d]);
-      if (s < 0) inside = false;
-      else off += s * P::istr[d];
+      if (s < 0)
+        inside = false;
+      else
+        off += s * P::istr[d];
     }
     y[i] = inside ? x[off] : (value ? *value : (T)P::fill);
   }

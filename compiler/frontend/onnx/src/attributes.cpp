@@ -51,16 +51,12 @@ rt::Attribute attributeFromProto(const AP& a) {
       return v;
     }
     case AP::FLOATS: return std::vector<double>(a.floats().begin(), a.floats().end());
-    case AP::TENSOR:
-      try {
-        return tensorFromProto(a.t());
+    case AP::TENSOR: try { return tensorFromProto(a.t());
       } catch (const std::exception& e) {
         throw std::runtime_error("attribute '" + name + "': tensor: " + e.what());
       }
-    case AP::UNDEFINED:
-      throw std::runtime_error("attribute '" + name + "' has no value");
-    default:
-      break;
+    case AP::UNDEFINED: throw std::runtime_error("attribute '" + name + "' has no value");
+    default: break;
   }
   const std::string kind_name =
       AP::AttributeType_IsValid(kind) ? AP::AttributeType_Name(kind) : "type " + std::to_string(static_cast<int>(kind));

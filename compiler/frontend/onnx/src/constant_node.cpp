@@ -10,7 +10,8 @@ rt::Tensor constantNodeValue(const onnx::NodeProto& node) {
   if (node.input_size() != 0) throw std::runtime_error("a Constant node takes no inputs");
   if (node.output_size() != 1 || node.output(0).empty()) throw std::runtime_error("a Constant node has one output");
   if (node.attribute_size() != 1)
-    throw std::runtime_error("a Constant node needs exactly one attribute, it has " + std::to_string(node.attribute_size()));
+    throw std::runtime_error("a Constant node needs exactly one attribute, it has " +
+                             std::to_string(node.attribute_size()));
   const onnx::AttributeProto& a = node.attribute(0);
   const std::string& name = a.name();
   if (name == "value") {

@@ -31,7 +31,8 @@ int64_t parseSize(const std::string& text, const std::string& key, const std::st
 void load(TP& t, const fs::path& base, const std::string& source) {
   const std::string where = source + ": tensor '" + t.name() + "'";
   if (base.empty())
-    throw std::runtime_error(where + ": its data is stored in an external file, which needs the model's own "
+    throw std::runtime_error(where +
+                             ": its data is stored in an external file, which needs the model's own "
                              "file to resolve against (import the model from its path)");
   std::string location;
   int64_t offset = 0, length = -1;

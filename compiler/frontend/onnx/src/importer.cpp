@@ -78,8 +78,7 @@ class Importer {
       fail("IR version " + std::to_string(model_.ir_version()) + " is not supported (3 or newer, with opset_import)");
     for (const onnx::OperatorSetIdProto& op : model_.opset_import()) {
       const std::string domain = normalizeDomain(op.domain());
-      if (!opsets_.emplace(domain, op.version()).second)
-        fail("opset_import lists domain '" + domain + "' twice");
+      if (!opsets_.emplace(domain, op.version()).second) fail("opset_import lists domain '" + domain + "' twice");
     }
     auto it = opsets_.find("");
     if (it == opsets_.end()) fail("opset_import has no entry for the default ONNX domain");
@@ -92,7 +91,8 @@ class Importer {
     auto it = opsets_.find(domain);
     if (domain != "" && domain != kMicrosoftDomain)
       throw std::runtime_error("domain '" + domain + "' is not supported");
-    if (it == opsets_.end()) throw std::runtime_error("domain '" + domain + "' is not listed in the model's opset_import");
+    if (it == opsets_.end())
+      throw std::runtime_error("domain '" + domain + "' is not listed in the model's opset_import");
     return it->second;
   }
 
@@ -158,7 +158,8 @@ class Importer {
       const onnx::NodeProto& node = g.node(static_cast<int>(i));
       for (const std::string& out : node.output()) {
         if (out.empty()) continue;
-        if (values_.count(out)) fail(nodeLabel(node, i) + ": output '" + out + "' is also a graph input or initializer");
+        if (values_.count(out))
+          fail(nodeLabel(node, i) + ": output '" + out + "' is also a graph input or initializer");
         if (!producer.emplace(out, i).second) fail(nodeLabel(node, i) + ": output '" + out + "' is produced twice");
       }
     }
@@ -170,7 +171,8 @@ class Importer {
         if (in.empty() || values_.count(in)) continue;
         auto it = producer.find(in);
         if (it == producer.end())
-          fail(nodeLabel(node, i) + ": input '" + in + "' is not defined (no graph input, initializer or node output has this name)");
+          fail(nodeLabel(node, i) + ": input '" + in +
+               "' is not defined (no graph input, initializer or node output has this name)");
         readers[it->second].push_back(i);
         ++pending[i];
       }
@@ -229,7 +231,8 @@ class Importer {
       throw std::runtime_error(std::to_string(num_inputs) + " inputs, expected " + std::to_string(spec->min_inputs) +
                                ".." + (spec->max_inputs < 0 ? std::string("any") : std::to_string(spec->max_inputs)));
     for (int i = 0; i < spec->min_inputs; ++i)
-      if (!n.inputs[static_cast<size_t>(i)]) throw std::runtime_error("required input " + std::to_string(i) + " is missing");
+      if (!n.inputs[static_cast<size_t>(i)])
+        throw std::runtime_error("required input " + std::to_string(i) + " is missing");
     const size_t num_outputs = n.numPresentOutputs();
     if (num_outputs == 0) throw std::runtime_error("the node has no outputs");
     if (spec->max_outputs >= 0 && num_outputs > static_cast<size_t>(spec->max_outputs))
@@ -244,7 +247,8 @@ class Importer {
     n.outputs.resize(n.numPresentOutputs());
 
     const std::string name = graph_->uniqueName(proto.name().empty() ? n.op_type : proto.name());
-    ir::Node* node = graph_->addNode(n.op_type, n.inputs, n.outputs.size(), std::move(n.attrs), name, n.domain, n.outputs);
+    ir::Node* node =
+        graph_->addNode(n.op_type, n.inputs, n.outputs.size(), std::move(n.attrs), name, n.domain, n.outputs);
     for (size_t i = 0; i < n.outputs.size(); ++i)
       if (!n.outputs[i].empty()) define(n.outputs[i], node->output(i), "output");
 
@@ -319,6 +323,8 @@ rt::Tensor onnxTensorFromBytes(const std::string& bytes, const std::string& sour
   }
 }
 
-rt::Tensor loadOnnxTensorFile(const std::string& path) { return onnxTensorFromBytes(detail::readFileBytes(path), path); }
+rt::Tensor loadOnnxTensorFile(const std::string& path) {
+  return onnxTensorFromBytes(detail::readFileBytes(path), path);
+}
 
 }  // namespace vdla::frontend

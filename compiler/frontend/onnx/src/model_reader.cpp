@@ -21,7 +21,8 @@ constexpr int kRecursionLimit = 64;
 template <typename Message>
 Message parseMessage(const std::string& bytes, const std::string& source_name, const char* what) {
   if (bytes.size() > kMaxMessageBytes)
-    throw OnnxImportError(source_name + ": " + std::to_string(bytes.size()) + " bytes is larger than protobuf's limit of 2 GiB");
+    throw OnnxImportError(source_name + ": " + std::to_string(bytes.size()) +
+                          " bytes is larger than protobuf's limit of 2 GiB");
   google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
   google::protobuf::io::CodedInputStream coded(&raw);
   coded.SetTotalBytesLimit(INT_MAX);

@@ -37,7 +37,8 @@ std::vector<int64_t> intValues(const rt::Tensor& t, const std::string& what) {
     case rt::DType::U8: break;
     default: throw std::runtime_error(what + " has element type " + rt::dtypeName(t.dtype()) + ", expected integers");
   }
-  if (t.rank() > 1) throw std::runtime_error(what + " must be a scalar or 1-D, got shape " + rt::shapeToString(t.shape()));
+  if (t.rank() > 1)
+    throw std::runtime_error(what + " must be a scalar or 1-D, got shape " + rt::shapeToString(t.shape()));
   std::vector<int64_t> out;
   for (int64_t i = 0; i < t.numElements(); ++i) {
     int64_t v = t.getAsInt(i);

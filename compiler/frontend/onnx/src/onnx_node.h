@@ -14,9 +14,9 @@ namespace vdla::frontend::detail {
 
 struct OnnxNode {
   std::string op_type;
-  std::string domain;  // "" for the default domain (also spelled "ai.onnx")
-  int64_t opset = 0;   // the model's opset version for `domain`
-  std::vector<ir::Value*> inputs;    // nullptr for an absent optional input
+  std::string domain;              // "" for the default domain (also spelled "ai.onnx")
+  int64_t opset = 0;               // the model's opset version for `domain`
+  std::vector<ir::Value*> inputs;  // nullptr for an absent optional input
   rt::AttributeMap attrs;
   std::vector<std::string> outputs;  // "" for an absent optional output
 

@@ -33,8 +33,7 @@ void normalizeAveragePool(OnnxNode& n, ir::Graph&) { resolveAutoPad(n, 0, -1); }
 // ---- normalisation and inference-only operators ------------------------------
 
 void normalizeBatchNorm(OnnxNode& n, ir::Graph&) {
-  if (n.attrs.getInt("training_mode", 0) != 0)
-    unsupported("training_mode=1 is not supported (inference only)");
+  if (n.attrs.getInt("training_mode", 0) != 0) unsupported("training_mode=1 is not supported (inference only)");
   if (n.numPresentOutputs() > 1)
     unsupported("outputs beyond Y (running or saved mean/variance) mean training mode, which is not supported");
   if (n.attrs.getInt("spatial", 1) != 1) unsupported("spatial=0 (per-activation statistics) is not supported");
@@ -179,7 +178,7 @@ void normalizeReshape(OnnxNode& n, ir::Graph&) {
 
 void normalizeCast(OnnxNode& n, ir::Graph&) {
   dtypeFromOnnx(static_cast<int32_t>(n.attrs.getInt("to")));  // throws for types the runtime lacks
-  n.attrs.erase("saturate");  // only affects float8 targets
+  n.attrs.erase("saturate");                                  // only affects float8 targets
 }
 
 void normalizeQuantizeLinear(OnnxNode& n, ir::Graph& g) {
@@ -206,8 +205,7 @@ void normalizeDequantizeLinear(OnnxNode& n, ir::Graph&) {
 
 std::vector<OpSpec> buildTable() {
   const std::vector<std::string> conv_attrs = {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"};
-  const std::vector<std::string> pool_attrs = {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads",
-                                               "strides"};
+  const std::vector<std::string> pool_attrs = {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "strides"};
   std::vector<OpSpec> t;
   auto add = [&](std::string domain, std::string op, int min_in, int max_in, int max_out,
                  std::vector<std::string> attrs, void (*fn)(OnnxNode&, ir::Graph&) = nullptr) {
@@ -227,7 +225,8 @@ std::vector<OpSpec> buildTable() {
   add("", "BatchNormalization", 5, 5, 5, {"epsilon", "momentum", "spatial", "training_mode"}, normalizeBatchNorm);
   add("", "LayerNormalization", 2, 3, 3, {"axis", "epsilon", "stash_type"}, normalizeLayerNorm);
   add("", "Dropout", 1, 3, 2, {"ratio", "seed", "is_test"}, normalizeDropout);
-  for (const char* op : {"Relu", "Sigmoid", "Tanh", "Exp", "Neg", "Abs", "Sqrt", "Reciprocal", "HardSwish", "Identity", "Erf"})
+  for (const char* op :
+       {"Relu", "Sigmoid", "Tanh", "Exp", "Neg", "Abs", "Sqrt", "Reciprocal", "HardSwish", "Identity", "Erf"})
     add("", op, 1, 1, 1, {});
   add("", "LeakyRelu", 1, 1, 1, {"alpha"});
   add("", "HardSigmoid", 1, 1, 1, {"alpha", "beta"});

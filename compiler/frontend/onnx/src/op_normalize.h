@@ -19,8 +19,8 @@ struct OpSpec {
   std::string domain;  // "" or "com.microsoft"
   std::string op_type;
   int min_inputs = 1;
-  int max_inputs = 1;  // over every supported opset
-  int max_outputs = 1;  // -1: any number (Split)
+  int max_inputs = 1;                   // over every supported opset
+  int max_outputs = 1;                  // -1: any number (Split)
   std::vector<std::string> attributes;  // accepted at any supported opset
   // Rewrites the node into its IR form (may add constants to the graph); throws
   // std::runtime_error with the reason. Null when the ONNX form is the IR form.

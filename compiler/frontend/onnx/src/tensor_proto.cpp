@@ -19,9 +19,8 @@ template <typename T, typename Field>
 void copyTyped(const Field& field, rt::Tensor& t, const char* field_name) {
   const int64_t n = t.numElements();
   if (static_cast<int64_t>(field.size()) != n)
-    throw std::runtime_error(std::string(field_name) + " holds " + std::to_string(field.size()) +
-                             " values for shape " + rt::shapeToString(t.shape()) + " (" + std::to_string(n) +
-                             " elements)");
+    throw std::runtime_error(std::string(field_name) + " holds " + std::to_string(field.size()) + " values for shape " +
+                             rt::shapeToString(t.shape()) + " (" + std::to_string(n) + " elements)");
   T* out = t.data<T>();
   for (int64_t i = 0; i < n; ++i) {
     auto v = field.Get(static_cast<int>(i));
@@ -77,8 +76,9 @@ int32_t onnxFromDtype(rt::DType dtype) {
 
 rt::Tensor tensorFromProto(const onnx::TensorProto& proto) {
   if (proto.data_location() == TP::EXTERNAL || proto.external_data_size() > 0)
-    throw std::runtime_error("its data is stored in an external file, which is not supported (save the model "
-                             "with its weights inside the .onnx file)");
+    throw std::runtime_error(
+        "its data is stored in an external file, which is not supported (save the model "
+        "with its weights inside the .onnx file)");
   if (proto.has_segment()) throw std::runtime_error("segmented tensors are not supported");
   if (!proto.has_data_type()) throw std::runtime_error("it has no data_type");
   const rt::DType dtype = dtypeFromOnnx(proto.data_type());

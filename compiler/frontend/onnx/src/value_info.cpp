@@ -18,8 +18,7 @@ rt::TensorType inputType(const onnx::ValueInfoProto& info, const OnnxImportOptio
   if (override_it != options.input_shapes.end()) {
     type.shape = override_it->second;
   } else {
-    if (!tensor.has_shape())
-      throw std::runtime_error("it has no shape; give one with OnnxImportOptions::input_shapes");
+    if (!tensor.has_shape()) throw std::runtime_error("it has no shape; give one with OnnxImportOptions::input_shapes");
     for (const onnx::TensorShapeProto::Dimension& d : tensor.shape().dim()) {
       if (d.has_dim_value()) {
         if (d.dim_value() < 0) throw std::runtime_error("dimension " + std::to_string(d.dim_value()) + " is negative");
@@ -28,7 +27,8 @@ rt::TensorType inputType(const onnx::ValueInfoProto& info, const OnnxImportOptio
         auto it = options.dim_values.find(d.dim_param());
         int64_t value = it == options.dim_values.end() ? 1 : it->second;
         if (value < 0)
-          throw std::runtime_error("dim_values gives '" + d.dim_param() + "' the negative value " + std::to_string(value));
+          throw std::runtime_error("dim_values gives '" + d.dim_param() + "' the negative value " +
+                                   std::to_string(value));
         type.shape.push_back(value);
       } else {
         type.shape.push_back(1);  // unknown, unnamed: a batch of one

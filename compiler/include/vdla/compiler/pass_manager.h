@@ -41,10 +41,10 @@ namespace vdla {
 using PassFn = std::function<bool(ir::Graph&)>;
 
 struct PassManagerOptions {
-  bool verify_each = true;                 // ir::verifyGraphOrThrow after every pass
+  bool verify_each = true;                   // ir::verifyGraphOrThrow after every pass
   std::ostream* print_after_each = nullptr;  // the IR after every pass (--print-after-all)
-  bool print_only_changed = false;         // with print_after_each: skip passes that changed nothing
-  std::ostream* timing_report = nullptr;   // a table of per-pass times after run()
+  bool print_only_changed = false;           // with print_after_each: skip passes that changed nothing
+  std::ostream* timing_report = nullptr;     // a table of per-pass times after run()
 };
 
 struct PassRecord {

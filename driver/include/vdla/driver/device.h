@@ -74,8 +74,7 @@ struct DeviceOptions {
 // Creates a device by backend name; throws vdla::Error naming the available
 // backends for an unknown one.
 std::unique_ptr<Device> createDevice(const std::string& backend, const hw::HwConfig& cfg);
-std::unique_ptr<Device> createDevice(const std::string& backend, const hw::HwConfig& cfg,
-                                     const DeviceOptions& options);
+std::unique_ptr<Device> createDevice(const std::string& backend, const hw::HwConfig& cfg, const DeviceOptions& options);
 
 // Checks that [offset, offset+bytes) lies in `buffer`; shared by backends.
 void checkBufferRange(const Buffer& buffer, uint64_t offset, uint64_t bytes, const char* what);

@@ -22,9 +22,9 @@ struct DesignPoint {
 
 struct NetworkResult {
   std::string network;
-  double cycles = 0;        // accelerator cycles of the offloaded layers (cost model)
-  double latency_ms = 0;    // at the config's clock
-  double ideal_cycles = 0;  // MACs / MACs per cycle
+  double cycles = 0;           // accelerator cycles of the offloaded layers (cost model)
+  double latency_ms = 0;       // at the config's clock
+  double ideal_cycles = 0;     // MACs / MACs per cycle
   double mac_utilisation = 0;  // ideal / cycles
   int layers_offloaded = 0, layers_total = 0;
   std::string why_incomplete;  // the first layer that does not fit, if any
@@ -35,9 +35,9 @@ struct PointResult {
   ResourceEstimate resources;
   std::string why_not_fits;  // "" when it fits the part
   std::vector<NetworkResult> networks;
-  bool complete = false;     // every layer of every network fits the buffers
-  double latency_ms = 0;     // sum over the networks
-  bool on_front = false;     // set by the Pareto analysis
+  bool complete = false;  // every layer of every network fits the buffers
+  double latency_ms = 0;  // sum over the networks
+  bool on_front = false;  // set by the Pareto analysis
   bool fits() const { return why_not_fits.empty(); }
 };
 

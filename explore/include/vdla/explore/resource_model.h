@@ -30,8 +30,8 @@ struct ResourceFeatures {
   double gemm_products = 0;  // batch * block_in * block_out
   double dsp_pairs = 0;      // GEMM DSPs: products sharing an input, two per DSP
   double axi_bits = 0;
-  double bram36 = 0;         // block RAM of the memories and command queues
-  double lutram_luts = 0;    // memories too shallow for block RAM
+  double bram36 = 0;       // block RAM of the memories and command queues
+  double lutram_luts = 0;  // memories too shallow for block RAM
 };
 ResourceFeatures resourceFeatures(const hw::HwConfig& cfg);
 

@@ -40,8 +40,8 @@ struct ArtifactTensor {
 };
 
 struct ArtifactStep {
-  std::string kernel;  // "ref.Conv"
-  std::string name;    // the graph node's name, for diagnostics and profiles
+  std::string kernel;            // "ref.Conv"
+  std::string name;              // the graph node's name, for diagnostics and profiles
   std::vector<int32_t> inputs;   // tensor ids; -1 for a missing optional input
   std::vector<int32_t> outputs;  // tensor ids
   AttributeMap attrs;

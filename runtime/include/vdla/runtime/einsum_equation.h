@@ -12,10 +12,10 @@
 namespace vdla::rt {
 
 struct EinsumEquation {
-  std::vector<int64_t> extents;             // per label
-  std::vector<std::vector<int>> operands;   // per operand, the label of each dimension
-  std::vector<int> output;                  // the output's labels, in order
-  std::vector<int> summed;                  // labels absent from the output (contracted)
+  std::vector<int64_t> extents;            // per label
+  std::vector<std::vector<int>> operands;  // per operand, the label of each dimension
+  std::vector<int> output;                 // the output's labels, in order
+  std::vector<int> summed;                 // labels absent from the output (contracted)
   Shape outputShape() const;
 };
 

@@ -110,9 +110,9 @@ class Executor {
   Artifact artifact_;
   ExecutorOptions options_;
   std::unique_ptr<accel::DeviceSession> session_;  // for targets that run on a device
-  std::unique_ptr<cuda::CudaSession> cuda_;         // target "cuda": runs the whole plan on the GPU
+  std::unique_ptr<cuda::CudaSession> cuda_;        // target "cuda": runs the whole plan on the GPU
   KernelRegistry device_registry_;                 // the registry plus the session's kernels
-  std::vector<const KernelFn*> kernels_;  // one per step
+  std::vector<const KernelFn*> kernels_;           // one per step
   // Tensors whose last reader is each step (dead after it runs).
   std::vector<std::vector<int32_t>> release_after_;
   // Every intermediate (a step output that is not a graph output), by tensor

@@ -42,17 +42,17 @@
 namespace vdla::rt {
 
 struct QConvAttributes {
-  int64_t stride[2] = {1, 1};       // strides (H, W)
-  int64_t pads[4] = {0, 0, 0, 0};   // pads: top, left, bottom, right (ONNX order)
-  int64_t dilation[2] = {1, 1};     // dilations (H, W)
+  int64_t stride[2] = {1, 1};      // strides (H, W)
+  int64_t pads[4] = {0, 0, 0, 0};  // pads: top, left, bottom, right (ONNX order)
+  int64_t dilation[2] = {1, 1};    // dilations (H, W)
   int64_t group = 1;
-  int shift1 = 0;                   // in [0, 31]
-  int shift2 = 0;                   // in [0, 31]; [0, 62] with wide_product
-  bool wide_product = false;        // see above
-  int residual_shift = 0;           // in [0, 62]; nonzero only with wide_product
-  int32_t clip_lo = -128;           // -128 <= clip_lo <= clip_hi <= 127
+  int shift1 = 0;             // in [0, 31]
+  int shift2 = 0;             // in [0, 31]; [0, 62] with wide_product
+  bool wide_product = false;  // see above
+  int residual_shift = 0;     // in [0, 62]; nonzero only with wide_product
+  int32_t clip_lo = -128;     // -128 <= clip_lo <= clip_hi <= 127
   int32_t clip_hi = 127;
-  int32_t x_zero_point = 0;         // the int8 value padding positions hold
+  int32_t x_zero_point = 0;  // the int8 value padding positions hold
 };
 
 // Reads the attributes of a vdla.QConv node. strides, pads, dilations, group,

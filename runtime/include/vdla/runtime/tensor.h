@@ -22,13 +22,20 @@ DType parseDType(const std::string& name);
 
 template <typename T>
 constexpr DType dtypeOf() {
-  if constexpr (std::is_same_v<T, float>) return DType::F32;
-  else if constexpr (std::is_same_v<T, int8_t>) return DType::I8;
-  else if constexpr (std::is_same_v<T, uint8_t>) return DType::U8;
-  else if constexpr (std::is_same_v<T, int32_t>) return DType::I32;
-  else if constexpr (std::is_same_v<T, int64_t>) return DType::I64;
-  else if constexpr (std::is_same_v<T, bool>) return DType::Bool;
-  else static_assert(sizeof(T) == 0, "no DType for this C++ type");
+  if constexpr (std::is_same_v<T, float>)
+    return DType::F32;
+  else if constexpr (std::is_same_v<T, int8_t>)
+    return DType::I8;
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return DType::U8;
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return DType::I32;
+  else if constexpr (std::is_same_v<T, int64_t>)
+    return DType::I64;
+  else if constexpr (std::is_same_v<T, bool>)
+    return DType::Bool;
+  else
+    static_assert(sizeof(T) == 0, "no DType for this C++ type");
 }
 
 using Shape = std::vector<int64_t>;
@@ -68,8 +75,8 @@ class Tensor {
   static Tensor fromVector(Shape shape, const std::vector<T>& values) {
     Tensor t(dtypeOf<T>(), std::move(shape));
     if (static_cast<int64_t>(values.size()) != t.numElements())
-      throw std::invalid_argument("Tensor::fromVector: " + std::to_string(values.size()) +
-                                  " values for shape " + shapeToString(t.shape()));
+      throw std::invalid_argument("Tensor::fromVector: " + std::to_string(values.size()) + " values for shape " +
+                                  shapeToString(t.shape()));
     for (size_t i = 0; i < values.size(); ++i) t.data<T>()[i] = values[i];
     return t;
   }

@@ -136,17 +136,16 @@ Shape windowOutputSpatial(const Window3& w, size_t spatial_rank) {
 
 std::vector<float> readScales(const Tensor& t, int64_t n, const char* what) {
   requireDType(t, DType::F32, what);
-  require(t.numElements() == 1 || t.numElements() == n,
-          std::string(what) + " has " + std::to_string(t.numElements()) + " values, expected 1 or " +
-              std::to_string(n));
+  require(t.numElements() == 1 || t.numElements() == n, std::string(what) + " has " + std::to_string(t.numElements()) +
+                                                            " values, expected 1 or " + std::to_string(n));
   return t.toVector<float>();
 }
 
 std::vector<int32_t> readZeroPoints(const Tensor* t, int64_t n, const char* what) {
   if (!t) return {0};
-  require(t->numElements() == 1 || t->numElements() == n,
-          std::string(what) + " has " + std::to_string(t->numElements()) + " values, expected 1 or " +
-              std::to_string(n));
+  require(
+      t->numElements() == 1 || t->numElements() == n,
+      std::string(what) + " has " + std::to_string(t->numElements()) + " values, expected 1 or " + std::to_string(n));
   return toInt32(*t);
 }
 

@@ -154,8 +154,8 @@ void convInteger(const KernelArgs& a) {
   Tensor& y = a.output(0);
   requireDType(y, DType::I32, "output y");
   ConvShape s;
-  std::vector<int32_t> acc =
-      integerConv(a, a.input(0), a.hasInput(2) ? &a.input(2) : nullptr, a.input(1), a.hasInput(3) ? &a.input(3) : nullptr, &s);
+  std::vector<int32_t> acc = integerConv(a, a.input(0), a.hasInput(2) ? &a.input(2) : nullptr, a.input(1),
+                                         a.hasInput(3) ? &a.input(3) : nullptr, &s);
   requireShape(y, s.output);
   std::copy(acc.begin(), acc.end(), y.data<int32_t>());
 }
@@ -163,8 +163,8 @@ void convInteger(const KernelArgs& a) {
 void qlinearConv(const KernelArgs& a) {
   Tensor& y = a.output(0);
   ConvShape s;
-  std::vector<int32_t> acc =
-      integerConv(a, a.input(0), a.hasInput(2) ? &a.input(2) : nullptr, a.input(3), a.hasInput(5) ? &a.input(5) : nullptr, &s);
+  std::vector<int32_t> acc = integerConv(a, a.input(0), a.hasInput(2) ? &a.input(2) : nullptr, a.input(3),
+                                         a.hasInput(5) ? &a.input(5) : nullptr, &s);
   requireShape(y, s.output);
   const float x_scale = readScales(a.input(1), 1, "x_scale")[0];
   const std::vector<float> w_scale = readScales(a.input(4), s.out_channels, "w_scale");

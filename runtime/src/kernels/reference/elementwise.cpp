@@ -53,9 +53,12 @@ void binaryTyped(const KernelArgs& a) {
   forEachBroadcast(y.shape(), x.shape(), z.shape(), [&](int64_t i, int64_t ix, int64_t iz) {
     // 8-bit integers wrap around, as numpy (and so the ONNX tests) computes them.
     const T p = xp[ix], q = zp[iz];
-    if constexpr (kOp == BinaryOp::Add) yp[i] = static_cast<T>(p + q);
-    else if constexpr (kOp == BinaryOp::Sub) yp[i] = static_cast<T>(p - q);
-    else if constexpr (kOp == BinaryOp::Mul) yp[i] = static_cast<T>(p * q);
+    if constexpr (kOp == BinaryOp::Add)
+      yp[i] = static_cast<T>(p + q);
+    else if constexpr (kOp == BinaryOp::Sub)
+      yp[i] = static_cast<T>(p - q);
+    else if constexpr (kOp == BinaryOp::Mul)
+      yp[i] = static_cast<T>(p * q);
     else {
       if constexpr (std::is_integral_v<T>) require(q != 0, "integer division by zero");
       yp[i] = static_cast<T>(p / q);
@@ -122,9 +125,7 @@ void mod(const KernelArgs& a) {
   require(a.input(1).dtype() == t && a.output(0).dtype() == t, "operand and output types must agree");
   const bool c_remainder = a.attributes().getInt("fmod", 0) != 0;
   switch (t) {
-    case DType::F32:
-      require(c_remainder, "Mod of f32 operands needs fmod = 1");
-      return modTyped<float>(a, true);
+    case DType::F32: require(c_remainder, "Mod of f32 operands needs fmod = 1"); return modTyped<float>(a, true);
     case DType::U8: return modTyped<uint8_t>(a, c_remainder);
     case DType::I8: return modTyped<int8_t>(a, c_remainder);
     case DType::I32: return modTyped<int32_t>(a, c_remainder);

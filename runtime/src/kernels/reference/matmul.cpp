@@ -35,8 +35,8 @@ MatMulGeometry resolveMatMul(const Shape& a, const Shape& b) {
   for (size_t i = 0; i < rank; ++i) {
     const int64_t da = i + g.a_batch.size() >= rank ? g.a_batch[i + g.a_batch.size() - rank] : 1;
     const int64_t db = i + g.b_batch.size() >= rank ? g.b_batch[i + g.b_batch.size() - rank] : 1;
-    require(da == db || da == 1 || db == 1, "batch dimensions of " + shapeToString(a) + " and " + shapeToString(b) +
-                                                " do not broadcast");
+    require(da == db || da == 1 || db == 1,
+            "batch dimensions of " + shapeToString(a) + " and " + shapeToString(b) + " do not broadcast");
     g.batch[i] = da == 1 ? db : da;
   }
   g.output = g.batch;

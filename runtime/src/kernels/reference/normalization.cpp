@@ -133,9 +133,12 @@ void softmax(const KernelArgs& a) {
   } else {
     axis = normalizeAxis(axis, rank);
     for (int64_t d = 0; d < rank; ++d) {
-      if (d < axis) outer *= x.dim(d);
-      else if (d == axis) count = x.dim(d);
-      else inner *= x.dim(d);
+      if (d < axis)
+        outer *= x.dim(d);
+      else if (d == axis)
+        count = x.dim(d);
+      else
+        inner *= x.dim(d);
     }
   }
   const float* xp = x.data<float>();

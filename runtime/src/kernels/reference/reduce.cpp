@@ -39,15 +39,19 @@ void reduce(const KernelArgs& a) {
   requireShape(y, out);
   const std::vector<int64_t> strides = broadcastStrides(x.shape(), kept);
   const int64_t n_out = numElements(kept);
-  std::vector<double> acc(static_cast<size_t>(n_out),
-                          kKind == ReduceKind::Max ? -INFINITY : kKind == ReduceKind::Min ? INFINITY : 0.0);
+  std::vector<double> acc(static_cast<size_t>(n_out), kKind == ReduceKind::Max   ? -INFINITY
+                                                      : kKind == ReduceKind::Min ? INFINITY
+                                                                                 : 0.0);
   std::vector<int64_t> coord(static_cast<size_t>(rank), 0);
   int64_t o = 0;
   for (int64_t i = 0, n = x.numElements(); i < n; ++i) {
     const double v = xp[i];
-    if (kKind == ReduceKind::Max) acc[o] = std::max(acc[o], v);
-    else if (kKind == ReduceKind::Min) acc[o] = std::min(acc[o], v);
-    else acc[o] += v;
+    if (kKind == ReduceKind::Max)
+      acc[o] = std::max(acc[o], v);
+    else if (kKind == ReduceKind::Min)
+      acc[o] = std::min(acc[o], v);
+    else
+      acc[o] += v;
     for (int64_t d = rank - 1; d >= 0; --d) {
       o += strides[d];
       if (++coord[d] < x.dim(d)) break;
@@ -56,8 +60,7 @@ void reduce(const KernelArgs& a) {
     }
   }
   const double count = n_out == 0 ? 1.0 : static_cast<double>(x.numElements()) / static_cast<double>(n_out);
-  for (int64_t i = 0; i < n_out; ++i)
-    yp[i] = static_cast<float>(kKind == ReduceKind::Mean ? acc[i] / count : acc[i]);
+  for (int64_t i = 0; i < n_out; ++i) yp[i] = static_cast<float>(kKind == ReduceKind::Mean ? acc[i] / count : acc[i]);
 }
 
 }  // namespace

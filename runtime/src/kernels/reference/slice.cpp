@@ -21,7 +21,8 @@ void slice(const KernelArgs& a) {
   const std::vector<int64_t> starts = readInts(a.input(1));
   const std::vector<int64_t> ends = readInts(a.input(2));
   std::vector<int64_t> axes;
-  if (a.hasInput(3)) axes = readInts(a.input(3));
+  if (a.hasInput(3))
+    axes = readInts(a.input(3));
   else
     for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
   std::vector<int64_t> steps(starts.size(), 1);

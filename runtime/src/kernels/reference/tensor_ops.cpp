@@ -136,8 +136,8 @@ void pad(const KernelArgs& a) {
   } else {
     for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
   }
-  require(pads.size() == 2 * axes.size(), "'pads' has " + std::to_string(pads.size()) + " values, expected " +
-                                              std::to_string(2 * axes.size()));
+  require(pads.size() == 2 * axes.size(),
+          "'pads' has " + std::to_string(pads.size()) + " values, expected " + std::to_string(2 * axes.size()));
   std::vector<int64_t> begin(static_cast<size_t>(rank), 0);
   Shape out = x.shape();
   for (size_t i = 0; i < axes.size(); ++i) {
@@ -177,8 +177,10 @@ void pad(const KernelArgs& a) {
       bool inside = true;
       for (int64_t d = 0; d < rank && inside; ++d) {
         const int64_t s = padSource(coord[d] - begin[d], x.dim(d), mode);
-        if (s < 0) inside = false;
-        else offset += s * in_strides[d];
+        if (s < 0)
+          inside = false;
+        else
+          offset += s * in_strides[d];
       }
       dst[i] = inside ? src[offset] : fill;
       for (int64_t d = rank - 1; d >= 0; --d) {
@@ -295,8 +297,8 @@ void range(const KernelArgs& a) {
   require(start.dtype() == limit.dtype() && start.dtype() == delta.dtype() && y.dtype() == start.dtype(),
           "start, limit, delta and the output must share one type");
   const int64_t n = rangeLength(start, limit, delta);
-  require(y.numElements() == n, "output holds " + std::to_string(y.numElements()) + " elements, the range " +
-                                    std::to_string(n));
+  require(y.numElements() == n,
+          "output holds " + std::to_string(y.numElements()) + " elements, the range " + std::to_string(n));
   switch (y.dtype()) {
     case DType::F32: {
       const float s = start.data<float>()[0], d = delta.data<float>()[0];
@@ -304,7 +306,8 @@ void range(const KernelArgs& a) {
       return;
     }
     case DType::I32:
-      for (int64_t i = 0; i < n; ++i) y.data<int32_t>()[i] = static_cast<int32_t>(start.getAsInt(0) + i * delta.getAsInt(0));
+      for (int64_t i = 0; i < n; ++i)
+        y.data<int32_t>()[i] = static_cast<int32_t>(start.getAsInt(0) + i * delta.getAsInt(0));
       return;
     case DType::I64:
       for (int64_t i = 0; i < n; ++i) y.data<int64_t>()[i] = start.getAsInt(0) + i * delta.getAsInt(0);

@@ -164,8 +164,8 @@ void patchesByTap(const PaddedInput& in, int64_t channels, const Geometry& g, co
 const int32_t* channelVector(const KernelArgs& a, size_t i, const char* what, int64_t channels) {
   const Tensor& t = a.input(i);
   requireDType(t, DType::I32, what);
-  require(t.rank() == 1 && t.dim(0) == channels, std::string(what) + " must have shape [" +
-                                                     std::to_string(channels) + "], got " + shapeToString(t.shape()));
+  require(t.rank() == 1 && t.dim(0) == channels,
+          std::string(what) + " must have shape [" + std::to_string(channels) + "], got " + shapeToString(t.shape()));
   return t.data<int32_t>();
 }
 

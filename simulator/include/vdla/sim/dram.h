@@ -49,7 +49,7 @@ class Dram {
   struct Region {
     uint64_t size;
     std::unique_ptr<uint8_t[]> owned;  // null for attached memory
-    uint8_t* data;                      // owned.get() or the attached bytes
+    uint8_t* data;                     // owned.get() or the attached bytes
   };
   uint64_t base_, capacity_, allocated_ = 0;
   std::map<uint64_t, Region> regions_;  // keyed by start address

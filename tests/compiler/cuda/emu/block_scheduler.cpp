@@ -248,8 +248,8 @@ std::string runBlock(Scheduler& s, VdlaEmuDim block_idx) {
         char addr[32];
         std::snprintf(addr, sizeof(addr), "0x%llx", static_cast<unsigned long long>(s.fault_address));
         return threadName(s.fibers[i]) + ": " + (s.fault_signal == SIGBUS ? "bus error" : "invalid memory access") +
-               " at " + addr + (where.empty() ? " (not next to any argument; a stack overflow or a wild pointer)"
-                                              : ": " + where);
+               " at " + addr +
+               (where.empty() ? " (not next to any argument; a stack overflow or a wild pointer)" : ": " + where);
       }
       if (!s.error.empty()) return s.error;
     }
@@ -297,7 +297,8 @@ std::string runGrid(const GridLaunch& launch) {
   }
   stacks.get(threads - 1);
   ensureAltStack();
-  struct sigaction act{}, old_segv{}, old_bus{};
+  struct sigaction act {
+  }, old_segv{}, old_bus{};
   act.sa_sigaction = onFault;
   act.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
   sigemptyset(&act.sa_mask);

@@ -22,16 +22,45 @@
 // through <math.h>: in C++ that pulls in <cmath>, which doubled the time to
 // compile a small model's kernels (the tests compile one object per model).
 extern "C" {
-#define VDLA_EMU_MATH1(name) float name##f(float) noexcept; double name(double) noexcept;
-#define VDLA_EMU_MATH2(name) float name##f(float, float) noexcept; double name(double, double) noexcept;
-VDLA_EMU_MATH1(exp) VDLA_EMU_MATH1(exp2) VDLA_EMU_MATH1(expm1) VDLA_EMU_MATH1(log) VDLA_EMU_MATH1(log2)
-VDLA_EMU_MATH1(log1p) VDLA_EMU_MATH1(sqrt) VDLA_EMU_MATH1(cbrt) VDLA_EMU_MATH1(sin) VDLA_EMU_MATH1(cos)
-VDLA_EMU_MATH1(tan) VDLA_EMU_MATH1(tanh) VDLA_EMU_MATH1(sinh) VDLA_EMU_MATH1(cosh) VDLA_EMU_MATH1(asin)
-VDLA_EMU_MATH1(acos) VDLA_EMU_MATH1(atan) VDLA_EMU_MATH1(erf) VDLA_EMU_MATH1(fabs) VDLA_EMU_MATH1(floor)
-VDLA_EMU_MATH1(ceil) VDLA_EMU_MATH1(trunc) VDLA_EMU_MATH1(round) VDLA_EMU_MATH1(rint)
+#define VDLA_EMU_MATH1(name)     \
+  float name##f(float) noexcept; \
+  double name(double) noexcept;
+#define VDLA_EMU_MATH2(name)            \
+  float name##f(float, float) noexcept; \
+  double name(double, double) noexcept;
+// clang-format off (a list of declarations, one macro per function)
+VDLA_EMU_MATH1(exp)
+VDLA_EMU_MATH1(exp2)
+VDLA_EMU_MATH1(expm1)
+VDLA_EMU_MATH1(log)
+VDLA_EMU_MATH1(log2)
+VDLA_EMU_MATH1(log1p)
+VDLA_EMU_MATH1(sqrt)
+VDLA_EMU_MATH1(cbrt)
+VDLA_EMU_MATH1(sin)
+VDLA_EMU_MATH1(cos)
+VDLA_EMU_MATH1(tan)
+VDLA_EMU_MATH1(tanh)
+VDLA_EMU_MATH1(sinh)
+VDLA_EMU_MATH1(cosh)
+VDLA_EMU_MATH1(asin)
+VDLA_EMU_MATH1(acos)
+VDLA_EMU_MATH1(atan)
+VDLA_EMU_MATH1(erf)
+VDLA_EMU_MATH1(fabs)
+VDLA_EMU_MATH1(floor)
+VDLA_EMU_MATH1(ceil)
+VDLA_EMU_MATH1(trunc)
+VDLA_EMU_MATH1(round)
+VDLA_EMU_MATH1(rint)
 VDLA_EMU_MATH1(nearbyint)
-VDLA_EMU_MATH2(pow) VDLA_EMU_MATH2(fmax) VDLA_EMU_MATH2(fmin) VDLA_EMU_MATH2(fmod) VDLA_EMU_MATH2(atan2)
+VDLA_EMU_MATH2(pow)
+VDLA_EMU_MATH2(fmax)
+VDLA_EMU_MATH2(fmin)
+VDLA_EMU_MATH2(fmod)
+VDLA_EMU_MATH2(atan2)
 VDLA_EMU_MATH2(copysign)
+// clang-format on
 float fmaf(float, float, float) noexcept;
 double fma(double, double, double) noexcept;
 #undef VDLA_EMU_MATH1
@@ -195,9 +224,13 @@ struct MakeIndices<0, I...> {
   using type = Indices<I...>;
 };
 template <class T>
-constexpr bool pointsToConst(T*) { return false; }
+constexpr bool pointsToConst(T*) {
+  return false;
+}
 template <class T>
-constexpr bool pointsToConst(const T*) { return true; }
+constexpr bool pointsToConst(const T*) {
+  return true;
+}
 
 template <class... A, unsigned... I>
 void callWith(void (*kernel)(A...), void** params, Indices<I...>) {
@@ -222,10 +255,10 @@ constexpr unsigned readOnlyMask(void (*)(A...)) {
 
 // Emitted by the code generator after each kernel, under VDLA_CUDA_EMULATION,
 // with the byte size of each argument's tensor.
-#define VDLA_EMU_KERNEL(name, ...)                                                                     \
-  static const long long name##__emu_bytes[] = {__VA_ARGS__};                                          \
-  static void name##__emu_run(void** params) { vdla_emu::call(name, params); }                        \
-  extern "C" VDLA_EMU_EXPORT const VdlaEmuKernel name##__emu = {                                       \
-      name##__emu_run, vdla_emu::numArgs(name), name##__emu_bytes, vdla_emu::readOnlyMask(name)};      \
-  static_assert(sizeof(name##__emu_bytes) / sizeof(long long) == vdla_emu::numArgs(name),              \
+#define VDLA_EMU_KERNEL(name, ...)                                                                                \
+  static const long long name##__emu_bytes[] = {__VA_ARGS__};                                                     \
+  static void name##__emu_run(void** params) { vdla_emu::call(name, params); }                                    \
+  extern "C" VDLA_EMU_EXPORT const VdlaEmuKernel name##__emu = {name##__emu_run, vdla_emu::numArgs(name),         \
+                                                                name##__emu_bytes, vdla_emu::readOnlyMask(name)}; \
+  static_assert(sizeof(name##__emu_bytes) / sizeof(long long) == vdla_emu::numArgs(name),                         \
                 "the code generator's argument sizes do not match the kernel's arguments");

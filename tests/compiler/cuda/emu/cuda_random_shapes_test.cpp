@@ -96,8 +96,10 @@ TEST(CudaEmulationRandom, IntegerConvolutions) {
       auto zero_point = [&](const std::string& name, rt::DType type, int64_t count) {
         rt::Tensor z(type, count == 1 ? rt::Shape{} : rt::Shape{count});
         for (int64_t i = 0; i < count; ++i) {
-          if (type == rt::DType::U8) z.data<uint8_t>()[i] = static_cast<uint8_t>(pick(rng, 100, 150));
-          else z.data<int8_t>()[i] = static_cast<int8_t>(pick(rng, -20, 20));
+          if (type == rt::DType::U8)
+            z.data<uint8_t>()[i] = static_cast<uint8_t>(pick(rng, 100, 150));
+          else
+            z.data<int8_t>()[i] = static_cast<int8_t>(pick(rng, -20, 20));
         }
         return g.addConstant(name + id, z);
       };
@@ -128,8 +130,10 @@ TEST(CudaEmulationRandom, IntegerConvolutions) {
       auto constant = [&](const std::string& name, rt::DType type, rt::Shape shape, int64_t lo, int64_t hi) {
         rt::Tensor t(type, std::move(shape));
         for (int64_t i = 0; i < t.numElements(); ++i) {
-          if (type == rt::DType::I8) t.data<int8_t>()[i] = static_cast<int8_t>(pick(rng, lo, hi));
-          else t.data<int32_t>()[i] = static_cast<int32_t>(pick(rng, lo, hi));
+          if (type == rt::DType::I8)
+            t.data<int8_t>()[i] = static_cast<int8_t>(pick(rng, lo, hi));
+          else
+            t.data<int32_t>()[i] = static_cast<int32_t>(pick(rng, lo, hi));
         }
         return g.addConstant(name + id, t);
       };

@@ -30,10 +30,10 @@ struct VdlaEmuThread {
 
 // One kernel, exported by the kernel object as `<entry>__emu`.
 struct VdlaEmuKernel {
-  void (*run)(void** args);     // the kernel body for the running emulated thread
-  int num_args;                 // as the kernel declares them
-  const long long* arg_bytes;   // size of each argument's tensor
-  unsigned read_only;           // bit i: argument i points to const data
+  void (*run)(void** args);    // the kernel body for the running emulated thread
+  int num_args;                // as the kernel declares them
+  const long long* arg_bytes;  // size of each argument's tensor
+  unsigned read_only;          // bit i: argument i points to const data
 };
 
 }  // extern "C"
@@ -45,7 +45,11 @@ namespace vdla_emu {
 // ending with NUL.
 inline size_t imageBytes(const void* image) {
   const unsigned char* p = static_cast<const unsigned char*>(image);
-  if (std::memcmp(p, "\x7f" "ELF", 4) == 0 && p[4] == 2) {  // ELF64
+  if (std::memcmp(p,
+                  "\x7f"
+                  "ELF",
+                  4) == 0 &&
+      p[4] == 2) {  // ELF64
     uint64_t shoff, phoff;
     uint16_t phentsize, phnum, shentsize, shnum;
     std::memcpy(&phoff, p + 0x20, 8);

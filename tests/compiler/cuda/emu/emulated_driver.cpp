@@ -46,8 +46,8 @@ struct Event {
 std::mutex mu;
 std::map<uintptr_t, size_t> allocations;  // start -> bytes
 std::map<CUfunction, Function*> functions;
-thread_local std::string last_error;   // the details of the last failed launch or load
-int context_token;                     // the primary context's handle points here
+thread_local std::string last_error;  // the details of the last failed launch or load
+int context_token;                    // the primary context's handle points here
 
 constexpr size_t kTotalMemory = size_t{64} << 30;
 
@@ -265,8 +265,8 @@ EMU_API CUresult cuLaunchKernel(CUfunction fn, unsigned gx, unsigned gy, unsigne
                                                 " bytes) is not inside one device allocation");
   }
   vdla_emu::GuardedArgs args(*f->kernel, params);
-  vdla_emu::GridLaunch launch{f->kernel, f->module->current, {gx, gy, gz}, {bx, by, bz}, args.params(),
-                              [&](uintptr_t a) { return args.describe(a); }};
+  vdla_emu::GridLaunch launch{f->kernel,    f->module->current, {gx, gy, gz},
+                              {bx, by, bz}, args.params(),      [&](uintptr_t a) { return args.describe(a); }};
   std::string error = vdla_emu::runGrid(launch);
   if (!error.empty()) return fail(CUDA_ERROR_LAUNCH_FAILED, where + error);
   error = args.finish();
@@ -288,8 +288,8 @@ EMU_API CUresult cuEventRecord(CUevent e, CUstream) {
 }
 EMU_API CUresult cuEventSynchronize(CUevent) { return CUDA_SUCCESS; }
 EMU_API CUresult cuEventElapsedTime(float* ms, CUevent start, CUevent end) {
-  *ms = std::chrono::duration<float, std::milli>(reinterpret_cast<Event*>(end)->at -
-                                                  reinterpret_cast<Event*>(start)->at)
-            .count();
+  *ms =
+      std::chrono::duration<float, std::milli>(reinterpret_cast<Event*>(end)->at - reinterpret_cast<Event*>(start)->at)
+          .count();
   return CUDA_SUCCESS;
 }

@@ -98,7 +98,8 @@ void prepareEmulation(const rt::Artifact& a) {
     std::vector<uint8_t> image = blob;
     image.push_back(0);  // as the runtime hands it over
     if (name != "cuda.ptx" && vdla_emu::imageBytes(image.data()) != blob.size())
-      throw std::runtime_error(name + ": the ELF headers do not give the cubin's size; "
+      throw std::runtime_error(name +
+                               ": the ELF headers do not give the cubin's size; "
                                "the emulated driver cannot name it");
     const fs::path link = processDir() / (hex(vdla_emu::imageHash(image.data())) + ".so");
     const fs::path tmp = processDir() / "tmp-link";

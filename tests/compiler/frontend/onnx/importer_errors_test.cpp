@@ -367,7 +367,8 @@ TEST(OnnxImportErrors, TrainingModeIsRefused) {
   t->add_int32_data(1);
   drop.node("Dropout", {"x", "r", "train"}, {"y"}, "drop");
   drop.output("y");
-  EXPECT_CONTAINS(importError(drop), "node 0 'drop' (Dropout): training_mode=true with a nonzero (or default 0.5) ratio");
+  EXPECT_CONTAINS(importError(drop),
+                  "node 0 'drop' (Dropout): training_mode=true with a nonzero (or default 0.5) ratio");
 
   ModelBuilder pool(12);
   pool.input("x", {1, 1, 4, 4});

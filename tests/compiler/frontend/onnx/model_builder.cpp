@@ -25,8 +25,10 @@ onnx::ValueInfoProto& ModelBuilder::input(const std::string& name, std::vector<D
   auto* shape = tensor->mutable_shape();
   for (const Dim& d : dims) {
     auto* dim = shape->add_dim();
-    if (d.param.empty()) dim->set_dim_value(d.value);
-    else dim->set_dim_param(d.param);
+    if (d.param.empty())
+      dim->set_dim_value(d.value);
+    else
+      dim->set_dim_param(d.param);
   }
   return *info;
 }
@@ -77,7 +79,8 @@ void ModelBuilder::output(const std::string& name) {
 std::string ModelBuilder::bytes() const { return model_.SerializeAsString(); }
 
 namespace {
-onnx::AttributeProto& addAttr(onnx::NodeProto& node, const std::string& name, onnx::AttributeProto::AttributeType type) {
+onnx::AttributeProto& addAttr(onnx::NodeProto& node, const std::string& name,
+                              onnx::AttributeProto::AttributeType type) {
   onnx::AttributeProto* a = node.add_attribute();
   a->set_name(name);
   a->set_type(type);

@@ -12,7 +12,7 @@ namespace vdla::frontend::testing {
 
 // A dimension of a graph input: a number, or a name (dim_param) when `param` is set.
 struct Dim {
-  Dim(int64_t v) : value(v) {}  // NOLINT(google-explicit-constructor)
+  Dim(int64_t v) : value(v) {}      // NOLINT(google-explicit-constructor)
   Dim(const char* p) : param(p) {}  // NOLINT(google-explicit-constructor)
   int64_t value = 0;
   std::string param;

@@ -62,7 +62,7 @@ inline const char* errorName(uint32_t code) {
     case kErrNone: return "NONE";
 #define VDLA_HW_X(name, sv, code, meaning) \
   case code: return #sv;
-    VDLA_HW_ERRORS(VDLA_HW_X)
+      VDLA_HW_ERRORS(VDLA_HW_X)
 #undef VDLA_HW_X
     default: return nullptr;
   }

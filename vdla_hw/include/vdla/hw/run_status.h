@@ -50,7 +50,6 @@ std::string describeWaits(const StatusSnapshot& s, const InstructionLookup& prog
 // ERROR_INDEX and ERROR_INFO. `axi_detail`, when not empty, replaces the
 // generic words of an AXI response error (a simulator knows which buffer).
 std::string describeRunError(uint32_t code_reg, uint32_t index, uint32_t info, uint32_t count,
-                             const InstructionLookup& program, const HwConfig& cfg,
-                             const std::string& axi_detail = "");
+                             const InstructionLookup& program, const HwConfig& cfg, const std::string& axi_detail = "");
 
 }  // namespace vdla::hw

@@ -33,7 +33,7 @@ struct AluPass {
   Dst dst = Dst::Acc;
   Src src = Src::Imm;
   int32_t imm = 0;  // Src::Imm: the operand; REQ: its clip bounds
-  int param = -1;  // index into AluSequence::params for Src::Param
+  int param = -1;   // index into AluSequence::params for Src::Param
 };
 
 struct AluSequence {

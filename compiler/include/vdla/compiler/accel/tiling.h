@@ -35,14 +35,14 @@ struct TilePlan {
 
 // What the cost model predicts for a plan (cycles of the accelerator clock).
 struct CostEstimate {
-  double cycles = 0;          // whole layer
-  double gemm_cycles = 0;     // cycles the GEMM core consumes a micro-op
+  double cycles = 0;       // whole layer
+  double gemm_cycles = 0;  // cycles the GEMM core consumes a micro-op
   double alu_cycles = 0;
-  double load_cycles = 0;     // load module busy
+  double load_cycles = 0;  // load module busy
   double store_cycles = 0;
-  double dram_bytes = 0;      // read + written
+  double dram_bytes = 0;  // read + written
   bool fits = false;
-  std::string why_not;        // when !fits
+  std::string why_not;  // when !fits
 };
 
 // Derived sizes shared by the cost model and the code generator.
@@ -58,7 +58,7 @@ struct LayerBlocks {
   // its one read port, two cycles; parameter vectors stay in the operand
   // register, one (docs/hardware.md, "ALU with a tensor operand").
   int alu_cycles_per_vector;
-  bool residual_region;                         // R needs its own ACC region beside the tile's
+  bool residual_region;  // R needs its own ACC region beside the tile's
 };
 LayerBlocks layerBlocks(const ConvLayer& layer, const hw::HwConfig& cfg);
 

@@ -16,7 +16,7 @@
 namespace vdla::accel {
 
 struct TokenCheckResult {
-  uint64_t tokens[4] = {};        // pushed per queue (load->compute, compute->load, compute->store, store->compute)
+  uint64_t tokens[4] = {};         // pushed per queue (load->compute, compute->load, compute->store, store->compute)
   uint32_t max_occupancy[4] = {};  // the most tokens a queue held
 };
 

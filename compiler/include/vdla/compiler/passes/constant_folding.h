@@ -23,8 +23,8 @@ struct ConstantFoldingOptions {
   size_t max_folded_bytes = size_t{1} << 20;
   // Operators never folded. DequantizeLinear keeps quantised weights visible
   // to the quantisation passes.
-  std::set<std::string> skip_ops = {"DequantizeLinear", "RandomNormal", "RandomUniform", "RandomNormalLike",
-                                    "RandomUniformLike", "Multinomial", "Bernoulli"};
+  std::set<std::string> skip_ops = {"DequantizeLinear",  "RandomNormal", "RandomUniform", "RandomNormalLike",
+                                    "RandomUniformLike", "Multinomial",  "Bernoulli"};
 };
 
 // Returns whether any node was folded. Throws (naming the node) when a node's

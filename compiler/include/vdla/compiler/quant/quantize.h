@@ -53,7 +53,7 @@ struct QuantizeReport {
   struct Layer {
     std::string node;  // the vdla.QConv node
     int shift1 = 0, shift2 = 0;
-    int mult_bits = 0;  // significant bits of the largest mult
+    int mult_bits = 0;       // significant bits of the largest mult
     double error_bound = 0;  // RequantParams::error_bound
     bool residual = false;
   };

@@ -26,9 +26,9 @@ enum class Region : uint8_t {
 const char* regionName(Region r);
 
 struct DeviceProgram {
-  std::string name;                       // the layer (graph node) it runs
-  std::vector<hw::Instruction> insns;     // LOAD/STORE dram_base relative to its region
-  std::vector<Region> regions;            // one per instruction
+  std::string name;                    // the layer (graph node) it runs
+  std::vector<hw::Instruction> insns;  // LOAD/STORE dram_base relative to its region
+  std::vector<Region> regions;         // one per instruction
 };
 
 struct DeviceModule {

@@ -35,7 +35,8 @@ bool runtimeHasCuda();
 // driver found (libcuda.so.1: ...)", "no CUDA device", ...). Never throws.
 std::string deviceProblem(int ordinal = 0);
 
-using StepCallback = std::function<void(size_t step_index, const ArtifactStep& step, const std::vector<Tensor*>& outputs)>;
+using StepCallback =
+    std::function<void(size_t step_index, const ArtifactStep& step, const std::vector<Tensor*>& outputs)>;
 
 class CudaSession {
  public:

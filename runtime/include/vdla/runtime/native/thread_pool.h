@@ -96,9 +96,9 @@ class ThreadPool {
   std::vector<Part> parts_;  // one per thread, the caller's first
   bool stealing_ = true;
   bool tracing_ = false;
-  int64_t loops_ = 0;                          // loops started, numbering the spans
+  int64_t loops_ = 0;                         // loops started, numbering the spans
   std::vector<std::vector<TaskSpan>> spans_;  // per thread, written only by it
-  std::mutex run_mutex_;  // one parallel loop at a time
+  std::mutex run_mutex_;                      // one parallel loop at a time
   // Sleepers wait on the condition variables under mutex_; the atomics are
   // what the polling threads read.
   std::mutex mutex_;

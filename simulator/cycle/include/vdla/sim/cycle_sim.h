@@ -29,10 +29,10 @@ namespace vdla::sim {
 
 // Timing of the DRAM behind the AXI port, in accelerator clock cycles.
 struct DramTiming {
-  uint32_t read_latency = 32;   // address accepted -> first data beat
-  uint32_t write_latency = 16;  // last data beat -> write response
+  uint32_t read_latency = 32;    // address accepted -> first data beat
+  uint32_t write_latency = 16;   // last data beat -> write response
   uint32_t max_outstanding = 8;  // bursts in flight per direction
-  double bytes_per_cycle = 8;   // per direction; at most one beat per cycle
+  double bytes_per_cycle = 8;    // per direction; at most one beat per cycle
 };
 
 // The board's defaults: a Zynq-7000 HP port at 100 MHz (pynq, tiny) is 64 bits
@@ -42,12 +42,12 @@ DramTiming defaultDramTiming(const hw::HwConfig& cfg);
 
 struct CycleSimOptions {
   uint64_t max_cycles = 2'000'000'000;  // a run that reaches this stops with an error
-  std::string trace_path;                // Chrome/Perfetto trace JSON of module activity
-  std::string waves_path;                // VCD waveform of the whole design
+  std::string trace_path;               // Chrome/Perfetto trace JSON of module activity
+  std::string waves_path;               // VCD waveform of the whole design
   // Module activity in each run's statistics (ExecutionStats::activity), for
   // timelines of many runs (vdla run --trace).
   bool record_activity = false;
-  std::optional<DramTiming> dram;        // default: defaultDramTiming(cfg)
+  std::optional<DramTiming> dram;  // default: defaultDramTiming(cfg)
 };
 
 class CycleHarness;

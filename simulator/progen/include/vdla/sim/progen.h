@@ -54,9 +54,9 @@ struct ProgenOptions {
   // Scales the on-chip working windows, transfer sizes and loop extents
   // (1.0: a few dozen entries per memory; windows never exceed the memories).
   double size_scale = 1.0;
-  uint32_t ops = kAllOps;                 // OpKind bits
+  uint32_t ops = kAllOps;                         // OpKind bits
   uint32_t alu_ops = (1u << hw::kNumAluOps) - 1;  // bit i enables AluOp(i)
-  bool padding = true;                    // LOADs with zero padding
+  bool padding = true;                            // LOADs with zero padding
   // Bursts in which a producer runs ahead by a full token queue and long runs
   // of one module's instructions, so that the token and command queues fill.
   bool queue_filling = true;
@@ -68,9 +68,9 @@ struct ProgenOptions {
 
 // Bytes of DRAM the program uses, before and after the run.
 struct ProgramBuffer {
-  std::string name;     // "uop", "inp", "wgt", "acc", "acc8", "out"
-  hw::Memory memory;    // the memory whose entries dram_base counts (Output for "out")
-  bool written = false; // STOREs write it; every other buffer must stay unchanged
+  std::string name;           // "uop", "inp", "wgt", "acc", "acc8", "out"
+  hw::Memory memory;          // the memory whose entries dram_base counts (Output for "out")
+  bool written = false;       // STOREs write it; every other buffer must stay unchanged
   std::vector<uint8_t> init;  // initial contents; its size is the buffer size
 };
 
@@ -83,7 +83,7 @@ struct RandomProgram {
   std::vector<int> buffer_of;
   std::vector<hw::Uop> uops;  // the micro-op table, also encoded in buffer "uop"
   std::vector<ProgramBuffer> buffers;
-  uint32_t nops = 0;          // how many instructions are token-only NOPs
+  uint32_t nops = 0;  // how many instructions are token-only NOPs
 
   int bufferIndex(const std::string& name) const;  // -1 if absent
 };

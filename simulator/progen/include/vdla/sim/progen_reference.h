@@ -25,14 +25,14 @@ std::vector<std::vector<uint8_t>> referenceRun(const hw::HwConfig& cfg, const Ra
 
 struct ProgramFeatures {
   uint64_t opcodes[hw::kNumOpcodes] = {};
-  uint64_t loads_by_memory[hw::kNumMemoryIds] = {};  // non-empty LOADs
+  uint64_t loads_by_memory[hw::kNumMemoryIds] = {};                        // non-empty LOADs
   uint64_t alu_imm[hw::kNumAluOps] = {}, alu_tensor[hw::kNumAluOps] = {};  // non-empty ALUs
-  uint64_t alu_negative_imm = 0, alu_shift_clamped = 0;  // imm < 0; SHR/RSHR imm outside [-31, 31]
-  uint64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;  // LOADs padding that side
-  uint64_t padding_only_loads = 0;  // y or x zero but padded: zeros without a DRAM read
-  uint64_t overlapping_rows = 0;    // LOAD/STORE with y > 1 and stride < x
+  uint64_t alu_negative_imm = 0, alu_shift_clamped = 0;                    // imm < 0; SHR/RSHR imm outside [-31, 31]
+  uint64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;       // LOADs padding that side
+  uint64_t padding_only_loads = 0;               // y or x zero but padded: zeros without a DRAM read
+  uint64_t overlapping_rows = 0;                 // LOAD/STORE with y > 1 and stride < x
   uint64_t gemm_reset = 0, gemm_accumulate = 0;  // non-empty GEMMs
-  uint64_t empty_ops = 0;           // zero-size transfers and loops (token-only NOPs)
+  uint64_t empty_ops = 0;                        // zero-size transfers and loops (token-only NOPs)
   // Tensor-operand ALU micro-ops (in program order, across instructions) that
   // read the same ACC entry as the tensor-operand micro-op before them: the
   // case a hardware operand register serves without a second ACC read.
@@ -43,10 +43,10 @@ struct ProgramFeatures {
   uint64_t alu_src_repeats_rewritten = 0;
   uint64_t pushes[4] = {}, pops[4] = {};
   // From the schedule model:
-  uint64_t fetch_stalls = 0;        // instructions that waited to enter a full command queue
-  uint64_t push_stalls[4] = {};     // instructions that waited for room in a full token queue
-  uint64_t pop_waits[4] = {};       // instructions that waited for a token
-  uint32_t max_tokens[4] = {};      // the most tokens a queue held
+  uint64_t fetch_stalls = 0;     // instructions that waited to enter a full command queue
+  uint64_t push_stalls[4] = {};  // instructions that waited for room in a full token queue
+  uint64_t pop_waits[4] = {};    // instructions that waited for a token
+  uint32_t max_tokens[4] = {};   // the most tokens a queue held
 };
 
 // Throws vdla::Error if the schedule model deadlocks or leaves tokens.

@@ -37,10 +37,10 @@ struct KernelLaunch {
 };
 
 struct GeneratedModule {
-  std::string source;                 // the complete translation unit
+  std::string source;                  // the complete translation unit
   std::vector<KernelLaunch> launches;  // one per step of `plan`
-  rt::Artifact plan;                  // the plan after fusion (steps match `launches`)
-  std::vector<std::string> entries;   // distinct kernels in the source
+  rt::Artifact plan;                   // the plan after fusion (steps match `launches`)
+  std::vector<std::string> entries;    // distinct kernels in the source
 };
 
 // CUDA C++ for a reference-lowered plan. Throws CudaBackendError naming the
@@ -48,9 +48,9 @@ struct GeneratedModule {
 GeneratedModule generateCudaModule(const rt::Artifact& plan, const CudaCodegenOptions& options);
 
 struct NvrtcOutput {
-  std::string ptx;               // for the virtual architecture (empty unless asked)
-  std::vector<uint8_t> cubin;    // for the real architecture (empty unless asked)
-  std::string log;               // NVRTC's log (warnings)
+  std::string ptx;             // for the virtual architecture (empty unless asked)
+  std::vector<uint8_t> cubin;  // for the real architecture (empty unless asked)
+  std::string log;             // NVRTC's log (warnings)
 };
 
 // Compiles `source` with NVRTC for `arch`: "compute_90" gives PTX, "sm_90" a
