@@ -2,7 +2,11 @@
 // against cuDNN with its fastest algorithm (cudnnFindConvolutionForwardAlgorithm),
 // per layer at batch 1 and 16, their geometric mean, and the whole network.
 //
-//   cuda_conv_bench [--reps N] [--tf32]
+//   cuda_conv_bench [--reps N] [--tf32] [--sweep]
+//
+// --sweep adds, per layer and batch, the time of every implicit-GEMM kernel
+// variant of the backend (cuda::convKernelNames()), the data behind the
+// per-layer kernel choice.
 //
 // Times are medians over N runs, measured with CUDA events around the kernel
 // alone (no host transfers) on both sides. Both sides compute the plain
@@ -21,6 +25,7 @@
 #include <vector>
 
 #include "vdla/compiler/compile.h"
+#include "vdla/compiler/cuda/cuda_backend.h"
 #include "vdla/compiler/passes/shape_inference.h"
 #include "vdla/compiler/zoo/model_zoo.h"
 #include "vdla/runtime/cuda/cuda_session.h"
@@ -91,11 +96,12 @@ std::unique_ptr<ir::Graph> convGraph(const ConvLayer& l, int64_t batch) {
   return g;
 }
 
-double ourSeconds(ir::Graph& g, bool tf32, int reps, bool whole_network = false) {
+double ourSeconds(ir::Graph& g, bool tf32, int reps, bool whole_network = false, const std::string& kernel = "") {
   CompileOptions o;
   o.target = "cuda";
   o.optimize = whole_network;
   o.cuda.tf32_tensor_cores = tf32;
+  o.cuda.conv_kernel = kernel;
   if (!whole_network) passes::inferShapes(g);
   rt::ExecutorOptions eo;
   eo.profile = true;
@@ -171,18 +177,45 @@ double cudnnSeconds(cudnnHandle_t h, const ConvLayer& l, int64_t batch, bool tf3
   return median(t);
 }
 
+// Every kernel variant on every layer (ms), the fastest marked.
+void sweepKernels(const std::vector<ConvLayer>& layers, bool tf32, int reps) {
+  std::vector<std::string> kernels;
+  for (const std::string& k : cuda::convKernelNames())
+    if (tf32 || k.rfind("tf32", 0) != 0) kernels.push_back(k);
+  for (int64_t batch : {1, 16}) {
+    std::printf("\nkernel sweep, batch %lld (ms)\n%-24s", static_cast<long long>(batch), "layer");
+    for (const std::string& k : kernels) std::printf(" %12s", k.c_str());
+    std::printf("  fastest\n");
+    for (const ConvLayer& l : layers) {
+      std::printf("%-24s", l.name.c_str());
+      double best = 1e30;
+      std::string best_name;
+      for (const std::string& k : kernels) {
+        auto g = convGraph(l, batch);
+        const double t = ourSeconds(*g, tf32, reps, false, k);
+        std::printf(" %12.4f", t * 1e3);
+        if (t < best) best = t, best_name = k;
+      }
+      std::printf("  %s\n", best_name.c_str());
+      std::fflush(stdout);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int reps = 20;
-  bool tf32 = false;
+  bool tf32 = false, sweep = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--tf32"))
       tf32 = true;
+    else if (!std::strcmp(argv[i], "--sweep"))
+      sweep = true;
     else {
-      std::fprintf(stderr, "usage: cuda_conv_bench [--reps N] [--tf32]\n");
+      std::fprintf(stderr, "usage: cuda_conv_bench [--reps N] [--tf32] [--sweep]\n");
       return 2;
     }
   }
@@ -238,6 +271,7 @@ int main(int argc, char** argv) {
       (void)ours_total;
       (void)cudnn_total;
     }
+    if (sweep) sweepKernels(layers, tf32, reps);
     cudnnDestroy(h);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuda_conv_bench: error: %s\n", e.what());

@@ -2,22 +2,68 @@
 // set by fuseResidualAdds): inputs X, W, B (may be absent), [residual].
 //
 // Kernel choice: one input channel per group (depthwise) runs the direct
-// kernel; everything else the implicit GEMM, on tensor cores when TF32 is
-// enabled. The GEMM tile is the largest that still gives every SM of an
-// H100/H200 (132) two blocks; small layers (batch 1, 7x7) take smaller tiles
-// rather than leave SMs idle.
+// kernel; everything else one of the implicit-GEMM variants of
+// convKernelNames(), chosen per layer (chooseConvKernel) unless the options
+// name one.
+#include <algorithm>
+#include <stdexcept>
+
 #include "window.h"
 
 namespace vdla::cuda {
 
 namespace {
 
-struct GemmTile {
+struct ConvKernelVariant {
+  const char* name;
   int bm, bn, bk, tm, tn;
+  bool tf32;
 };
 
-constexpr GemmTile kTiles[] = {{64, 64, 16, 4, 4}, {64, 32, 16, 4, 2}, {32, 32, 16, 2, 2}};
-constexpr int64_t kWantedBlocks = 2 * 132;
+// The TF32 variant's tile is fixed by its fragments (conv_tf32.cuh).
+constexpr ConvKernelVariant kVariants[] = {
+    {"tf32-64x64", 64, 64, 16, 0, 0, true},   {"simt-128x128", 128, 128, 8, 8, 8, false},
+    {"simt-128x64", 128, 64, 8, 8, 4, false}, {"simt-64x128", 64, 128, 8, 4, 8, false},
+    {"simt-64x64", 64, 64, 16, 4, 4, false},  {"simt-64x32", 64, 32, 16, 4, 2, false},
+    {"simt-32x32", 32, 32, 16, 2, 2, false},
+};
+// A grid this large keeps enough of the 132 SMs of an H100/H200 busy for the
+// bigger tile's reuse to pay.
+constexpr int64_t kBusyBlocks = 132 * 3 / 4;
+
+int64_t blocksOf(const ConvKernelVariant& v, int64_t mg, int64_t ntot, int64_t group) {
+  return ceilDiv(ntot, v.bn) * ceilDiv(mg, v.bm) * group;
+}
+
+const ConvKernelVariant& variantNamed(const std::string& name) {
+  for (const ConvKernelVariant& v : kVariants)
+    if (name == v.name) return v;
+  throw std::logic_error("no convolution kernel variant '" + name + "'");
+}
+
+const ConvKernelVariant& variantNamed(const StepContext& ctx, const std::string& name) {
+  std::string names;
+  for (const ConvKernelVariant& v : kVariants) {
+    if (name == v.name) return v;
+    names += std::string(names.empty() ? "" : ", ") + v.name;
+  }
+  ctx.fail("unknown convolution kernel '" + name + "' (known: " + names + ")");
+}
+
+// The choice measured on an H200 (cuda_conv_bench --sweep, every ResNet-18
+// layer at batch 1 and 16; docs/performance.md): these layers are too small
+// for 128-wide tiles, and a grid that leaves SMs idle costs more than a
+// smaller tile's lower reuse. So the 64x64 tile (float4 reads) when its grid
+// keeps the GPU busy, else 32x32. With TF32 on, the tensor-core kernel wins
+// only on 1x1 convolutions (short K) with a busy grid; elsewhere the SIMT
+// kernels were faster than it.
+const ConvKernelVariant& chooseConvKernel(const CudaCodegenOptions& o, int64_t mg, int64_t ntot, int64_t group,
+                                          bool one_by_one) {
+  const ConvKernelVariant& tf32 = variantNamed("tf32-64x64");
+  if (o.tf32_tensor_cores && one_by_one && blocksOf(tf32, mg, ntot, group) >= kBusyBlocks) return tf32;
+  const ConvKernelVariant& wide = variantNamed("simt-64x64");
+  return blocksOf(wide, mg, ntot, group) >= kBusyBlocks ? wide : variantNamed("simt-32x32");
+}
 
 }  // namespace
 
@@ -70,26 +116,35 @@ bool emitConv(const StepContext& ctx, KernelSpec& k) {
     return true;
   }
   ctx.require(group <= 65535, "more than 65535 groups");
-  if (ctx.options.tf32_tensor_cores) {
+  const ConvKernelVariant& v =
+      ctx.options.conv_kernel.empty()
+          ? chooseConvKernel(ctx.options, mg, ntot, group,
+                             std::all_of(ws.begin() + 2, ws.end(), [](int64_t d) { return d == 1; }))
+          : variantNamed(ctx, ctx.options.conv_kernel);
+  if (v.tf32) {
+    ctx.require(ctx.options.tf32_tensor_cores,
+                std::string("convolution kernel '") + v.name + "' needs TF32 tensor cores switched on");
     k.body = "vdla::convImplicitGemmTf32<P>" + call_args;
     k.block[0] = 128;
-    k.grid[0] = ceilDiv(ntot, 64);
-    k.grid[1] = ceilDiv(mg, 64);
-    k.grid[2] = group;
-    return true;
+  } else {
+    k.body = "vdla::convImplicitGemm<P, " + std::to_string(v.bm) + ", " + std::to_string(v.bn) + ", " +
+             std::to_string(v.bk) + ", " + std::to_string(v.tm) + ", " + std::to_string(v.tn) + ">" + call_args;
+    k.block[0] = (v.bm / v.tm) * (v.bn / v.tn);
   }
-  GemmTile t = kTiles[0];
-  for (const GemmTile& cand : kTiles) {
-    t = cand;
-    if (ceilDiv(ntot, cand.bn) * ceilDiv(mg, cand.bm) * group >= kWantedBlocks) break;
-  }
-  k.body = "vdla::convImplicitGemm<P, " + std::to_string(t.bm) + ", " + std::to_string(t.bn) + ", " +
-           std::to_string(t.bk) + ", " + std::to_string(t.tm) + ", " + std::to_string(t.tn) + ">" + call_args;
-  k.block[0] = (t.bm / t.tm) * (t.bn / t.tn);
-  k.grid[0] = ceilDiv(ntot, t.bn);
-  k.grid[1] = ceilDiv(mg, t.bm);
+  k.grid[0] = ceilDiv(ntot, v.bn);
+  k.grid[1] = ceilDiv(mg, v.bm);
   k.grid[2] = group;
   return true;
+}
+
+}  // namespace vdla::cuda
+
+namespace vdla::cuda {
+
+std::vector<std::string> convKernelNames() {
+  std::vector<std::string> names;
+  for (const auto& v : kVariants) names.push_back(v.name);
+  return names;
 }
 
 }  // namespace vdla::cuda

@@ -9,6 +9,7 @@
 #include "cuda_op_cases.h"
 #include "vdla/compiler/compile.h"
 #include "vdla/compiler/cuda/cuda_backend.h"
+#include "vdla/compiler/passes/shape_inference.h"
 #include "vdla/compiler/zoo/model_zoo.h"
 
 namespace vdla::cuda {
@@ -90,9 +91,58 @@ TEST(CudaCodegen, ConvolutionFusesItsResidualAdd) {
   FAIL() << "no residual case";
 }
 
+// The per-layer kernel choice (measured on an H200, see emit_conv.cpp):
+// 64x64 tiles when their grid keeps the GPU busy, 32x32 otherwise, and TF32
+// tensor cores only for 1x1 convolutions with a busy grid.
+TEST(CudaCodegen, ConvKernelIsChosenByTheLayersShape) {
+  auto bodyOf = [](const rt::Shape& x, const rt::Shape& w, bool tf32) {
+    auto g = std::make_unique<ir::Graph>();
+    ir::Value* in = g->addInput("x", rt::TensorType{rt::DType::F32, x, rt::Layout::RowMajor});
+    rt::AttributeMap a;
+    const int64_t pad = w[2] / 2;
+    a.set("pads", std::vector<int64_t>{pad, pad, pad, pad});
+    ir::Node* n = g->addNode("Conv", {in, g->addConstant("w", rt::Tensor(rt::DType::F32, w))}, 1, a, "conv");
+    g->addOutput(n->output(0));
+    passes::inferShapes(*g);
+    CudaCodegenOptions o;
+    o.tf32_tensor_cores = tf32;
+    const std::string src = generateCudaModule(refPlan(*g), o).source;
+    const size_t at = src.find("vdla::convImplicitGemm");
+    return at == std::string::npos ? std::string() : src.substr(at, src.find('(', at) - at);
+  };
+  // ResNet-18's last 3x3 layer: 8 blocks of 64x64 at batch 1, 104 at batch 16.
+  EXPECT_EQ(bodyOf({1, 512, 7, 7}, {512, 512, 3, 3}, false), "vdla::convImplicitGemm<P, 32, 32, 16, 2, 2>");
+  EXPECT_EQ(bodyOf({16, 512, 7, 7}, {512, 512, 3, 3}, false), "vdla::convImplicitGemm<P, 64, 64, 16, 4, 4>");
+  EXPECT_EQ(bodyOf({16, 512, 7, 7}, {512, 512, 3, 3}, true), "vdla::convImplicitGemm<P, 64, 64, 16, 4, 4>");
+  EXPECT_EQ(bodyOf({16, 256, 14, 14}, {512, 256, 1, 1}, true), "vdla::convImplicitGemmTf32<P>");
+  EXPECT_EQ(bodyOf({1, 256, 14, 14}, {512, 256, 1, 1}, true), "vdla::convImplicitGemm<P, 32, 32, 16, 2, 2>");
+}
+
+TEST(CudaCodegen, UnknownConvKernelIsRefusedWithTheKnownOnes) {
+  for (const auto& c : testing::operatorCases()) {
+    if (c.name != "conv3x3_bias_relu") continue;
+    auto g = c.build();
+    CudaCodegenOptions o;
+    o.conv_kernel = "simt-7x7";
+    try {
+      generateCudaModule(refPlan(*g), o);
+      FAIL() << "no error";
+    } catch (const CudaBackendError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("unknown convolution kernel 'simt-7x7'"), std::string::npos) << m;
+      EXPECT_NE(m.find("simt-64x64"), std::string::npos) << m;
+    }
+    o.conv_kernel = "tf32-64x64";
+    EXPECT_THROW(generateCudaModule(refPlan(*g), o), CudaBackendError);  // TF32 not switched on
+    return;
+  }
+  FAIL() << "no conv3x3_bias_relu case";
+}
+
 TEST(CudaCodegen, Tf32TensorCorePathCompilesForSm90) {
   CudaCodegenOptions o;
   o.tf32_tensor_cores = true;
+  o.conv_kernel = "tf32-64x64";
   for (const auto& c : testing::operatorCases()) {
     if (c.name != "conv_large_tile") continue;
     auto g = c.build();

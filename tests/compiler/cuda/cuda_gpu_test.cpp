@@ -8,12 +8,14 @@
 // CudaEmuRuntime and linked with emu/emu_target.cpp instead of gpu_target.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "cuda_compare.h"
 #include "cuda_op_cases.h"
 #include "cuda_test_target.h"
 #include "vdla/compiler/compile.h"
+#include "vdla/compiler/cuda/cuda_backend.h"
 #include "vdla/compiler/reference_executor.h"
 #include "vdla/compiler/zoo/model_zoo.h"
 #include "vdla/frontend/onnx_importer.h"
@@ -53,6 +55,39 @@ TEST(VDLA_CUDA_SUITE, EveryOperatorMatchesTheReferenceKernels) {
       ADD_FAILURE() << c.name << ": " << e.what();
     }
   }
+}
+
+// Every implicit-GEMM variant the per-layer choice can pick (tile shapes with
+// scalar and float4 shared-memory reads, TF32 where the GPU has tensor cores)
+// on convolutions whose sizes are not multiples of any tile: dense, grouped,
+// strided 3-D.
+TEST(VDLA_CUDA_SUITE, EveryConvKernelVariantMatchesTheReferenceKernels) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<std::string> cases = {"conv3x3_bias_relu", "conv_grouped", "conv3d_strided_padded"};
+  size_t run = 0;
+  for (const auto& c : testing::operatorCases()) {
+    if (std::find(cases.begin(), cases.end(), c.name) == cases.end()) continue;
+    for (const std::string& kernel : convKernelNames()) {
+      const bool tf32 = kernel.rfind("tf32", 0) == 0;
+      if (tf32 && !testing::tensorCoreProblem().empty()) continue;
+      SCOPED_TRACE(c.name + " with " + kernel);
+      auto g = c.build();
+      std::vector<rt::Tensor> inputs;
+      for (size_t i = 0; i < g->inputs().size(); ++i) inputs.push_back(testing::caseInput(*g->inputs()[i], 23 + i));
+      const std::vector<rt::Tensor> want = runReference(*g, inputs);
+      CompileOptions o;
+      o.target = "cuda";
+      o.cuda.tf32_tensor_cores = tf32;
+      o.cuda.conv_kernel = kernel;
+      rt::Artifact a = compileGraph(*g, o);
+      testing::prepareArtifact(a);
+      ASSERT_NE(a.blobs.at("cuda.source").size(), 0u);
+      rt::Executor ex(a);
+      expectClose(ex.run(inputs), want, tf32 ? 1e-2 : 1e-3, c.name + " with " + kernel);
+      ++run;
+    }
+  }
+  EXPECT_GE(run, cases.size() * (convKernelNames().size() - 1));
 }
 
 void runNetwork(const std::string& name, int64_t batch) {

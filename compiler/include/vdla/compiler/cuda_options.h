@@ -15,6 +15,9 @@ struct CudaCodegenOptions {
   // Convolutions on tensor cores with TF32 inputs (sm_80 and later). Off by
   // default: TF32 rounding is of the order of the fp32 tolerance (1e-3).
   bool tf32_tensor_cores = false;
+  // The implicit-GEMM kernel of every dense or grouped convolution, one of
+  // cuda::convKernelNames(); empty chooses per layer by its shape.
+  std::string conv_kernel;
   // Fuse a convolution into the residual Add that is its only reader.
   bool fuse_residual = true;
 };

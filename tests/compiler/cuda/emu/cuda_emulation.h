@@ -86,12 +86,17 @@ VdlaEmuThread* vdla_emu_current = nullptr;
 #define __forceinline__ inline __attribute__((always_inline))
 #define __launch_bounds__(...)
 #define __shared__ static
-#define __align__(n) alignas(n)
+#define __align__(n) __attribute__((aligned(n)))
 
 struct uint3 {
   unsigned x, y, z;
 };
 using dim3 = uint3;
+// CUDA's vector type, with its 16-byte alignment (a misaligned float4 access
+// faults on the GPU; here the guard checks catch what lies outside a buffer).
+struct alignas(16) float4 {
+  float x, y, z, w;
+};
 
 #define threadIdx (*reinterpret_cast<const uint3*>(&vdla_emu_current->thread_idx))
 #define blockIdx (*reinterpret_cast<const uint3*>(&vdla_emu_current->block_idx))

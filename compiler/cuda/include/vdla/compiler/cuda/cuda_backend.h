@@ -63,6 +63,10 @@ NvrtcOutput compileWithNvrtc(const std::string& source, const std::string& arch,
 // launches, with blobs "cuda.source", "cuda.ptx" and "cuda.cubin.<sm_XY>".
 rt::Artifact lowerForCuda(const rt::Artifact& plan, const CudaCodegenOptions& options);
 
+// The implicit-GEMM convolution kernels CudaCodegenOptions::conv_kernel may
+// name ("tf32-64x64", "simt-128x128", ...), for tuning and benchmarks.
+std::vector<std::string> convKernelNames();
+
 // NVRTC's version as "13.0".
 std::string nvrtcVersion();
 
