@@ -7,7 +7,6 @@
 
 #include "vdla/compiler/accel/arena_plan.h"
 #include "vdla/compiler/accel/lowering.h"
-#include "vdla/runtime/accel/packed_layout.h"
 
 namespace vdla::accel {
 
@@ -33,10 +32,6 @@ void planActivationArena(const ir::Graph& graph, const hw::HwConfig& cfg, AccelL
   // im2col). A layer's output goes to the host only when something there
   // reads it: a CPU step, the graph's outputs, or a layer whose input the
   // host transforms.
-  auto packed = [&](const ConvLayer& L, bool output) {
-    return output ? rt::accel::packedGeometry({L.n, L.o, L.oh, L.ow}, cfg.batch, cfg.block_out)
-                  : rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_in);
-  };
   auto producerOf = [&](const ir::Value* v) -> std::optional<size_t> {
     auto it = v ? offloaded_producer.find(v) : offloaded_producer.end();
     return it == offloaded_producer.end() ? std::nullopt : std::optional<size_t>(it->second);
@@ -47,15 +42,14 @@ void planActivationArena(const ir::Graph& graph, const hw::HwConfig& cfg, AccelL
     const ir::Node* node = l.nodes[s];
     if (l.offloads[s]) {
       Offload& o = *l.offloads[s];
-      const ConvLayer& L = o.form.layer;
       const std::optional<size_t> px = producerOf(node->input(0));
-      if (px && L.host.identity() && sameGeometry(packed(L, false), packed(l.offloads[*px]->form.layer, true))) {
+      if (px && o.hostLeavesInput() && sameGeometry(o.inputGeometry(cfg), l.offloads[*px]->outputGeometry(cfg))) {
         o.x_resident = true;
         last_device_read[*px] = int64_t(s);
       }
-      if (L.residual) {
+      if (o.hasResidual()) {
         const std::optional<size_t> pr = producerOf(node->input(5));
-        if (pr && sameGeometry(packed(L, true), packed(l.offloads[*pr]->form.layer, true))) {
+        if (pr && sameGeometry(o.outputGeometry(cfg), l.offloads[*pr]->outputGeometry(cfg))) {
           o.r_resident = true;
           last_device_read[*pr] = int64_t(s);
         }
@@ -84,17 +78,16 @@ void planActivationArena(const ir::Graph& graph, const hw::HwConfig& cfg, AccelL
   for (size_t s = 0; s < n; ++s) {
     if (!l.offloads[s]) continue;
     Offload& o = *l.offloads[s];
-    const ConvLayer& L = o.form.layer;
     const ir::Node* node = l.nodes[s];
     const int64_t step = int64_t(s);
+    const uint64_t out_bytes = uint64_t(o.outputGeometry(cfg).bytes());
     o.y_to_host = read_on_host[s] != 0;
     o.placement.x_offset = o.x_resident ? l.offloads[*producerOf(node->input(0))]->placement.y_offset
-                                        : allocate(s, 'x', uint64_t(packed(L, false).bytes()), step, step);
-    if (L.residual)
+                                        : allocate(s, 'x', uint64_t(o.inputGeometry(cfg).bytes()), step, step);
+    if (o.hasResidual())
       o.placement.r_offset = o.r_resident ? l.offloads[*producerOf(node->input(5))]->placement.y_offset
-                                          : allocate(s, 'r', uint64_t(packed(L, true).bytes()), step, step);
-    o.placement.y_offset =
-        allocate(s, 'y', uint64_t(packed(L, true).bytes()), step, std::max<int64_t>(step, last_device_read[s]));
+                                          : allocate(s, 'r', out_bytes, step, step);
+    o.placement.y_offset = allocate(s, 'y', out_bytes, step, std::max<int64_t>(step, last_device_read[s]));
   }
   l.arena_bytes = arena.bytes();
   l.arena_planned = true;

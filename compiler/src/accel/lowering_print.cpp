@@ -30,6 +30,11 @@ void printPartition(std::ostream& out, const AccelLowering& l) {
       continue;
     }
     const TilePlan& p = d.plan;
+    if (l.offloads[s] && l.offloads[s]->pool) {
+      out << "accelerator, max pooling, tile " << p.rows << " rows, " << p.threads << " thread"
+          << (p.threads == 1 ? "" : "s") << ", estimate " << int64_t(d.estimate.cycles) << " cycles\n";
+      continue;
+    }
     out << "accelerator, " << (d.im2col ? "im2col" : "direct") << ", tile " << p.rows << "x" << p.cols << " px x "
         << p.oc_blocks << " oc x " << p.ic_blocks << " ic blocks, " << p.threads << " thread"
         << (p.threads == 1 ? "" : "s") << ", " << d.macs << " MACs, estimate " << int64_t(d.estimate.cycles)
@@ -44,7 +49,7 @@ void printArena(std::ostream& out, const AccelLowering& l) {
     const Offload& o = *l.offloads[s];
     out << "  [" << s << "] " << l.decisions[s].name << ": x @" << o.placement.x_offset
         << (o.x_resident ? " resident" : " uploaded");
-    if (o.form.layer.residual) out << ", r @" << o.placement.r_offset << (o.r_resident ? " resident" : " uploaded");
+    if (o.hasResidual()) out << ", r @" << o.placement.r_offset << (o.r_resident ? " resident" : " uploaded");
     out << ", y @" << o.placement.y_offset;
     if (const ArenaBuffer* y = findBuffer(l, s, 'y'))
       out << " (" << y->bytes << " bytes, live to step " << y->last << ")";

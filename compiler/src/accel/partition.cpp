@@ -1,11 +1,34 @@
 // Phase 1 of the accelerator lowering: where each node runs. Every vdla.QConv
 // the accelerator can run gets its form (direct or im2col) and tiling from the
-// cost model; every other node stays on the CPU with the reason recorded.
+// cost model, every max pooling it can run its tiling; every other node stays
+// on the CPU with the reason recorded.
 #include <stdexcept>
 
 #include "vdla/compiler/accel/lowering.h"
 
 namespace vdla::accel {
+
+namespace {
+
+void partitionPool(const ir::Node& node, const hw::HwConfig& cfg, const AccelOptions& options, LayerDecision& d,
+                   std::optional<Offload>& offload) {
+  d.reason = whyNotOffloadablePool(node);
+  if (!d.reason.empty()) return;
+  try {
+    Offload o;
+    o.pool = poolLayerFromNode(node);
+    d.plan = choosePoolTiling(*o.pool, cfg, options.latency_hiding, &d.estimate);
+    generatePoolProgram(*o.pool, d.plan, cfg, 0, standalonePoolPlacement(*o.pool, cfg));
+    d.offloaded = true;
+    offload = std::move(o);
+  } catch (const DoesNotFit& e) {
+    d.reason = e.what();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(node.describe() + ": internal error lowering it for the accelerator: " + e.what());
+  }
+}
+
+}  // namespace
 
 AccelLowering partitionForAccelerator(const ir::Graph& graph, const hw::HwConfig& cfg, const AccelOptions& options) {
   AccelLowering l;
@@ -20,6 +43,10 @@ AccelLowering partitionForAccelerator(const ir::Graph& graph, const hw::HwConfig
     d.op = node->qualifiedOp();
     if (node->input(0) && node->input(0)->hasType()) d.input_shape = node->input(0)->type().toString();
     d.output_shape = node->output(0)->type().toString();
+    if (d.op == "MaxPool" && options.offload_pooling) {
+      partitionPool(*node, cfg, options, d, l.offloads[s]);
+      continue;
+    }
     if (d.op != "vdla.QConv") {
       d.reason = "runs on the CPU";
       continue;

@@ -11,11 +11,8 @@ namespace vdla::accel {
 
 namespace {
 
-// Fixed costs of the cost model, in accelerator cycles: a DMA instruction
-// waits about one DRAM round trip before its data streams; GEMM and ALU
-// instructions drain a short pipeline.
-constexpr double kDmaOverhead = 40;
-constexpr double kPipelineOverhead = 8;
+constexpr double kDmaOverhead = kDmaOverheadCycles;
+constexpr double kPipelineOverhead = kPipelineOverheadCycles;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 

@@ -107,18 +107,23 @@ void DeviceSession::runConv(const KernelArgs& args) {
     device_.write(io_, static_cast<uint64_t>(offset), staging_.data(), staging_.size());
     run.uploaded_bytes += staging_.size();
   };
+  // The input's packing: block_in channels for a convolution, block_out for a
+  // program that loads it into the accumulators (max pooling).
+  const int64_t x_block = attrs.getInt("x_block", cfg.block_in);
+  if (x_block != cfg.block_in && x_block != cfg.block_out)
+    throw KernelError("x_block " + std::to_string(x_block) + " is neither the config's block_in nor its block_out");
   if (!attrs.getInt("x_resident", 0)) {
     if (transform.identity()) {
-      upload(args.input(0), cfg.block_in, attrs.getInt("x_offset"));
+      upload(args.input(0), x_block, attrs.getInt("x_offset"));
     } else {
       const Tensor x = applyInputTransform(args.input(0), transform);
       run.transformed_bytes += x.byteSize();
-      upload(x, cfg.block_in, attrs.getInt("x_offset"));
+      upload(x, x_block, attrs.getInt("x_offset"));
     }
   } else if (!transform.identity()) {
     throw KernelError("an input the host must transform cannot be resident on the device");
   } else {
-    run.kept_bytes += uint64_t(packedGeometry(args.input(0).shape(), cfg.batch, cfg.block_in).bytes());
+    run.kept_bytes += uint64_t(packedGeometry(args.input(0).shape(), cfg.batch, x_block).bytes());
   }
   if (attrs.getInt("has_residual", 0)) {
     if (!attrs.getInt("r_resident", 0))

@@ -154,21 +154,18 @@ rt::Tensor naiveQConv(const ConvLayer& L, const LayerData& d) {
   return y;
 }
 
-rt::Tensor runOnDevice(driver::Device& dev, const ConvLayer& L, const ConvProgram& p, const LayerData& d,
-                       sim::ExecutionStats* stats) {
+rt::Tensor runProgram(driver::Device& dev, const ConvProgram& p, const std::vector<Upload>& uploads,
+                      const rt::Shape& y_shape, sim::ExecutionStats* stats) {
   const hw::HwConfig& cfg = dev.config();
-  driver::Buffer consts = dev.allocate(p.constants.size());
+  driver::Buffer consts = dev.allocate(std::max<size_t>(p.constants.size(), 1));
   driver::Buffer io = dev.allocate(static_cast<uint64_t>(p.io_bytes));
-  dev.write(consts, 0, p.constants.data(), p.constants.size());
-  const rt::Tensor x = L.host.identity() ? d.x : rt::accel::applyInputTransform(d.x, L.host);
-  auto upload = [&](const rt::Tensor& t, int64_t block, int64_t offset) {
-    const auto g = rt::accel::packedGeometry(t.shape(), cfg.batch, block);
+  if (!p.constants.empty()) dev.write(consts, 0, p.constants.data(), p.constants.size());
+  for (const Upload& u : uploads) {
+    const auto g = rt::accel::packedGeometry(u.tensor.shape(), cfg.batch, u.block);
     std::vector<int8_t> bytes(static_cast<size_t>(g.bytes()));
-    rt::accel::packActivation(t, g, bytes.data());
-    dev.write(io, static_cast<uint64_t>(offset), bytes.data(), bytes.size());
-  };
-  upload(x, cfg.block_in, p.x_offset);
-  if (L.residual) upload(d.r, cfg.block_out, p.r_offset);
+    rt::accel::packActivation(u.tensor, g, bytes.data());
+    dev.write(io, static_cast<uint64_t>(u.offset), bytes.data(), bytes.size());
+  }
   const std::vector<uint8_t> stream = rt::accel::relocateProgram(p.program, cfg, consts.phys_addr, io.phys_addr);
   driver::Buffer insns = dev.allocate(stream.size());
   dev.write(insns, 0, stream.data(), stream.size());
@@ -176,13 +173,22 @@ rt::Tensor runOnDevice(driver::Device& dev, const ConvLayer& L, const ConvProgra
       dev.run(insns.phys_addr, static_cast<uint32_t>(p.program.insns.size()), std::chrono::minutes(5));
   if (!r.ok()) throw std::runtime_error("device run failed: " + r.message);
   if (stats) *stats = r.stats;
-  rt::Tensor y(rt::DType::I8, {L.n, L.o, L.oh, L.ow});
+  rt::Tensor y(rt::DType::I8, y_shape);
   const auto g = rt::accel::packedGeometry(y.shape(), cfg.batch, cfg.block_out);
   std::vector<int8_t> bytes(static_cast<size_t>(g.bytes()));
   dev.read(io, static_cast<uint64_t>(p.y_offset), bytes.data(), bytes.size());
   rt::accel::unpackActivation(bytes.data(), g, y);
   for (auto* b : {&consts, &io, &insns}) dev.release(*b);
   return y;
+}
+
+rt::Tensor runOnDevice(driver::Device& dev, const ConvLayer& L, const ConvProgram& p, const LayerData& d,
+                       sim::ExecutionStats* stats) {
+  const hw::HwConfig& cfg = dev.config();
+  std::vector<Upload> uploads = {
+      {L.host.identity() ? d.x : rt::accel::applyInputTransform(d.x, L.host), cfg.block_in, p.x_offset}};
+  if (L.residual) uploads.push_back({d.r, cfg.block_out, p.r_offset});
+  return runProgram(dev, p, uploads, {L.n, L.o, L.oh, L.ow}, stats);
 }
 
 }  // namespace vdla::accel::test

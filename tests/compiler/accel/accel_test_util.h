@@ -27,8 +27,20 @@ LayerData randomData(const ConvLayer& layer, std::mt19937& rng);
 // arithmetic wrapped to 32 bits where the definition wraps.
 rt::Tensor naiveQConv(const ConvLayer& layer, const LayerData& data);
 
-// Runs the program on the device: uploads the constants and the packed
-// inputs, runs, unpacks the output. Fills `stats` when given.
+// A tensor the host packs (in channel blocks of `block`) into the arena at `offset`.
+struct Upload {
+  rt::Tensor tensor;
+  int64_t block;
+  int64_t offset;
+};
+
+// Runs a generated program on the device: uploads the constants and the
+// packed inputs, runs, unpacks the output (block_out entries) of `y_shape`
+// from the program's y_offset. Fills `stats` when given.
+rt::Tensor runProgram(driver::Device& device, const ConvProgram& program, const std::vector<Upload>& uploads,
+                      const rt::Shape& y_shape, sim::ExecutionStats* stats = nullptr);
+
+// runProgram for a convolution layer's program and inputs.
 rt::Tensor runOnDevice(driver::Device& device, const ConvLayer& layer, const ConvProgram& program,
                        const LayerData& data, sim::ExecutionStats* stats = nullptr);
 

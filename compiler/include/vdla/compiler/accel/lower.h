@@ -20,6 +20,8 @@ struct AccelOptions {
   // Let the cost model run a convolution with few input channels as a 1x1
   // layer over im2col'd input packed by the host.
   bool allow_im2col = true;
+  // Run max pooling on the accelerator (pool_layer.h) where it can.
+  bool offload_pooling = true;
 };
 
 // What the back end decided for one node (for reports and `vdla profile`).

@@ -25,9 +25,11 @@
 #include "vdla/compiler/accel/conv_codegen.h"
 #include "vdla/compiler/accel/layer_form.h"
 #include "vdla/compiler/accel/lower.h"
+#include "vdla/compiler/accel/pool_layer.h"
 #include "vdla/compiler/accel/token_check.h"
 #include "vdla/compiler/ir/graph.h"
 #include "vdla/hw/config.h"
+#include "vdla/runtime/accel/packed_layout.h"
 #include "vdla/runtime/artifact.h"
 
 namespace vdla::accel {
@@ -41,14 +43,24 @@ struct ArenaBuffer {
   int64_t first = 0, last = 0;
 };
 
-// An offloaded convolution on its way to a program.
+// An offloaded layer on its way to a program: a convolution, or a max
+// pooling (pool_layer.h).
 struct Offload {
-  LayerForm form;  // form.layer: the layer the program runs (direct or im2col)
+  LayerForm form;                 // a convolution: the layer the program runs (direct or im2col)
+  std::optional<PoolLayer> pool;  // set for a max pooling (then `form` is unused)
   // Set by planActivationArena: whether the input and the residual are read
   // where an offloaded layer wrote them, whether the output must go to the
   // host, and the three tensors' places in the arena.
   bool x_resident = false, r_resident = false, y_to_host = false;
   ArenaPlacement placement;
+
+  bool hasResidual() const { return !pool && form.layer.residual; }
+  // The host leaves the input as it is (no padding, no im2col on the way).
+  bool hostLeavesInput() const { return pool || form.layer.host.identity(); }
+  // The packed layouts of the input as the program reads it and of the
+  // output (and residual) as it writes them.
+  rt::accel::PackedGeometry inputGeometry(const hw::HwConfig& cfg) const;
+  rt::accel::PackedGeometry outputGeometry(const hw::HwConfig& cfg) const;
 };
 
 // One program's token proof.

@@ -27,6 +27,12 @@ struct DoesNotFit : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Fixed costs of the cost model, in accelerator cycles: a DMA instruction
+// waits about one DRAM round trip before its data streams; GEMM and ALU
+// instructions drain a short pipeline.
+constexpr double kDmaOverheadCycles = 40;
+constexpr double kPipelineOverheadCycles = 8;
+
 struct TilePlan {
   int64_t rows = 1, cols = 1, oc_blocks = 1, ic_blocks = 1;
   int threads = 1;  // 2 with latency hiding (double buffering), else 1

@@ -1,0 +1,53 @@
+// Max pooling on the accelerator, with the instructions it already has: each
+// tile's input rows are loaded into the accumulators (LOAD ACC8, the DMA
+// adding the padding as zeros), the window's maximum is taken by two ALU
+// instructions (MOV of the first tap, then MAX over the other taps, one
+// micro-op each), which also write OUT, and OUT is stored. No GEMM, no
+// weights. The layer reads its input in the output layout (block_out channel
+// blocks), the layout a convolution's output has in the activation arena, so
+// a stem convolution's output never leaves the device on its way through.
+//
+// Zero padding equals max pooling's own (the smallest value, never chosen
+// while a window holds a real element) only when the input cannot be
+// negative: the layer is offloaded with padding only when its producer is a
+// vdla.QConv whose output range starts at zero or above (a fused ReLU).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "vdla/compiler/accel/conv_codegen.h"
+#include "vdla/compiler/accel/tiling.h"
+#include "vdla/compiler/ir/graph.h"
+#include "vdla/hw/config.h"
+
+namespace vdla::accel {
+
+struct PoolLayer {
+  std::string name;
+  int64_t n = 1, c = 0, h = 0, w = 0;  // input NCHW
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int64_t oh = 0, ow = 0;
+};
+
+// Why a node is not a max pooling the accelerator can run ("" when it is).
+std::string whyNotOffloadablePool(const ir::Node& node);
+// The layer of a MaxPool node (whyNotOffloadablePool must be "").
+PoolLayer poolLayerFromNode(const ir::Node& node);
+
+// Plans: TilePlan's rows (output rows per tile, every column, one channel
+// block) and threads (2: double-buffered halves of ACC and OUT).
+CostEstimate estimatePoolPlan(const PoolLayer& layer, const TilePlan& plan, const hw::HwConfig& cfg);
+// The cheapest plan that fits; throws DoesNotFit naming the layer otherwise.
+TilePlan choosePoolTiling(const PoolLayer& layer, const hw::HwConfig& cfg, bool latency_hiding,
+                          CostEstimate* estimate = nullptr);
+
+// Where the layer's input and output lie when it runs alone: X | Y.
+ArenaPlacement standalonePoolPlacement(const PoolLayer& layer, const hw::HwConfig& cfg);
+// The program (and its micro-ops as constants at `constants_offset`). Throws
+// DoesNotFit when an instruction field cannot hold the layer's sizes.
+ConvProgram generatePoolProgram(const PoolLayer& layer, const TilePlan& plan, const hw::HwConfig& cfg,
+                                uint64_t constants_offset, const ArenaPlacement& placement);
+
+}  // namespace vdla::accel

@@ -1,0 +1,19 @@
+// The packed layouts an offloaded layer's program reads and writes.
+#include "vdla/compiler/accel/lowering.h"
+
+namespace vdla::accel {
+
+rt::accel::PackedGeometry Offload::inputGeometry(const hw::HwConfig& cfg) const {
+  // A max pooling loads its input into the accumulators (LOAD ACC8): entries of block_out channels.
+  if (pool) return rt::accel::packedGeometry({pool->n, pool->c, pool->h, pool->w}, cfg.batch, cfg.block_out);
+  const ConvLayer& L = form.layer;
+  return rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_in);
+}
+
+rt::accel::PackedGeometry Offload::outputGeometry(const hw::HwConfig& cfg) const {
+  if (pool) return rt::accel::packedGeometry({pool->n, pool->c, pool->oh, pool->ow}, cfg.batch, cfg.block_out);
+  const ConvLayer& L = form.layer;
+  return rt::accel::packedGeometry({L.n, L.o, L.oh, L.ow}, cfg.batch, cfg.block_out);
+}
+
+}  // namespace vdla::accel

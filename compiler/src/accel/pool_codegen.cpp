@@ -1,0 +1,250 @@
+// Max pooling on the accelerator: tiling, cost model and program
+// (pool_layer.h). A tile is `rows` output rows of every column of one channel
+// block; with latency hiding ACC and OUT are split in two halves used by
+// alternating tiles, so that the store of one tile overlaps the load and ALU
+// passes of the next.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "vdla/compiler/accel/pool_layer.h"
+#include "vdla/hw/instruction_builders.h"
+#include "vdla/hw/isa_layout.h"
+#include "vdla/runtime/accel/packed_layout.h"
+
+namespace vdla::accel {
+
+namespace {
+
+using hw::Memory;
+using rt::accel::Region;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// SRAM entries per input row of a tile (every column, padding included), and
+// the rows of a tile of `rows` output rows.
+int64_t inputPitch(const PoolLayer& L) { return (L.ow - 1) * L.sw + L.kw; }
+int64_t inputRows(const PoolLayer& L, int64_t rows) { return (rows - 1) * L.sh + L.kh; }
+
+// The input window of output rows [oh0, oh0 + rows) and the padding the DMA adds around it.
+struct Window {
+  int64_t row0, top, bottom, valid_rows, col0, left, right, valid_cols;
+};
+Window windowOf(const PoolLayer& L, int64_t oh0, int64_t rows) {
+  Window w;
+  w.row0 = oh0 * L.sh - L.pad_top;
+  const int64_t row_end = w.row0 + inputRows(L, rows);
+  w.top = std::max<int64_t>(0, -w.row0);
+  w.bottom = std::max<int64_t>(0, row_end - L.h);
+  w.valid_rows = row_end - w.bottom - (w.row0 + w.top);
+  w.col0 = -L.pad_left;
+  const int64_t col_end = w.col0 + inputPitch(L);
+  w.left = std::max<int64_t>(0, -w.col0);
+  w.right = std::max<int64_t>(0, col_end - L.w);
+  w.valid_cols = col_end - w.right - (w.col0 + w.left);
+  return w;
+}
+
+// ALU instructions with a tensor operand that changes with every vector read
+// ACC twice through its one port: two cycles per vector (docs/hardware.md).
+constexpr double kTensorAluCyclesPerVector = 2;
+
+}  // namespace
+
+CostEstimate estimatePoolPlan(const PoolLayer& L, const TilePlan& p, const hw::HwConfig& cfg) {
+  CostEstimate e;
+  const int64_t T = p.threads, kk = L.kh * L.kw;
+  const int64_t half = int64_t(cfg.depth(Memory::Acc)) / T;
+  const int64_t tile_entries = inputRows(L, p.rows) * inputPitch(L) + p.rows * L.ow;
+  const int64_t iter_limit = (int64_t(1) << cfg.loop_iter_bits) - 1;
+  const int64_t xfer_limit = (int64_t(1) << cfg.xfer_size_bits) - 1;
+  const int64_t pad_limit = (int64_t(1) << cfg.pad_bits) - 1;
+  const Window first = windowOf(L, 0, p.rows);
+  if (p.rows < 1 || p.rows > L.oh)
+    e.why_not = "tile outside the layer";
+  else if (tile_entries > half)
+    e.why_not = "a tile's input and output (" + std::to_string(tile_entries) + " entries) exceed the ACC buffer" +
+                (T > 1 ? " halved for latency hiding" : "");
+  else if (p.rows > iter_limit || L.ow > iter_limit || p.rows * L.ow > xfer_limit || L.w > xfer_limit)
+    e.why_not = "tile exceeds the loop or transfer size fields";
+  else if (std::max({first.top, L.pad_bottom, first.left, first.right}) > pad_limit)
+    e.why_not = "padding exceeds the DMA's pad field";
+  else if (T * kk > int64_t(cfg.depth(Memory::Uop)))
+    e.why_not = "the window's micro-ops exceed the UOP buffer";
+  if (!e.why_not.empty()) return e;
+  e.fits = true;
+
+  const double bus = cfg.axi_data_bits / 8.0, entry = cfg.entryBytes(Memory::Output);
+  const int64_t planes = ceilDiv(L.n, cfg.batch) * ceilDiv(L.c, cfg.block_out);
+  double compute = 0, store = 0, last_store = 0;
+  for (int64_t oh0 = 0; oh0 < L.oh; oh0 += p.rows) {
+    const int64_t rows = std::min(p.rows, L.oh - oh0);
+    const Window w = windowOf(L, oh0, rows);
+    const double in_bytes = double(std::max<int64_t>(w.valid_rows, 0) * w.valid_cols) * entry;
+    const double out_bytes = double(rows * L.ow) * entry;
+    const double load = kDmaOverheadCycles + in_bytes / bus;
+    const double alu = kTensorAluCyclesPerVector * double(rows * L.ow * kk) + 2 * kPipelineOverheadCycles;
+    last_store = kDmaOverheadCycles + out_bytes / bus;
+    e.load_cycles += double(planes) * load;
+    e.alu_cycles += double(planes) * alu;
+    e.store_cycles += double(planes) * last_store;
+    e.dram_bytes += double(planes) * (in_bytes + out_bytes);
+    compute += double(planes) * (load + alu);
+    store += double(planes) * last_store;
+  }
+  const double fill = kDmaOverheadCycles + double(T * kk) * 4 / bus;
+  // The compute module loads ACC itself, so loads and ALU passes are serial;
+  // with two halves the store module drains one tile while the next computes.
+  e.cycles = fill + (T > 1 ? std::max(compute, store) + last_store : compute + store);
+  return e;
+}
+
+TilePlan choosePoolTiling(const PoolLayer& L, const hw::HwConfig& cfg, bool latency_hiding, CostEstimate* estimate) {
+  TilePlan best;
+  CostEstimate best_cost;
+  best_cost.cycles = std::numeric_limits<double>::infinity();
+  std::string last_reason = "no tile shape";
+  for (int threads : latency_hiding ? std::vector<int>{2, 1} : std::vector<int>{1})
+    for (int64_t rows = 1; rows <= L.oh; ++rows) {
+      TilePlan p;
+      p.rows = rows;
+      p.cols = L.ow;
+      p.threads = threads;
+      const CostEstimate e = estimatePoolPlan(L, p, cfg);
+      if (!e.fits) {
+        last_reason = e.why_not;
+        continue;
+      }
+      if (e.cycles < best_cost.cycles) best = p, best_cost = e;
+    }
+  if (!best_cost.fits)
+    throw DoesNotFit("layer '" + L.name + "': no tiling fits the on-chip buffers of config '" + cfg.name +
+                     "' (smallest tile: " + last_reason + ")");
+  if (estimate) *estimate = best_cost;
+  return best;
+}
+
+ArenaPlacement standalonePoolPlacement(const PoolLayer& L, const hw::HwConfig& cfg) {
+  const rt::accel::PackedGeometry xg = rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_out);
+  ArenaPlacement p;
+  p.y_offset = static_cast<int64_t>(alignUp(static_cast<uint64_t>(xg.bytes()), kArenaAlign));
+  return p;
+}
+
+ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const hw::HwConfig& cfg,
+                                uint64_t constants_offset, const ArenaPlacement& placement) {
+  if (constants_offset % kArenaAlign) throw std::invalid_argument("constants offset must be 4 KiB aligned");
+  ConvProgram out;
+  out.plan = plan;
+  out.estimate = estimatePoolPlan(L, plan, cfg);
+  if (!out.estimate.fits)
+    throw std::runtime_error("layer '" + L.name + "': tiling does not fit: " + out.estimate.why_not);
+  const int64_t T = plan.threads, kk = L.kh * L.kw, pitch = inputPitch(L);
+  const int64_t NB = ceilDiv(L.n, cfg.batch), CB = ceilDiv(L.c, cfg.block_out);
+  const rt::accel::PackedGeometry xg = rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_out);
+  const rt::accel::PackedGeometry yg = rt::accel::packedGeometry({L.n, L.c, L.oh, L.ow}, cfg.batch, cfg.block_out);
+  for (int64_t offset : {placement.x_offset, placement.y_offset})
+    if (offset < 0 || uint64_t(offset) % kArenaAlign)
+      throw std::invalid_argument("layer '" + L.name + "': arena offset " + std::to_string(offset) +
+                                  " is not a multiple of " + std::to_string(kArenaAlign));
+  out.x_offset = placement.x_offset;
+  out.y_offset = placement.y_offset;
+  out.io_bytes = std::max(out.x_offset + xg.bytes(), out.y_offset + yg.bytes());
+  const uint32_t entry = cfg.entryBytes(Memory::Output);
+  const uint64_t x_base = static_cast<uint64_t>(out.x_offset) / entry;
+  const uint64_t y_base = static_cast<uint64_t>(out.y_offset) / entry;
+
+  // Per half: the tile's input rows, then its output rows (the ALU writes
+  // ACC and OUT at the same index). Micro-ops per half: the first tap's,
+  // then the other taps'.
+  const int64_t half = int64_t(cfg.depth(Memory::Acc)) / T;
+  const int64_t out_at = inputRows(L, plan.rows) * pitch;
+  std::vector<hw::Uop> uops;
+  for (int64_t v = 0; v < T; ++v)
+    for (int64_t ky = 0; ky < L.kh; ++ky)
+      for (int64_t kx = 0; kx < L.kw; ++kx)
+        uops.push_back({static_cast<uint32_t>(v * half + out_at), static_cast<uint32_t>(v * half + ky * pitch + kx), 0});
+
+  rt::accel::DeviceProgram& prog = out.program;
+  prog.name = L.name;
+  auto emit = [&](const hw::Instruction& insn, Region region = Region::None) {
+    prog.insns.push_back(insn);
+    prog.regions.push_back(region);
+    return prog.insns.size() - 1;
+  };
+  emit(hw::makeLoad(Memory::Uop, 0, constants_offset / 4, 1, static_cast<uint32_t>(uops.size()),
+                    static_cast<uint32_t>(uops.size())),
+       Region::Constants);
+
+  const int64_t row_tiles = ceilDiv(L.oh, plan.rows), I = NB * CB * row_tiles;
+  int64_t i = 0;
+  for (int64_t nb = 0; nb < NB; ++nb)
+    for (int64_t cb = 0; cb < CB; ++cb)
+      for (int64_t rt_ = 0; rt_ < row_tiles; ++rt_, ++i) {
+        const int64_t oh0 = rt_ * plan.rows, rows = std::min(plan.rows, L.oh - oh0);
+        const int64_t v = i % T, in_base = v * half;
+        const Window w = windowOf(L, oh0, rows);
+        if (w.valid_rows <= 0 || w.valid_cols <= 0)
+          throw DoesNotFit("layer '" + L.name + "': a tile's input lies entirely in the padding");
+        const uint64_t plane = static_cast<uint64_t>(nb * CB + cb);
+        const hw::Padding pad{static_cast<uint32_t>(w.top), static_cast<uint32_t>(w.bottom),
+                              static_cast<uint32_t>(w.left), static_cast<uint32_t>(w.right)};
+        const size_t load = emit(
+            hw::makeLoad(Memory::Acc8, static_cast<uint32_t>(in_base),
+                         x_base + (plane * static_cast<uint64_t>(L.h) + static_cast<uint64_t>(w.row0 + w.top)) *
+                                      static_cast<uint64_t>(L.w) +
+                                  static_cast<uint64_t>(w.col0 + w.left),
+                         static_cast<uint32_t>(w.valid_rows), static_cast<uint32_t>(w.valid_cols),
+                         static_cast<uint32_t>(L.w), pad),
+            Region::Io);
+        if (i >= T) prog.insns[load].pop_next = true;  // the store of tile i-T has read this half
+
+        hw::LoopNest l;
+        l.iter_out = static_cast<uint32_t>(rows);
+        l.iter_in = static_cast<uint32_t>(L.ow);
+        l.dst_out = static_cast<uint32_t>(L.ow);
+        l.dst_in = 1;
+        l.src_out = static_cast<uint32_t>(L.sh * pitch);
+        l.src_in = static_cast<uint32_t>(L.sw);
+        l.uop_begin = static_cast<uint32_t>(v * kk);
+        l.uop_end = l.uop_begin + 1;
+        size_t last = emit(hw::makeAlu(hw::AluOp::Mov, l));
+        if (kk > 1) {
+          l.uop_begin = l.uop_end;
+          l.uop_end = static_cast<uint32_t>((v + 1) * kk);
+          last = emit(hw::makeAlu(hw::AluOp::Max, l));
+        }
+        prog.insns[last].push_next = true;
+
+        const size_t store = emit(hw::makeStore(static_cast<uint32_t>(in_base + out_at),
+                                                y_base + (plane * static_cast<uint64_t>(L.oh) + uint64_t(oh0)) *
+                                                             static_cast<uint64_t>(L.ow),
+                                                1, static_cast<uint32_t>(rows * L.ow), static_cast<uint32_t>(rows * L.ow)),
+                                  Region::Io);
+        prog.insns[store].pop_prev = true;
+        if (i <= I - 1 - T) prog.insns[store].push_prev = true;
+      }
+  emit(hw::makeFinish());
+
+  // Every field must hold its value under this config's ISA layout.
+  hw::IsaLayout layout(cfg);
+  for (size_t k = 0; k < prog.insns.size(); ++k) {
+    try {
+      hw::Instruction probe = prog.insns[k];
+      if (prog.regions[k] != Region::None) probe.dram_base = 0;  // relocated at load time
+      layout.encode(probe, "layer '" + L.name + "' instruction " + std::to_string(k));
+    } catch (const std::exception& e) {
+      throw DoesNotFit(e.what());
+    }
+  }
+  out.constants.resize(alignUp(uops.size() * 4, kArenaAlign), 0);
+  for (size_t k = 0; k < uops.size(); ++k) {
+    const uint32_t e = layout.encodeUop(uops[k], "layer '" + L.name + "' micro-op " + std::to_string(k));
+    std::memcpy(out.constants.data() + k * 4, &e, 4);
+  }
+  return out;
+}
+
+}  // namespace vdla::accel
