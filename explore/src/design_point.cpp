@@ -17,7 +17,7 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
   for (const NetworkWorkload& w : networks) {
     NetworkResult n;
     n.network = w.name;
-    n.layers_total = static_cast<int>(w.layers.size());
+    n.layers_total = static_cast<int>(w.layers.size() + w.pools.size());
     int64_t macs = 0;
     for (const accel::ConvLayer& layer : w.layers) {
       try {
@@ -29,6 +29,16 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
         // No tiling fits the buffers: the layer would run on the CPU, so this
         // point cannot be compared on accelerator latency. (Anything else is
         // an internal error and stops the sweep.)
+        if (n.why_incomplete.empty()) n.why_incomplete = e.what();
+      }
+    }
+    for (const accel::PoolLayer& pool : w.pools) {
+      try {
+        accel::CostEstimate e;
+        accel::choosePoolTiling(pool, cfg, point.latency_hiding, &e);
+        n.cycles += e.cycles;
+        ++n.layers_offloaded;
+      } catch (const accel::DoesNotFit& e) {
         if (n.why_incomplete.empty()) n.why_incomplete = e.what();
       }
     }
@@ -46,7 +56,8 @@ std::string designPointKey(const DesignPoint& point, const std::vector<NetworkWo
                            const ResourceModel& model) {
   std::string key = point.config.hashHex() + (point.latency_hiding ? "/lh" : "/nolh");
   for (const NetworkWorkload& w : networks)
-    key += "/" + w.name + ":" + std::to_string(w.layers.size()) + ":" + std::to_string(w.macs);
+    key += "/" + w.name + ":" + std::to_string(w.layers.size()) + "+" + std::to_string(w.pools.size()) + ":" +
+           std::to_string(w.macs);
   return key + "/" + model.fingerprint() + "/" + VDLA_EVALUATION_FINGERPRINT;
 }
 

@@ -11,6 +11,11 @@ NetworkWorkload prepareWorkload(const std::string& name, std::shared_ptr<ir::Gra
   w.name = name;
   w.graph = graph;
   for (const ir::Node* node : graph->nodes()) {
+    if (node->qualifiedOp() == "MaxPool" && options.accel.offload_pooling &&
+        accel::whyNotOffloadablePool(*node).empty()) {
+      w.pools.push_back(accel::poolLayerFromNode(*node));
+      continue;
+    }
     if (node->qualifiedOp() != "vdla.QConv") continue;
     const std::string why = accel::whyNotOffloadable(*node);
     if (!why.empty()) {

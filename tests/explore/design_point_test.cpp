@@ -23,6 +23,7 @@ NetworkWorkload resnet18Small() {
 TEST(DesignPointTest, AgreesWithTheCompilersLayerDecisions) {
   const NetworkWorkload w = resnet18Small();
   ASSERT_EQ(w.layers.size(), 21u);  // ResNet-18's 20 convolutions and the classifier as a 1x1 one
+  ASSERT_EQ(w.pools.size(), 1u);    // and the stem's max pooling
   for (const char* name : {"pynq", "zcu104"})
     for (bool lh : {true, false}) {
       SCOPED_TRACE(std::string(name) + (lh ? " with" : " without") + " latency hiding");

@@ -165,7 +165,8 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
   for (int64_t v = 0; v < T; ++v)
     for (int64_t ky = 0; ky < L.kh; ++ky)
       for (int64_t kx = 0; kx < L.kw; ++kx)
-        uops.push_back({static_cast<uint32_t>(v * half + out_at), static_cast<uint32_t>(v * half + ky * pitch + kx), 0});
+        uops.push_back(
+            {static_cast<uint32_t>(v * half + out_at), static_cast<uint32_t>(v * half + ky * pitch + kx), 0});
 
   rt::accel::DeviceProgram& prog = out.program;
   prog.name = L.name;
@@ -191,14 +192,15 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
         const uint64_t plane = static_cast<uint64_t>(nb * CB + cb);
         const hw::Padding pad{static_cast<uint32_t>(w.top), static_cast<uint32_t>(w.bottom),
                               static_cast<uint32_t>(w.left), static_cast<uint32_t>(w.right)};
-        const size_t load = emit(
-            hw::makeLoad(Memory::Acc8, static_cast<uint32_t>(in_base),
-                         x_base + (plane * static_cast<uint64_t>(L.h) + static_cast<uint64_t>(w.row0 + w.top)) *
+        const size_t load =
+            emit(hw::makeLoad(Memory::Acc8, static_cast<uint32_t>(in_base),
+                              x_base +
+                                  (plane * static_cast<uint64_t>(L.h) + static_cast<uint64_t>(w.row0 + w.top)) *
                                       static_cast<uint64_t>(L.w) +
                                   static_cast<uint64_t>(w.col0 + w.left),
-                         static_cast<uint32_t>(w.valid_rows), static_cast<uint32_t>(w.valid_cols),
-                         static_cast<uint32_t>(L.w), pad),
-            Region::Io);
+                              static_cast<uint32_t>(w.valid_rows), static_cast<uint32_t>(w.valid_cols),
+                              static_cast<uint32_t>(L.w), pad),
+                 Region::Io);
         if (i >= T) prog.insns[load].pop_next = true;  // the store of tile i-T has read this half
 
         hw::LoopNest l;
@@ -218,11 +220,11 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
         }
         prog.insns[last].push_next = true;
 
-        const size_t store = emit(hw::makeStore(static_cast<uint32_t>(in_base + out_at),
-                                                y_base + (plane * static_cast<uint64_t>(L.oh) + uint64_t(oh0)) *
-                                                             static_cast<uint64_t>(L.ow),
-                                                1, static_cast<uint32_t>(rows * L.ow), static_cast<uint32_t>(rows * L.ow)),
-                                  Region::Io);
+        const size_t store = emit(
+            hw::makeStore(static_cast<uint32_t>(in_base + out_at),
+                          y_base + (plane * static_cast<uint64_t>(L.oh) + uint64_t(oh0)) * static_cast<uint64_t>(L.ow),
+                          1, static_cast<uint32_t>(rows * L.ow), static_cast<uint32_t>(rows * L.ow)),
+            Region::Io);
         prog.insns[store].pop_prev = true;
         if (i <= I - 1 - T) prog.insns[store].push_prev = true;
       }

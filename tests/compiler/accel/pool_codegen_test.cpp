@@ -107,9 +107,9 @@ TEST_P(PoolCodegen, RandomPoolingsMatchNaiveDefinition) {
         p.rows = std::uniform_int_distribution<int64_t>(1, L.oh)(rng);
         if (estimatePoolPlan(L, p, cfg).fits) plan = p;
       }
-      const std::string what = "pooling " + std::to_string(k) + " (" + describe(L) + ") on " + backend + "/" +
-                               config + ", tile " + std::to_string(plan.rows) + " rows, " +
-                               std::to_string(plan.threads) + " threads";
+      const std::string what = "pooling " + std::to_string(k) + " (" + describe(L) + ") on " + backend + "/" + config +
+                               ", tile " + std::to_string(plan.rows) + " rows, " + std::to_string(plan.threads) +
+                               " threads";
       rt::Tensor got;
       ASSERT_NO_THROW(got = runPool(*dev, L, plan, x)) << what;
       ASSERT_EQ(got.numElements(), want.numElements()) << what;
@@ -167,9 +167,9 @@ TEST(PoolPlacement, PaddedPoolingNeedsANonNegativeProducer) {
     rt::Tensor w(rt::DType::I8, {16, 16, 1, 1});
     rt::AttributeMap qa;
     qa.set("clip_lo", clip_lo);
-    ir::Node* conv = g->addNode(
-        "QConv", {x, g->addConstant("w", w), g->addConstant("b", rt::Tensor(rt::DType::I32, {16}))}, 1, qa, "conv",
-        "vdla");
+    ir::Node* conv =
+        g->addNode("QConv", {x, g->addConstant("w", w), g->addConstant("b", rt::Tensor(rt::DType::I32, {16}))}, 1, qa,
+                   "conv", "vdla");
     rt::AttributeMap pa;
     pa.set("kernel_shape", std::vector<int64_t>{3, 3});
     pa.set("strides", std::vector<int64_t>{2, 2});

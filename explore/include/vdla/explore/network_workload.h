@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "vdla/compiler/accel/conv_layer.h"
+#include "vdla/compiler/accel/pool_layer.h"
 #include "vdla/compiler/compile.h"
 #include "vdla/compiler/ir/graph.h"
 
@@ -20,6 +21,7 @@ struct NetworkWorkload {
   std::shared_ptr<ir::Graph> graph;
   std::vector<accel::ConvLayer> layers;  // every vdla.QConv the accelerator can describe
   std::vector<std::string> cpu_convs;    // vdla.QConv nodes it cannot (with the reason)
+  std::vector<accel::PoolLayer> pools;   // the max poolings it runs (no MACs; their cycles count)
   int64_t macs = 0;                      // of `layers`
 };
 
