@@ -194,12 +194,13 @@ def _calibration_samples(calibration: Any) -> List[List[np.ndarray]]:
 
 def compile_options(target: str, config: Any, latency_hiding: bool, allow_im2col: bool, strip_qdq: bool,
                     cpu_kernels: str, library: Optional[str], optimize: bool, cuda_arch: Optional[Sequence[str]],
-                    cuda_tf32: bool) -> Dict[str, Any]:
+                    cuda_tf32: bool, offload_pooling: bool = True) -> Dict[str, Any]:
     options: Dict[str, Any] = {
         "target": target,
         "config": config_spec(config),
         "latency_hiding": bool(latency_hiding),
         "allow_im2col": bool(allow_im2col),
+        "offload_pooling": bool(offload_pooling),
         "strip_qdq": bool(strip_qdq),
         "cpu_kernels": cpu_kernels,
         "library": library or "",
@@ -215,13 +216,15 @@ def compile(model: Union[PathLike, Model], target: str = "llvm", config: Any = "
             latency_hiding: bool = True, calibration: Any = None, calibration_count: int = 8,
             allow_im2col: bool = True, strip_qdq: bool = False, cpu_kernels: str = "llvm",
             library: Optional[str] = "host", optimize: bool = True, cuda_arch: Optional[Sequence[str]] = None,
-            cuda_tf32: bool = False) -> Artifact:
+            cuda_tf32: bool = False, offload_pooling: bool = True) -> Artifact:
     """Compiles a model for a target ("ref", "llvm", "vdla", "cuda").
 
     config: the accelerator (a :class:`Config`, a shipped name, a JSON file or
         a dict); stamped into every artifact, binding for target "vdla".
     latency_hiding: target vdla: double-buffered tiles whose loads and stores
         overlap compute.
+    offload_pooling: target vdla: max pooling on the accelerator where it can
+        run (False keeps it on the CPU).
     calibration: target vdla, fp32 models: a directory of photos (the first
         ``calibration_count``, sorted), or samples (arrays, or one list of
         arrays per sample); default a few seeded synthetic samples.
@@ -232,7 +235,7 @@ def compile(model: Union[PathLike, Model], target: str = "llvm", config: Any = "
     """
     m = _as_model(model)
     options = compile_options(target, config, latency_hiding, allow_im2col, strip_qdq, cpu_kernels, library, optimize,
-                              cuda_arch, cuda_tf32)
+                              cuda_arch, cuda_tf32, offload_pooling)
     directory = os.fspath(calibration) if isinstance(calibration, (str, os.PathLike)) else ""
     handle = _core.compile(m._handle, json.dumps(options), _calibration_samples(calibration), directory,
                            int(calibration_count))

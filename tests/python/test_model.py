@@ -306,6 +306,10 @@ def test_vdla_compile_options(resnet18, resnet18_vdla_pynq, resnet18_input):
     assert no_im2col.report["accelerator_steps"] <= resnet18_vdla_pynq.report["accelerator_steps"]
     out = run_once(no_im2col, resnet18_input)[0]
     assert out.shape == (1, 1000) and np.isfinite(out).all()
+    # The max pooling on the CPU instead: one accelerator step fewer, the same logits bit for bit.
+    cpu_pool = vdla.compile(resnet18, target="vdla", config="pynq", offload_pooling=False)
+    assert cpu_pool.report["accelerator_steps"] == resnet18_vdla_pynq.report["accelerator_steps"] - 1
+    np.testing.assert_array_equal(run_once(cpu_pool, resnet18_input)[0], expected)
 
 
 def test_unoptimised_compile_matches(resnet18, resnet18_ref, resnet18_input):
