@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "vdla/compiler/accel/alu_sequence.h"
+#include "vdla/compiler/accel/border_correction.h"
 #include "vdla/hw/instruction_builders.h"
 #include "vdla/hw/isa_layout.h"
 
@@ -117,11 +118,16 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
   const uint32_t acc_entry = cfg.entryBytes(Memory::Acc), wgt_entry = cfg.entryBytes(Memory::Weight);
   out.constants = packWeights(L, cfg);
   const uint64_t params_at = alignUp(out.constants.size(), kRegionAlign);
-  const int64_t n_params = static_cast<int64_t>(seq.params.size()) * OCB;
+  // Parameter vectors: the ALU sequence's, then the border corrections'.
+  const std::vector<BorderCorrection> corrections = borderCorrections(L);
+  std::vector<const std::vector<int32_t>*> vectors;
+  for (const std::vector<int32_t>& v : seq.params) vectors.push_back(&v);
+  for (const BorderCorrection& c : corrections) vectors.push_back(&c.values);
+  const int64_t n_params = static_cast<int64_t>(vectors.size()) * OCB;
   out.constants.resize(params_at + static_cast<uint64_t>(n_params) * acc_entry, 0);
-  for (size_t k = 0; k < seq.params.size(); ++k)
+  for (size_t k = 0; k < vectors.size(); ++k)
     for (int64_t o = 0; o < OCB * cfg.block_out; ++o) {
-      const int32_t v = o < L.o ? seq.params[k][static_cast<size_t>(o)] : 0;
+      const int32_t v = o < L.o ? (*vectors[k])[static_cast<size_t>(o)] : 0;
       const int64_t entry = static_cast<int64_t>(k) * OCB + o / cfg.block_out;
       for (uint32_t bt = 0; bt < cfg.batch; ++bt)
         putI32(out.constants,
@@ -260,6 +266,39 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
           }
           if (acc_pop_pending)
             throw std::logic_error("layer '" + L.name + "': a tile starts with neither a load nor an ALU pass");
+          // What the zero padding of this tile's border outputs lacks.
+          for (size_t k = 0; k < corrections.size(); ++k) {
+            const BorderCorrection& bc = corrections[k];
+            const int64_t r0 = std::max(bc.rows.first, oh0), r1 = std::min(bc.rows.first + bc.rows.count, oh0 + rows);
+            const int64_t c0 = std::max(bc.cols.first, ow0), c1 = std::min(bc.cols.first + bc.cols.count, ow0 + cols);
+            if (r0 >= r1 || c0 >= c1) continue;
+            const uint32_t dst = static_cast<uint32_t>(acc_base + (r0 - oh0) * plan.cols + (c0 - ow0));
+            const uint32_t src = static_cast<uint32_t>(param_base + int64_t(seq.params.size() + k) * OCB + ocb0);
+            hw::LoopNest l;
+            std::vector<hw::Uop> kernel;
+            if (r1 - r0 == 1 || c1 - c0 == 1) {
+              // A row or a column of outputs: the loops run over the oc blocks
+              // and along it, one micro-op.
+              kernel.push_back({dst, src, 0});
+              l.iter_out = static_cast<uint32_t>(ocbs);
+              l.dst_out = static_cast<uint32_t>(tile_pixels);
+              l.src_out = 1;
+              l.iter_in = static_cast<uint32_t>(std::max(r1 - r0, c1 - c0));
+              l.dst_in = static_cast<uint32_t>(r1 - r0 == 1 ? 1 : plan.cols);
+            } else {
+              // A rectangle: the loops run over it, a micro-op per oc block.
+              for (int64_t q = 0; q < ocbs; ++q)
+                kernel.push_back({dst + static_cast<uint32_t>(q * tile_pixels), src + static_cast<uint32_t>(q), 0});
+              l.iter_out = static_cast<uint32_t>(r1 - r0);
+              l.iter_in = static_cast<uint32_t>(c1 - c0);
+              l.dst_out = static_cast<uint32_t>(plan.cols);
+              l.dst_in = 1;
+            }
+            const auto range = uops.add(kernel);
+            l.uop_begin = range.first;
+            l.uop_end = range.second;
+            em.emit(hw::makeAlu(hw::AluOp::Add, l));
+          }
 
           // Input window of the tile and the padding the DMA adds around it.
           const int64_t row0 = oh0 * L.sh - L.pad_top, row_end = row0 + (rows - 1) * L.sh + L.kh;

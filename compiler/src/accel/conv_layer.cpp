@@ -78,22 +78,13 @@ ConvLayer convLayerFromNode(const ir::Node& node) {
   const rt::Tensor& wt = node.input(1)->constant();
   L.weights.assign(wt.data<int8_t>(), wt.data<int8_t>() + wt.numElements());
 
-  const int64_t zp = a.getInt("x_zero_point", 0);
-  if (zp != 0 && (p[0] || p[1] || p[2] || p[3])) {
-    // The DMA pads with zeros; a nonzero zero point is padded on the host.
-    L.host.pad_top = p[0];
-    L.host.pad_left = p[1];
-    L.host.pad_bottom = p[2];
-    L.host.pad_right = p[3];
-    L.host.pad_value = static_cast<int8_t>(zp);
-    L.h += p[0] + p[2];
-    L.w += p[1] + p[3];
-  } else {
-    L.pad_top = p[0];
-    L.pad_left = p[1];
-    L.pad_bottom = p[2];
-    L.pad_right = p[3];
-  }
+  // The DMA pads with zeros; a nonzero zero point becomes a correction of the
+  // border outputs, so the input needs nothing from the host.
+  L.pad_top = p[0];
+  L.pad_left = p[1];
+  L.pad_bottom = p[2];
+  L.pad_right = p[3];
+  if (p[0] || p[1] || p[2] || p[3]) L.pad_value = static_cast<int32_t>(a.getInt("x_zero_point", 0));
   return L;
 }
 
@@ -115,8 +106,10 @@ int64_t maxInputBlocks(const ConvLayer& L, int64_t bi, int64_t bo) {
 ConvLayer toIm2colLayer(const ConvLayer& L) {
   if (L.group != 1) throw std::invalid_argument("im2col form of a grouped convolution");
   ConvLayer R = L;
-  // Padding moves to the host (im2col reads the padded image); a zero point
-  // already padded by the host stays in the same transform.
+  // Padding moves to the host (im2col reads the padded image), with the value
+  // it stands for.
+  if (L.pad_value != 0) R.host.pad_value = static_cast<int8_t>(L.pad_value);
+  R.pad_value = 0;
   R.host.pad_top += L.pad_top;
   R.host.pad_left += L.pad_left;
   R.host.pad_bottom += L.pad_bottom;

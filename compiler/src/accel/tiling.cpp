@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "vdla/compiler/accel/alu_sequence.h"
+#include "vdla/compiler/accel/border_correction.h"
 
 namespace vdla::accel {
 
@@ -40,7 +41,10 @@ LayerBlocks layerBlocks(const ConvLayer& L, const hw::HwConfig& cfg) {
   b.grouped = L.group > 1;
   const AluSequence seq = buildAluSequence(L, cfg);
   b.param_kinds = static_cast<int64_t>(seq.params.size());
-  b.param_vectors = b.param_kinds * b.out_blocks;
+  for (const BorderCorrection& c : borderCorrections(L))
+    b.border_extents.push_back({c.rows.first, c.rows.count, c.cols.first, c.cols.count});
+  b.border_kinds = static_cast<int64_t>(b.border_extents.size());
+  b.param_vectors = (b.param_kinds + b.border_kinds) * b.out_blocks;
   b.alu_passes = static_cast<int>(seq.init.size() + seq.after.size());
   b.alu_cycles_per_vector = 0;
   for (const auto* passes : {&seq.init, &seq.after})
@@ -93,6 +97,22 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
                 [&](int64_t oc, int64_t) { forEachExtent(is, [&](int64_t ic, int64_t) { uops += oc * ic * kk; }); });
   uops *= T * T * (cs.edge ? 2 : 1);
   uops += T * (3 + os.tiles() * b.param_kinds);
+  // Border corrections: one micro-op per oc block, at a few distinct tile offsets.
+  for (const BorderExtent& x : b.border_extents) {
+    // Per ACC half, oc tile and distinct offset of the correction's outputs
+    // within a tile, one micro-op (a rectangle: one per oc block).
+    auto offsets = [](int64_t first, int64_t count, int64_t tile, int64_t total) {
+      std::vector<int64_t> seen;
+      for (int64_t t0 = 0; t0 < total; t0 += tile) {
+        const int64_t lo = std::max(first, t0), hi = std::min({first + count, t0 + tile, total});
+        if (lo < hi && std::find(seen.begin(), seen.end(), lo - t0) == seen.end()) seen.push_back(lo - t0);
+      }
+      return int64_t(seen.size());
+    };
+    const bool rectangle = x.rows > 1 && x.cols > 1;
+    uops += T * os.tiles() * offsets(x.first_row, x.rows, p.rows, L.oh) * offsets(x.first_col, x.cols, p.cols, L.ow) *
+            (rectangle ? p.oc_blocks : 1);
+  }
   if (uops > int64_t(cfg.depth(hw::Memory::Uop)) || uops > xfer_limit) {
     e.why_not = "micro-op kernels of " + std::to_string(uops) + " entries exceed the UOP buffer";
     return e;
@@ -154,6 +174,20 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
       });
     });
   });
+  // Border corrections: an ALU ADD from a parameter vector over each
+  // correction's outputs, an instruction per output tile it reaches. A row or
+  // column keeps its vector in the operand register (one cycle a vector); a
+  // rectangle alternates oc blocks (two).
+  for (const BorderExtent& x : b.border_extents) {
+    const double tiles_reached = double(std::min(rs.tiles(), x.rows / p.rows + 2) *
+                                        std::min(cs.tiles(), x.cols / p.cols + 2) * os.tiles() * b.batch_groups);
+    const double per_vector = x.rows > 1 && x.cols > 1 ? 2.0 : 1.0;
+    const double alu =
+        per_vector * double(x.rows * x.cols * b.out_blocks * b.batch_groups) + tiles_reached * kPipelineOverhead;
+    e.alu_cycles += alu;
+    overlapped += alu;
+    serial += alu;
+  }
   double fill = 2 * kDmaOverhead + double(b.param_vectors) * 64 / bus + double(uops) * 4 / bus;
   if (weights_stay) fill += double(T) * (kDmaOverhead + double(wgt_tile) * wgt_entry / bus);
   e.cycles = fill + (p.threads > 1 ? std::max({overlapped, e.load_cycles, e.store_cycles}) + pipeline_ends : serial);

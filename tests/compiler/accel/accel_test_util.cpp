@@ -49,6 +49,8 @@ ConvLayer randomLayer(std::mt19937& rng, bool allow_residual) {
   L.w = uniform(rng, std::max<int64_t>(1, L.kw - L.pad_left - L.pad_right), 14);
   L.oh = (L.h + L.pad_top + L.pad_bottom - L.kh) / L.sh + 1;
   L.ow = (L.w + L.pad_left + L.pad_right - L.kw) / L.sw + 1;
+  // A third of the layers pad with a nonzero value (an input zero point).
+  if (uniform(rng, 0, 2) == 0) L.pad_value = static_cast<int32_t>(uniform(rng, -128, 127));
   L.residual = allow_residual && uniform(rng, 0, 2) == 0;
   L.shift1 = static_cast<int32_t>(uniform(rng, 0, 1) ? 0 : uniform(rng, 1, 6));
   L.shift2 = static_cast<int32_t>(uniform(rng, 0, 14));
@@ -124,9 +126,9 @@ rt::Tensor naiveQConv(const ConvLayer& L, const LayerData& d) {
             for (int64_t ky = 0; ky < L.kh; ++ky)
               for (int64_t kx = 0; kx < L.kw; ++kx) {
                 const int64_t iy = oy * L.sh + ky - L.pad_top, ix = ox * L.sw + kx - L.pad_left;
-                if (iy < 0 || iy >= L.h || ix < 0 || ix >= L.w) continue;
+                const bool inside = iy >= 0 && iy < L.h && ix >= 0 && ix < L.w;
                 acc += int64_t(L.weights[static_cast<size_t>(((o * cg + cl) * L.kh + ky) * L.kw + kx)]) *
-                       x[((n * L.c + g * cg + cl) * L.h + iy) * L.w + ix];
+                       (inside ? x[((n * L.c + g * cg + cl) * L.h + iy) * L.w + ix] : L.pad_value);
               }
           const size_t oi = static_cast<size_t>(o);
           const int8_t r = L.residual ? d.r.data<int8_t>()[((n * L.o + o) * L.oh + oy) * L.ow + ox] : 0;

@@ -107,6 +107,7 @@ TEST(AluSequence, PossibleInt32OverflowKeepsMulAndRshr) {
   std::mt19937 rng(6);
   ConvLayer L = test::randomLayer(rng, false);
   std::fill(L.weights.begin(), L.weights.end(), int8_t{127});
+  L.wide_product = false;
   L.shift1 = 0;
   L.shift2 = 20;
   L.bias1.assign(static_cast<size_t>(L.o), 0);

@@ -19,6 +19,10 @@ struct ConvLayer {
   // Output channels and kernel.
   int64_t o = 0, kh = 1, kw = 1, sh = 1, sw = 1;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;  // zero padding done by the DMA
+  // The value the padding stands for (the input's zero point). The DMA pads
+  // with zeros; the program adds pad_value times the padded taps' weights to
+  // the border outputs (border_correction.h).
+  int32_t pad_value = 0;
   int64_t oh = 0, ow = 0;
   int64_t group = 1;  // grouped/depthwise: each oc block reads only its groups' input blocks
   bool residual = false;
