@@ -34,25 +34,17 @@ Compiled compileGraphFor(std::unique_ptr<ir::Graph> graph, const std::string& co
   o.target = "vdla";
   o.hw_config = config;
   o.accel.latency_hiding = lh;
+  // These tests are about the accelerator's programs; the CPU steps keep
+  // their reference kernels (the CPU fallback: tests/compiler/llvm).
   o.llvm_cpu_fallback = false;
   c.artifact = compileGraph(*c.graph, o, &c.report);
   return c;
 }
 
 Compiled compileZoo(const std::string& model, int64_t image_size, const std::string& config, bool lh = true) {
-  Compiled c;
   zoo::ZooOptions zo;
   zo.image_size = image_size;
-  c.graph = zoo::buildModel(model, zo);
-  CompileOptions o;
-  o.target = "vdla";
-  o.hw_config = config;
-  o.accel.latency_hiding = lh;
-  // These tests are about the accelerator's programs; the CPU steps keep
-  // their reference kernels (the CPU fallback: tests/compiler/llvm).
-  o.llvm_cpu_fallback = false;
-  c.artifact = compileGraph(*c.graph, o, &c.report);
-  return c;
+  return compileGraphFor(zoo::buildModel(model, zo), config, lh);
 }
 
 rt::Tensor input(const ir::Graph& g, uint32_t seed) {
