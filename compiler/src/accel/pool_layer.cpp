@@ -25,6 +25,15 @@ std::string whyNotOffloadablePool(const ir::Node& node) {
   const std::vector<int64_t> d = a.getInts("dilations", {1, 1});
   if (k.size() != 2 || d != std::vector<int64_t>{1, 1}) return "max pooling that is not 2-D without dilation";
   const std::vector<int64_t> pads = a.getInts("pads", {0, 0, 0, 0});
+  const std::vector<int64_t> s = a.getInts("strides", {1, 1});
+  if (pads.size() != 4 || s.size() != 2) return "max pooling with malformed pads or strides";
+  // ceil_mode may add a last window past the bottom or right padding; every
+  // window must still start inside the padded input.
+  const rt::Shape& x = node.input(0)->type().shape;
+  const rt::Shape& y = node.output(0)->type().shape;
+  if (y[0] != x[0] || y[1] != x[1] || (y[2] - 1) * s[0] >= x[2] + pads[0] + pads[2] ||
+      (y[3] - 1) * s[1] >= x[3] + pads[1] + pads[3])
+    return "max pooling whose output shape does not fit its input and window";
   const bool padded = std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; });
   if (padded) {
     // The DMA pads with zeros: the same maximum only for inputs that are never negative.
@@ -44,8 +53,6 @@ PoolLayer poolLayerFromNode(const ir::Node& node) {
   const std::vector<int64_t> k = a.getInts("kernel_shape");
   const std::vector<int64_t> s = a.getInts("strides", {1, 1});
   const std::vector<int64_t> p = a.getInts("pads", {0, 0, 0, 0});
-  if (s.size() != 2 || p.size() != 4 || y[0] != x[0] || y[1] != x[1])
-    throw std::logic_error(node.describe() + ": malformed max pooling");
   PoolLayer L;
   L.name = node.name();
   L.n = x[0];
@@ -62,10 +69,6 @@ PoolLayer poolLayerFromNode(const ir::Node& node) {
   L.pad_right = p[3];
   L.oh = y[2];
   L.ow = y[3];
-  // ceil_mode may add a last window past the bottom or right padding; every
-  // window must still start inside the padded input.
-  if ((L.oh - 1) * L.sh >= L.h + L.pad_top + L.pad_bottom || (L.ow - 1) * L.sw >= L.w + L.pad_left + L.pad_right)
-    throw std::logic_error(node.describe() + ": a pooling window starts past the padded input");
   return L;
 }
 
