@@ -88,6 +88,41 @@ ConvLayer convLayerFromNode(const ir::Node& node) {
   return L;
 }
 
+bool hasSpaceToDepthForm(const ConvLayer& L) { return L.group == 1 && L.sh == L.sw && L.sh >= 2; }
+
+ConvLayer toSpaceToDepthLayer(const ConvLayer& L) {
+  if (!hasSpaceToDepthForm(L))
+    throw std::invalid_argument("space-to-depth form of a grouped or unevenly strided layer");
+  const int64_t b = L.sh;
+  ConvLayer R = L;
+  if (L.pad_value != 0) R.host.pad_value = static_cast<int8_t>(L.pad_value);
+  R.pad_value = 0;
+  R.host.pad_top += L.pad_top;
+  R.host.pad_left += L.pad_left;
+  R.host.pad_bottom += L.pad_bottom;
+  R.host.pad_right += L.pad_right;
+  R.host.space_to_depth = b;
+  const int64_t hp = L.h + L.pad_top + L.pad_bottom, wp = L.w + L.pad_left + L.pad_right;
+  R.c = L.c * b * b;
+  R.h = (hp + b - 1) / b;
+  R.w = (wp + b - 1) / b;
+  R.kh = (L.kh + b - 1) / b;
+  R.kw = (L.kw + b - 1) / b;
+  R.sh = R.sw = 1;
+  R.pad_top = R.pad_left = R.pad_bottom = R.pad_right = 0;
+  // w'[o][(c*b + dy)*b + dx][ky'][kx'] = w[o][c][ky'*b + dy][kx'*b + dx], zero past the window.
+  R.weights.assign(static_cast<size_t>(R.o * R.c * R.kh * R.kw), 0);
+  for (int64_t o = 0; o < L.o; ++o)
+    for (int64_t c = 0; c < L.c; ++c)
+      for (int64_t ky = 0; ky < L.kh; ++ky)
+        for (int64_t kx = 0; kx < L.kw; ++kx) {
+          const int64_t rc = (c * b + ky % b) * b + kx % b;
+          R.weights[static_cast<size_t>(((o * R.c + rc) * R.kh + ky / b) * R.kw + kx / b)] =
+              L.weights[static_cast<size_t>(((o * L.c + c) * L.kh + ky) * L.kw + kx)];
+        }
+  return R;
+}
+
 BlockRange inputBlocksOf(const ConvLayer& L, int64_t ocb, int64_t bi, int64_t bo) {
   const int64_t cb_count = (L.c + bi - 1) / bi;
   if (L.group <= 1) return {0, cb_count};

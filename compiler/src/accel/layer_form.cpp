@@ -2,38 +2,40 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace vdla::accel {
 
 LayerForm chooseLayerForm(const ConvLayer& direct, const hw::HwConfig& cfg, bool latency_hiding, bool allow_im2col) {
-  LayerForm form;
-  std::string direct_error;
-  try {
-    form.plan = chooseTiling(direct, cfg, latency_hiding, &form.estimate);
-  } catch (const DoesNotFit& e) {
-    direct_error = e.what();
+  // The forms worth trying: as it is; for few input channels and a window
+  // larger than 1x1, space-to-depth (strided layers) and im2col (when allowed).
+  std::vector<LayerForm> candidates(1);
+  candidates[0].layer = direct;
+  const bool few_channels = direct.c < int64_t(cfg.block_in) && direct.kh * direct.kw > 1;
+  if (few_channels && hasSpaceToDepthForm(direct)) {
+    candidates.emplace_back();
+    candidates.back().layer = toSpaceToDepthLayer(direct);
+    candidates.back().space_to_depth = true;
   }
-  if (allow_im2col && direct.c < int64_t(cfg.block_in) && direct.kh * direct.kw > 1) {
-    ConvLayer folded = toIm2colLayer(direct);
+  if (few_channels && allow_im2col) {
+    candidates.emplace_back();
+    candidates.back().layer = toIm2colLayer(direct);
+    candidates.back().im2col = true;
+  }
+  // The cheapest that fits; the direct form's reason (and the others') when none does.
+  const LayerForm* best = nullptr;
+  std::string why_not;
+  for (LayerForm& f : candidates) {
     try {
-      CostEstimate folded_estimate;
-      const TilePlan folded_plan = chooseTiling(folded, cfg, latency_hiding, &folded_estimate);
-      if (!direct_error.empty() || folded_estimate.cycles < form.estimate.cycles) {
-        form.layer = std::move(folded);
-        form.plan = folded_plan;
-        form.estimate = folded_estimate;
-        form.im2col = true;
-        return form;
-      }
+      f.plan = chooseTiling(f.layer, cfg, latency_hiding, &f.estimate);
+      if (!best || f.estimate.cycles < best->estimate.cycles) best = &f;
     } catch (const DoesNotFit& e) {
-      // No tiling of the im2col form fits: the direct form stands, or the
-      // direct form's reason is reported below.
-      if (!direct_error.empty()) direct_error += "; its im2col form: " + std::string(e.what());
+      const char* name = f.im2col ? "its im2col form: " : f.space_to_depth ? "its space-to-depth form: " : "";
+      why_not += std::string(why_not.empty() ? "" : "; ") + name + e.what();
     }
   }
-  if (!direct_error.empty()) throw DoesNotFit(direct_error);
-  form.layer = direct;
-  return form;
+  if (!best) throw DoesNotFit(why_not);
+  return *best;
 }
 
 }  // namespace vdla::accel

@@ -35,10 +35,13 @@ void printPartition(std::ostream& out, const AccelLowering& l) {
           << (p.threads == 1 ? "" : "s") << ", estimate " << int64_t(d.estimate.cycles) << " cycles\n";
       continue;
     }
-    out << "accelerator, " << (d.im2col ? "im2col" : "direct") << ", tile " << p.rows << "x" << p.cols << " px x "
-        << p.oc_blocks << " oc x " << p.ic_blocks << " ic blocks, " << p.threads << " thread"
-        << (p.threads == 1 ? "" : "s") << ", " << d.macs << " MACs, estimate " << int64_t(d.estimate.cycles)
-        << " cycles\n";
+    out << "accelerator, "
+        << (d.im2col           ? "im2col"
+            : d.space_to_depth ? "space-to-depth"
+                               : "direct")
+        << ", tile " << p.rows << "x" << p.cols << " px x " << p.oc_blocks << " oc x " << p.ic_blocks << " ic blocks, "
+        << p.threads << " thread" << (p.threads == 1 ? "" : "s") << ", " << d.macs << " MACs, estimate "
+        << int64_t(d.estimate.cycles) << " cycles\n";
   }
 }
 

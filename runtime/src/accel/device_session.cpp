@@ -28,6 +28,8 @@ InputTransform transformFromAttrs(const AttributeMap& attrs) {
   t.pad_bottom = pad[2];
   t.pad_right = pad[3];
   t.pad_value = static_cast<int8_t>(attrs.getInt("host_pad_value", 0));
+  t.space_to_depth = attrs.getInt("host_space_to_depth", 1);
+  if (t.space_to_depth < 1) throw KernelError("host_space_to_depth must be at least 1");
   const std::vector<int64_t> im2col = attrs.getInts("host_im2col", {});
   if (!im2col.empty()) {
     if (im2col.size() != 4) throw KernelError("host_im2col must be kh,kw,sh,sw");

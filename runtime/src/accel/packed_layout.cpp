@@ -52,6 +52,12 @@ void unpackActivation(const int8_t* packed, const PackedGeometry& g, Tensor& y) 
 Shape transformedShape(const Shape& s, const InputTransform& t) {
   if (s.size() != 4) throw std::invalid_argument("input transform: 4-D NCHW expected");
   const int64_t hp = s[2] + t.pad_top + t.pad_bottom, wp = s[3] + t.pad_left + t.pad_right;
+  if (t.space_to_depth < 1 || (t.im2col && t.space_to_depth != 1))
+    throw std::invalid_argument("input transform: space-to-depth block must be 1 with im2col, and at least 1");
+  if (t.space_to_depth > 1) {
+    const int64_t b = t.space_to_depth;
+    return {s[0], s[1] * b * b, (hp + b - 1) / b, (wp + b - 1) / b};
+  }
   if (!t.im2col) return {s[0], s[1], hp, wp};
   if (t.kh < 1 || t.kw < 1 || t.sh < 1 || t.sw < 1 || hp < t.kh || wp < t.kw)
     throw std::invalid_argument("input transform: im2col kernel does not fit the padded input");
@@ -75,16 +81,24 @@ Tensor applyInputTransform(const Tensor& x, const InputTransform& t) {
   const int64_t OC = out_shape[1], OH = out_shape[2], OW = out_shape[3];
   for (int64_t n = 0; n < N; ++n)
     for (int64_t oc = 0; oc < OC; ++oc) {
-      int64_t c = oc, ky = 0, kx = 0;
+      // The input plane and the offset within a window or block that this output channel takes.
+      int64_t c = oc, ky = 0, kx = 0, sy = 1, sx = 1;
       if (t.im2col) {
         c = oc / (t.kh * t.kw);
         ky = (oc / t.kw) % t.kh;
         kx = oc % t.kw;
+        sy = t.sh;
+        sx = t.sw;
+      } else if (t.space_to_depth > 1) {
+        const int64_t b = t.space_to_depth;
+        c = oc / (b * b);
+        ky = (oc / b) % b;
+        kx = oc % b;
+        sy = sx = b;
       }
       int8_t* d = dst + (n * OC + oc) * OH * OW;
       for (int64_t oy = 0; oy < OH; ++oy)
-        for (int64_t ox = 0; ox < OW; ++ox)
-          d[oy * OW + ox] = t.im2col ? at(n, c, oy * t.sh + ky, ox * t.sw + kx) : at(n, c, oy, ox);
+        for (int64_t ox = 0; ox < OW; ++ox) d[oy * OW + ox] = at(n, c, oy * sy + ky, ox * sx + kx);
     }
   return y;
 }

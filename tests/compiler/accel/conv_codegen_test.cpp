@@ -98,6 +98,42 @@ TEST(ConvCodegen, Im2colFormMatchesDirect) {
   }
 }
 
+// The space-to-depth form (a strided layer as a stride-1 one over
+// rearranged input, zero taps past the window) on random strided layers with
+// few channels, any padding and pad value, on every device backend.
+TEST(ConvCodegen, SpaceToDepthFormMatchesDirect) {
+  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  std::mt19937 rng(11);
+  for (const std::string& backend : driver::deviceBackends()) {
+    auto dev = driver::createDevice(backend, cfg);
+    for (int k = 0; k < (backend == "fsim" ? 12 : 3); ++k) {
+      ConvLayer L = test::randomLayer(rng, false);
+      L.group = 1;
+      L.c = std::uniform_int_distribution<int64_t>(1, 5)(rng);
+      L.sh = L.sw = std::uniform_int_distribution<int64_t>(2, 3)(rng);
+      L.oh = (L.h + L.pad_top + L.pad_bottom - L.kh) / L.sh + 1;
+      L.ow = (L.w + L.pad_left + L.pad_right - L.kw) / L.sw + 1;
+      for (auto* v : {&L.bias1, &L.mult, &L.bias2}) v->resize(static_cast<size_t>(L.o), v->front());
+      L.weights.resize(static_cast<size_t>(L.o * L.c * L.kh * L.kw));
+      const LayerData d = test::randomData(L, rng);
+      ASSERT_TRUE(hasSpaceToDepthForm(L));
+      const ConvLayer s2d = toSpaceToDepthLayer(L);
+      EXPECT_EQ(s2d.c, L.c * L.sh * L.sh);
+      EXPECT_EQ(s2d.sh, 1);
+      // The host's input keeps its size, give or take the padding and a last partial block.
+      EXPECT_LE(s2d.c * s2d.h * s2d.w,
+                L.c * (L.h + L.pad_top + L.pad_bottom + L.sh) * (L.w + L.pad_left + L.pad_right + L.sw));
+      const ConvProgram prog = generateConvProgram(s2d, chooseTiling(s2d, cfg, true), cfg, 0);
+      const rt::Tensor got = test::runOnDevice(*dev, s2d, prog, d);
+      const rt::Tensor want = test::naiveQConv(L, d);
+      ASSERT_EQ(got.numElements(), want.numElements());
+      for (int64_t i = 0; i < got.numElements(); ++i)
+        ASSERT_EQ(got.data<int8_t>()[i], want.data<int8_t>()[i])
+            << describe(L) << " pad value " << L.pad_value << " on " << backend << ", element " << i;
+    }
+  }
+}
+
 // ResNet-scale layers tile onto every shipped config, with latency hiding
 // splitting the buffers and without.
 TEST(Tiling, ResNetLayersFitEveryConfig) {

@@ -278,6 +278,40 @@ TEST(AcceleratorLowering, ResNet18ActivationsStayOnTheDevice) {
   EXPECT_EQ(0, std::memcmp(kept[0].raw(), all[0].raw(), kept[0].byteSize()));
 }
 
+// Without im2col the stem takes its space-to-depth form (a 4x4 stride-1 layer
+// over 12 channels instead of 7x7 stride 2 over 3): the host only
+// rearranges the input, writing no more than the network's input, and the
+// network stays bit-exact.
+TEST(AcceleratorLowering, SpaceToDepthStemKeepsTheHostsWorkWithinTheInput) {
+  zoo::ZooOptions zo;
+  zo.image_size = 64;
+  auto graph = zoo::buildModel("resnet18", zo);
+  CompileOptions o;
+  o.target = "vdla";
+  o.hw_config = "pynq";
+  o.accel.allow_im2col = false;
+  o.llvm_cpu_fallback = false;
+  Compiled c;
+  c.graph = std::move(graph);
+  c.artifact = compileGraph(*c.graph, o, &c.report);
+  const LayerDecision& stem = c.report.layers.at(1);
+  ASSERT_EQ(stem.name, "conv1.qconv");
+  EXPECT_TRUE(stem.offloaded && stem.space_to_depth && !stem.im2col) << stem.reason;
+  expectBitExact(c, "fsim", "pynq");
+
+  auto dev = driver::createDevice("fsim", hw::loadConfig("pynq"));
+  rt::ExecutorOptions eo;
+  eo.device = dev.get();
+  eo.profile = true;
+  rt::Executor ex(c.artifact, eo);
+  ex.run({input(*c.graph, 3)});
+  uint64_t transformed = 0;
+  for (const rt::StepProfile& p : ex.profile()) transformed += p.host_transformed_bytes;
+  const uint64_t input_bytes = 3 * 64 * 64;  // the int8 input
+  EXPECT_GT(transformed, 0u);
+  EXPECT_LE(transformed, input_bytes * 5 / 4) << "bytes the host transformed";
+}
+
 // A config whose input and output blocks differ (tiny: 4 in, 8 out) cannot
 // read one layer's output as the next one's input: every activation goes
 // through the host, and the results are the same.

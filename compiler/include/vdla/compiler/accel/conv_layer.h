@@ -56,4 +56,13 @@ ConvLayer convLayerFromNode(const ir::Node& node);
 // with the im2col and the padding moved to the host.
 ConvLayer toIm2colLayer(const ConvLayer& layer);
 
+// Whether a layer has a space-to-depth form: ungrouped, the same stride
+// b >= 2 in both dimensions.
+bool hasSpaceToDepthForm(const ConvLayer& layer);
+// The same convolution as a stride-1 layer over space-to-depth input with
+// block b = the stride (C*b*b channels, a ceil(KH/b) x ceil(KW/b) kernel whose
+// taps past the original window are zero), with the padding and the
+// rearrangement moved to the host; the host's input keeps its size.
+ConvLayer toSpaceToDepthLayer(const ConvLayer& layer);
+
 }  // namespace vdla::accel

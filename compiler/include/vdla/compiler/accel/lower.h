@@ -37,6 +37,7 @@ struct LayerDecision {
   std::string input_shape, output_shape;
   int64_t macs = 0;
   bool im2col = false;
+  bool space_to_depth = false;
   TilePlan plan;
   CostEstimate estimate;
   size_t instructions = 0;

@@ -44,7 +44,15 @@ struct InputTransform {
   // (oy, ox) is the (padded) input at (oy*sh + ky, ox*sw + kx).
   bool im2col = false;
   int64_t kh = 1, kw = 1, sh = 1, sw = 1;
-  bool identity() const { return !im2col && pad_top == 0 && pad_left == 0 && pad_bottom == 0 && pad_right == 0; }
+  // Space-to-depth with block b (instead of im2col): channel (c*b + dy)*b + dx
+  // of the result at (y, x) is the padded input at (y*b + dy, x*b + dx), rows
+  // and columns past the padded input holding pad_value. A strided
+  // convolution over few channels becomes a stride-1 one over b*b times as
+  // many, and the input keeps its size (im2col multiplies it by KH*KW).
+  int64_t space_to_depth = 1;
+  bool identity() const {
+    return !im2col && space_to_depth == 1 && pad_top == 0 && pad_left == 0 && pad_bottom == 0 && pad_right == 0;
+  }
 };
 
 // The logical NCHW shape after the transform.
