@@ -14,6 +14,19 @@ std::vector<int32_t> int32Vector(const ir::Value* v, int64_t o) {
   return out;
 }
 
+// The layer with its padding moved to the host's input transform (with the
+// value it stands for), for the forms whose transform reads the padded image.
+ConvLayer withPaddingOnTheHost(const ConvLayer& L) {
+  ConvLayer R = L;
+  if (L.pad_value != 0) R.host.pad_value = static_cast<int8_t>(L.pad_value);
+  R.pad_value = 0;
+  R.host.pad_top += L.pad_top;
+  R.host.pad_left += L.pad_left;
+  R.host.pad_bottom += L.pad_bottom;
+  R.host.pad_right += L.pad_right;
+  return R;
+}
+
 }  // namespace
 
 std::string whyNotOffloadable(const ir::Node& node) {
@@ -94,13 +107,7 @@ ConvLayer toSpaceToDepthLayer(const ConvLayer& L) {
   if (!hasSpaceToDepthForm(L))
     throw std::invalid_argument("space-to-depth form of a grouped or unevenly strided layer");
   const int64_t b = L.sh;
-  ConvLayer R = L;
-  if (L.pad_value != 0) R.host.pad_value = static_cast<int8_t>(L.pad_value);
-  R.pad_value = 0;
-  R.host.pad_top += L.pad_top;
-  R.host.pad_left += L.pad_left;
-  R.host.pad_bottom += L.pad_bottom;
-  R.host.pad_right += L.pad_right;
+  ConvLayer R = withPaddingOnTheHost(L);
   R.host.space_to_depth = b;
   const int64_t hp = L.h + L.pad_top + L.pad_bottom, wp = L.w + L.pad_left + L.pad_right;
   R.c = L.c * b * b;
@@ -140,15 +147,7 @@ int64_t maxInputBlocks(const ConvLayer& L, int64_t bi, int64_t bo) {
 
 ConvLayer toIm2colLayer(const ConvLayer& L) {
   if (L.group != 1) throw std::invalid_argument("im2col form of a grouped convolution");
-  ConvLayer R = L;
-  // Padding moves to the host (im2col reads the padded image), with the value
-  // it stands for.
-  if (L.pad_value != 0) R.host.pad_value = static_cast<int8_t>(L.pad_value);
-  R.pad_value = 0;
-  R.host.pad_top += L.pad_top;
-  R.host.pad_left += L.pad_left;
-  R.host.pad_bottom += L.pad_bottom;
-  R.host.pad_right += L.pad_right;
+  ConvLayer R = withPaddingOnTheHost(L);  // im2col reads the padded image
   R.host.im2col = true;
   R.host.kh = L.kh;
   R.host.kw = L.kw;
