@@ -48,7 +48,7 @@ void planActivationArena(const ir::Graph& graph, const hw::HwConfig& cfg, AccelL
         last_device_read[*px] = int64_t(s);
       }
       if (o.hasResidual()) {
-        const std::optional<size_t> pr = producerOf(node->input(5));
+        const std::optional<size_t> pr = producerOf(node->input(o.residualInput()));
         if (pr && sameGeometry(o.outputGeometry(cfg), l.offloads[*pr]->outputGeometry(cfg))) {
           o.r_resident = true;
           last_device_read[*pr] = int64_t(s);
@@ -59,7 +59,9 @@ void planActivationArena(const ir::Graph& graph, const hw::HwConfig& cfg, AccelL
       const std::optional<size_t> p = producerOf(node->input(i));
       if (!p) continue;
       const bool on_device =
-          l.offloads[s] && ((i == 0 && l.offloads[s]->x_resident) || (i == 5 && l.offloads[s]->r_resident));
+          l.offloads[s] &&
+          ((i == 0 && l.offloads[s]->x_resident) ||
+           (l.offloads[s]->hasResidual() && i == l.offloads[s]->residualInput() && l.offloads[s]->r_resident));
       if (!on_device) read_on_host[*p] = 1;
     }
   }
@@ -85,7 +87,7 @@ void planActivationArena(const ir::Graph& graph, const hw::HwConfig& cfg, AccelL
     o.placement.x_offset = o.x_resident ? l.offloads[*producerOf(node->input(0))]->placement.y_offset
                                         : allocate(s, 'x', uint64_t(o.inputGeometry(cfg).bytes()), step, step);
     if (o.hasResidual())
-      o.placement.r_offset = o.r_resident ? l.offloads[*producerOf(node->input(5))]->placement.y_offset
+      o.placement.r_offset = o.r_resident ? l.offloads[*producerOf(node->input(o.residualInput()))]->placement.y_offset
                                           : allocate(s, 'r', out_bytes, step, step);
     o.placement.y_offset = allocate(s, 'y', out_bytes, step, std::max<int64_t>(step, last_device_read[s]));
   }

@@ -1,5 +1,5 @@
 // Phase 4 of the accelerator lowering: the artifact. Every offloaded layer's
-// program (convolution or max pooling) is generated at its place in the
+// program (convolution, max pooling or addition) is generated at its place in the
 // activation arena and becomes a "vdla.conv" step; every other node a CPU step running its reference kernel
 // (which the cpu-fallback stage may replace by generated code).
 #include <algorithm>
@@ -57,8 +57,9 @@ rt::Artifact generateAccelArtifact(const ir::Graph& graph, const hw::HwConfig& c
     if (l.offloads[s]) {
       const Offload& o = *l.offloads[s];
       try {
-        ConvProgram prog = o.pool ? generatePoolProgram(*o.pool, d.plan, cfg, constants.size(), o.placement)
-                                  : generateConvProgram(o.form.layer, d.plan, cfg, constants.size(), o.placement);
+        ConvProgram prog = o.pool  ? generatePoolProgram(*o.pool, d.plan, cfg, constants.size(), o.placement)
+                           : o.add ? generateAddProgram(*o.add, d.plan, cfg, constants.size(), o.placement)
+                                   : generateConvProgram(o.form.layer, d.plan, cfg, constants.size(), o.placement);
         if (uint64_t(prog.io_bytes) > module.io_bytes)
           throw std::runtime_error("its program reaches past the planned activation arena");
         constants.insert(constants.end(), prog.constants.begin(), prog.constants.end());
@@ -71,7 +72,7 @@ rt::Artifact generateAccelArtifact(const ir::Graph& graph, const hw::HwConfig& c
       }
       step.kernel = rt::accel::kConvKernel;
       step.inputs.push_back(idOf(node->input(0)));
-      if (o.hasResidual()) step.inputs.push_back(idOf(node->input(5)));
+      if (o.hasResidual()) step.inputs.push_back(idOf(node->input(o.residualInput())));
       step.outputs.push_back(idOf(node->output(0)));
       step.attrs.set("program", static_cast<int64_t>(d.program));
       step.attrs.set("x_offset", o.placement.x_offset);
@@ -83,7 +84,7 @@ rt::Artifact generateAccelArtifact(const ir::Graph& graph, const hw::HwConfig& c
       step.attrs.set("x_resident", int64_t(o.x_resident ? 1 : 0));
       step.attrs.set("r_resident", int64_t(o.r_resident ? 1 : 0));
       step.attrs.set("y_to_host", int64_t(o.y_to_host ? 1 : 0));
-      const rt::accel::InputTransform t = o.pool ? rt::accel::InputTransform{} : o.form.layer.host;
+      const rt::accel::InputTransform t = o.isConv() ? o.form.layer.host : rt::accel::InputTransform{};
       if (!t.identity()) {
         step.attrs.set("host_pads", std::vector<int64_t>{t.pad_top, t.pad_left, t.pad_bottom, t.pad_right});
         step.attrs.set("host_pad_value", int64_t(t.pad_value));

@@ -37,10 +37,10 @@ void verifyPartition(const ir::Graph& graph, const AccelLowering& l) {
       if (d.reason.empty()) fail(node, "stays on the CPU without a reason");
       continue;
     }
-    const bool pool = l.offloads[s]->pool.has_value();
-    if (node->qualifiedOp() != (pool ? "MaxPool" : "vdla.QConv"))
-      fail(node, std::string("offloaded as a ") + (pool ? "max pooling" : "convolution") + ", but it is a " +
-                     node->qualifiedOp());
+    const Offload& o = *l.offloads[s];
+    const char* kind = o.pool ? "max pooling" : o.add ? "quantised addition" : "convolution";
+    if (node->qualifiedOp() != (o.pool ? "MaxPool" : o.add ? "com.microsoft.QLinearAdd" : "vdla.QConv"))
+      fail(node, std::string("offloaded as a ") + kind + ", but it is a " + node->qualifiedOp());
     const TilePlan& p = d.plan;
     if (p.rows < 1 || p.cols < 1 || p.oc_blocks < 1 || p.ic_blocks < 1 || p.threads < 1)
       fail(node, "offloaded with an empty tiling");
@@ -100,7 +100,7 @@ void verifyArena(const AccelLowering& l) {
       if (!b || int64_t(b->offset) != offset) fail(node, std::string("its ") + role + " is not where the arena put it");
     };
     check('x', o.placement.x_offset, o.x_resident, node->input(0));
-    if (o.hasResidual()) check('r', o.placement.r_offset, o.r_resident, node->input(5));
+    if (o.hasResidual()) check('r', o.placement.r_offset, o.r_resident, node->input(o.residualInput()));
     check('y', o.placement.y_offset, false, nullptr);
   }
 }

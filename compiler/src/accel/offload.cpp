@@ -6,12 +6,14 @@ namespace vdla::accel {
 rt::accel::PackedGeometry Offload::inputGeometry(const hw::HwConfig& cfg) const {
   // A max pooling loads its input into the accumulators (LOAD ACC8): entries of block_out channels.
   if (pool) return rt::accel::packedGeometry({pool->n, pool->c, pool->h, pool->w}, cfg.batch, cfg.block_out);
+  if (add) return outputGeometry(cfg);  // so does an addition, both operands
   const ConvLayer& L = form.layer;
   return rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_in);
 }
 
 rt::accel::PackedGeometry Offload::outputGeometry(const hw::HwConfig& cfg) const {
   if (pool) return rt::accel::packedGeometry({pool->n, pool->c, pool->oh, pool->ow}, cfg.batch, cfg.block_out);
+  if (add) return rt::accel::packedGeometry({add->n, add->c, add->h, add->w}, cfg.batch, cfg.block_out);
   const ConvLayer& L = form.layer;
   return rt::accel::packedGeometry({L.n, L.o, L.oh, L.ow}, cfg.batch, cfg.block_out);
 }

@@ -1,6 +1,7 @@
 // Phase 1 of the accelerator lowering: where each node runs. Every vdla.QConv
 // the accelerator can run gets its form (direct or im2col) and tiling from the
-// cost model, every max pooling it can run its tiling; every other node stays
+// cost model, every max pooling and quantised addition it can run its tiling
+// (an addition only with an exact integer form); every other node stays
 // on the CPU with the reason recorded.
 #include <stdexcept>
 
@@ -28,6 +29,24 @@ void partitionPool(const ir::Node& node, const hw::HwConfig& cfg, const AccelOpt
   }
 }
 
+void partitionAdd(const ir::Node& node, const hw::HwConfig& cfg, const AccelOptions& options, LayerDecision& d,
+                  std::optional<Offload>& offload) {
+  d.reason = whyNotOffloadableAdd(node);
+  if (!d.reason.empty()) return;
+  try {
+    Offload o;
+    o.add = addLayerFromNode(node);
+    d.plan = chooseAddTiling(*o.add, cfg, options.latency_hiding, &d.estimate);
+    generateAddProgram(*o.add, d.plan, cfg, 0, standaloneAddPlacement(*o.add, cfg));
+    d.offloaded = true;
+    offload = std::move(o);
+  } catch (const DoesNotFit& e) {
+    d.reason = e.what();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(node.describe() + ": internal error lowering it for the accelerator: " + e.what());
+  }
+}
+
 }  // namespace
 
 AccelLowering partitionForAccelerator(const ir::Graph& graph, const hw::HwConfig& cfg, const AccelOptions& options) {
@@ -45,6 +64,10 @@ AccelLowering partitionForAccelerator(const ir::Graph& graph, const hw::HwConfig
     d.output_shape = node->output(0)->type().toString();
     if (d.op == "MaxPool" && options.offload_pooling) {
       partitionPool(*node, cfg, options, d, l.offloads[s]);
+      continue;
+    }
+    if (d.op == "com.microsoft.QLinearAdd" && options.offload_adds) {
+      partitionAdd(*node, cfg, options, d, l.offloads[s]);
       continue;
     }
     if (d.op != "vdla.QConv") {

@@ -22,6 +22,8 @@ struct AccelOptions {
   bool allow_im2col = true;
   // Run max pooling on the accelerator (pool_layer.h) where it can.
   bool offload_pooling = true;
+  // Run quantised additions (add_layer.h) on the accelerator where an exact integer form exists.
+  bool offload_adds = true;
 };
 
 // What the back end decided for one node (for reports and `vdla profile`).

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "vdla/compiler/accel/add_layer.h"
 #include "vdla/compiler/accel/conv_codegen.h"
 #include "vdla/compiler/accel/layer_form.h"
 #include "vdla/compiler/accel/lower.h"
@@ -43,20 +44,24 @@ struct ArenaBuffer {
   int64_t first = 0, last = 0;
 };
 
-// An offloaded layer on its way to a program: a convolution, or a max
-// pooling (pool_layer.h).
+// An offloaded layer on its way to a program: a convolution, a max pooling
+// (pool_layer.h) or a quantised addition (add_layer.h).
 struct Offload {
   LayerForm form;                 // a convolution: the layer the program runs (direct or im2col)
   std::optional<PoolLayer> pool;  // set for a max pooling (then `form` is unused)
+  std::optional<AddLayer> add;    // set for an addition: A is the input, B the residual
   // Set by planActivationArena: whether the input and the residual are read
   // where an offloaded layer wrote them, whether the output must go to the
   // host, and the three tensors' places in the arena.
   bool x_resident = false, r_resident = false, y_to_host = false;
   ArenaPlacement placement;
 
-  bool hasResidual() const { return !pool && form.layer.residual; }
+  bool isConv() const { return !pool && !add; }
+  bool hasResidual() const { return add || (isConv() && form.layer.residual); }
+  // The node's input that the program reads as its residual (hasResidual()).
+  size_t residualInput() const { return add ? 3 : 5; }
   // The host leaves the input as it is (no padding, no im2col on the way).
-  bool hostLeavesInput() const { return pool || form.layer.host.identity(); }
+  bool hostLeavesInput() const { return !isConv() || form.layer.host.identity(); }
   // The packed layouts of the input as the program reads it and of the
   // output (and residual) as it writes them.
   rt::accel::PackedGeometry inputGeometry(const hw::HwConfig& cfg) const;
