@@ -17,7 +17,7 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
   for (const NetworkWorkload& w : networks) {
     NetworkResult n;
     n.network = w.name;
-    n.layers_total = static_cast<int>(w.layers.size() + w.pools.size());
+    n.layers_total = static_cast<int>(w.layers.size() + w.pools.size() + w.adds.size() + w.global_pools.size());
     int64_t macs = 0;
     for (const accel::ConvLayer& layer : w.layers) {
       try {
@@ -32,16 +32,23 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
         if (n.why_incomplete.empty()) n.why_incomplete = e.what();
       }
     }
-    for (const accel::PoolLayer& pool : w.pools) {
+    // The layers without MACs: their cycles count.
+    auto addOther = [&](auto&& choose) {
       try {
         accel::CostEstimate e;
-        accel::choosePoolTiling(pool, cfg, point.latency_hiding, &e);
+        choose(&e);
         n.cycles += e.cycles;
         ++n.layers_offloaded;
       } catch (const accel::DoesNotFit& e) {
         if (n.why_incomplete.empty()) n.why_incomplete = e.what();
       }
-    }
+    };
+    for (const accel::PoolLayer& pool : w.pools)
+      addOther([&](accel::CostEstimate* e) { accel::choosePoolTiling(pool, cfg, point.latency_hiding, e); });
+    for (const accel::AddLayer& add : w.adds)
+      addOther([&](accel::CostEstimate* e) { accel::chooseAddTiling(add, cfg, point.latency_hiding, e); });
+    for (const accel::GlobalPoolLayer& pool : w.global_pools)
+      addOther([&](accel::CostEstimate* e) { accel::chooseGlobalPoolTiling(pool, cfg, point.latency_hiding, e); });
     n.ideal_cycles = double(macs) / double(cfg.macsPerCycle());
     n.latency_ms = n.cycles / (cfg.clock_mhz * 1e3);
     n.mac_utilisation = n.cycles > 0 ? n.ideal_cycles / n.cycles : 0;
@@ -56,8 +63,8 @@ std::string designPointKey(const DesignPoint& point, const std::vector<NetworkWo
                            const ResourceModel& model) {
   std::string key = point.config.hashHex() + (point.latency_hiding ? "/lh" : "/nolh");
   for (const NetworkWorkload& w : networks)
-    key += "/" + w.name + ":" + std::to_string(w.layers.size()) + "+" + std::to_string(w.pools.size()) + ":" +
-           std::to_string(w.macs);
+    key += "/" + w.name + ":" + std::to_string(w.layers.size()) + "+" + std::to_string(w.pools.size()) + "+" +
+           std::to_string(w.adds.size()) + "+" + std::to_string(w.global_pools.size()) + ":" + std::to_string(w.macs);
   return key + "/" + model.fingerprint() + "/" + VDLA_EVALUATION_FINGERPRINT;
 }
 

@@ -16,6 +16,16 @@ NetworkWorkload prepareWorkload(const std::string& name, std::shared_ptr<ir::Gra
       w.pools.push_back(accel::poolLayerFromNode(*node));
       continue;
     }
+    if (node->qualifiedOp() == "com.microsoft.QLinearAdd" && options.accel.offload_adds &&
+        accel::whyNotOffloadableAdd(*node).empty()) {
+      w.adds.push_back(accel::addLayerFromNode(*node));
+      continue;
+    }
+    if (node->qualifiedOp() == "com.microsoft.QLinearGlobalAveragePool" && options.accel.offload_pooling &&
+        accel::whyNotOffloadableGlobalPool(*node).empty()) {
+      w.global_pools.push_back(accel::globalPoolLayerFromNode(*node));
+      continue;
+    }
     if (node->qualifiedOp() != "vdla.QConv") continue;
     const std::string why = accel::whyNotOffloadable(*node);
     if (!why.empty()) {

@@ -155,10 +155,10 @@ def test_vdla_artifact_report(resnet18_vdla_pynq):
     r = a.report
     offloaded = [l for l in r["layers"] if l["offloaded"]]
     assert r["accelerator_steps"] == len(offloaded) > 0
-    # Every ResNet-18 convolution, the classifier and the max pooling go to the accelerator on pynq.
-    assert len(offloaded) == 22
+    # Every ResNet-18 convolution, the classifier and both poolings go to the accelerator on pynq.
+    assert len(offloaded) == 23
     assert all(l["estimated_cycles"] > 0 for l in offloaded)
-    assert [l["name"] for l in offloaded if l["macs"] == 0] == ["maxpool.i8"]
+    assert [l["name"] for l in offloaded if l["macs"] == 0] == ["maxpool.i8", "avgpool.qlinear"]
     assert all("why_on_cpu" in s for s in r["cpu_steps"])
     assert len(r["cpu_steps"]) == len(r["layers"]) - len(offloaded)
     # The target's stages follow the graph passes in the report, named with the target.
@@ -306,9 +306,9 @@ def test_vdla_compile_options(resnet18, resnet18_vdla_pynq, resnet18_input):
     assert no_im2col.report["accelerator_steps"] <= resnet18_vdla_pynq.report["accelerator_steps"]
     out = run_once(no_im2col, resnet18_input)[0]
     assert out.shape == (1, 1000) and np.isfinite(out).all()
-    # The max pooling on the CPU instead: one accelerator step fewer, the same logits bit for bit.
+    # The poolings on the CPU instead: two accelerator steps fewer, the same logits bit for bit.
     cpu_pool = vdla.compile(resnet18, target="vdla", config="pynq", offload_pooling=False)
-    assert cpu_pool.report["accelerator_steps"] == resnet18_vdla_pynq.report["accelerator_steps"] - 1
+    assert cpu_pool.report["accelerator_steps"] == resnet18_vdla_pynq.report["accelerator_steps"] - 2
     np.testing.assert_array_equal(run_once(cpu_pool, resnet18_input)[0], expected)
 
 

@@ -184,7 +184,7 @@ def test_profiled_runs(resnet18_vdla_pynq, resnet18_input):
     assert len(on_device) == resnet18_vdla_pynq.report["accelerator_steps"]
     for p in on_device:
         assert p["cycles"] > 0 and 0 <= p["gemm_cycles"] <= p["cycles"]
-        assert (p["gemm_cycles"] > 0) == (p["name"] != "maxpool.i8"), p["name"]  # the pooling is ALU passes
+        assert (p["gemm_cycles"] > 0) == ("pool" not in p["name"]), p["name"]  # the poolings are ALU passes
         assert p["device_seconds"] >= 0
     assert all(p["seconds"] >= 0 for p in steps)
     # Measured cycles against the compiler's estimates: the cost model is within a few percent.

@@ -357,7 +357,7 @@ spans = [e for e in ev if e["ph"] == "X"]
 names = {(e["pid"], e.get("tid")): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
 assert names[(2, 2)] == "load" and names[(2, 3)] == "compute" and names[(2, 4)] == "store", names
 programs = [e for e in spans if (e["pid"], e["tid"]) == (2, 1)]
-assert len(programs) == 22, len(programs)              # ResNet-18: 20 convolutions, the max pooling, the classifier
+assert len(programs) == 23, len(programs)              # ResNet-18: 20 convolutions, both poolings, the classifier
 for p in programs:
     assert abs(p["dur"] - p["args"]["cycles"] / 100.0) < 1e-6, p  # pynq: 100 MHz
     acts = [e for e in spans if e["pid"] == 2 and e["tid"] > 1 and e["args"]["step"] == p["name"]]
@@ -365,11 +365,12 @@ for p in programs:
     # Within the program, give or take the cycle between the start command
     # and the cycle counter starting (0.01 us a cycle at 100 MHz).
     assert all(p["ts"] - 0.02 <= a["ts"] and a["ts"] + a["dur"] <= p["ts"] + p["dur"] + 0.02 for a in acts), p["name"]
-    # The max pooling is ALU passes over its input in the accumulators; the others multiply.
-    assert any(a["name"] == ("ALU MAX" if p["name"] == "maxpool.i8" else "GEMM") for a in acts), (p["name"], {a["name"] for a in acts})
+    # The poolings are ALU passes over their input in the accumulators; the others multiply.
+    want = {"maxpool.i8": "ALU MAX", "avgpool.qlinear": "ALU ADD"}.get(p["name"], "GEMM")
+    assert any(a["name"] == want for a in acts), (p["name"], {a["name"] for a in acts})
 host = [e for e in spans if e["pid"] == 1]
-assert any(e["name"] == "avgpool.qlinear" for e in host), [e["name"] for e in host]
-assert sum(1 for e in host if e["name"].endswith(": pack and upload")) == 22
+assert any(e["name"] == "flatten.i8" for e in host), [e["name"] for e in host]
+assert sum(1 for e in host if e["name"].endswith(": pack and upload")) == 23
 # One axis: host and accelerator spans follow one another without overlapping.
 seq = sorted(host + programs, key=lambda e: e["ts"])
 for a, b in zip(seq, seq[1:]):

@@ -13,6 +13,7 @@
 #include "vdla/hw/isa.h"
 #include "vdla/hw/isa_layout.h"
 #include "vdla/runtime/accel/packed_layout.h"
+#include "round_and_clip.h"
 
 namespace vdla::accel {
 
@@ -25,32 +26,29 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 // Parameter vectors at the bottom of ACC, each one value in every lane: the
-// two multipliers, the offset and (with fused_requant) REQ's operand.
+// two multipliers, the offset and the rounding shift's operand (round_and_clip.h).
 enum Param : int64_t { kMulA = 0, kMulB = 1, kOffset = 2, kReqOperand = 3 };
-int64_t paramEntries(const hw::HwConfig& cfg) { return cfg.fused_requant ? 4 : 3; }
+constexpr int64_t kParamEntries = 4;
 
 // One micro-op per ALU pass and half: MUL A, MUL B, ADD B to A, ADD the
-// offset, and the rounding shift with the clip (one REQ, or RSHR and CLIP).
+// offset, and the rounding shift with the clip (one REQ, or MULSHR and CLIP).
 constexpr int64_t kUopsPerHalf = 5;
 // ALU cycles per entry of a tile: every pass one, ADD of B two (its operand
-// changes with every entry, and ACC has one read port), RSHR and CLIP one each.
-int64_t aluCyclesPerEntry(const hw::HwConfig& cfg) { return cfg.fused_requant ? 6 : 7; }
-int64_t aluPasses(const hw::HwConfig& cfg) { return cfg.fused_requant ? 5 : 6; }
+// changes with every entry, and ACC has one read port), MULSHR and CLIP one each.
+int64_t aluCyclesPerEntry(const hw::HwConfig& cfg) { return 5 + roundAndClipPasses(cfg); }
+int64_t aluPasses(const hw::HwConfig& cfg) { return 4 + roundAndClipPasses(cfg); }
 
 int64_t entriesOf(const AddLayer& L, const hw::HwConfig& cfg) {
   const rt::accel::PackedGeometry g = rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_out);
   return g.bytes() / int64_t(cfg.entryBytes(Memory::Output));
 }
 
-// The clip bounds [-128, 127] as CLIP and REQ read them: lo in bits 7:0, hi in 15:8.
-constexpr int32_t kInt8Bounds = (127 << 8) | 0x80;
-
 }  // namespace
 
 CostEstimate estimateAddPlan(const AddLayer& L, const TilePlan& p, const hw::HwConfig& cfg) {
   CostEstimate e;
   const int64_t T = p.threads, R = p.rows, E = entriesOf(L, cfg);
-  const int64_t half = (int64_t(cfg.depth(Memory::Acc)) - paramEntries(cfg)) / T;
+  const int64_t half = (int64_t(cfg.depth(Memory::Acc)) - kParamEntries) / T;
   const int64_t iter_limit = (int64_t(1) << cfg.loop_iter_bits) - 1;
   const int64_t xfer_limit = (int64_t(1) << cfg.xfer_size_bits) - 1;
   if (R < 1 || R > E)
@@ -71,8 +69,7 @@ CostEstimate estimateAddPlan(const AddLayer& L, const TilePlan& p, const hw::HwC
     const int64_t cnt = std::min(R, E - e0);
     const double bytes = double(cnt) * entry;
     const double load = 2 * (kDmaOverheadCycles + bytes / bus);
-    const double alu =
-        double(aluCyclesPerEntry(cfg) * cnt) + double(aluPasses(cfg)) * kPipelineOverheadCycles;
+    const double alu = double(aluCyclesPerEntry(cfg) * cnt) + double(aluPasses(cfg)) * kPipelineOverheadCycles;
     last_store = kDmaOverheadCycles + bytes / bus;
     e.load_cycles += load;
     e.alu_cycles += alu;
@@ -81,8 +78,8 @@ CostEstimate estimateAddPlan(const AddLayer& L, const TilePlan& p, const hw::HwC
     compute += load + alu;
     store += last_store;
   }
-  const double fill = 2 * kDmaOverheadCycles +
-                      double(paramEntries(cfg) * cfg.entryBytes(Memory::Acc) + T * kUopsPerHalf * 4) / bus;
+  const double fill =
+      2 * kDmaOverheadCycles + double(kParamEntries * cfg.entryBytes(Memory::Acc) + T * kUopsPerHalf * 4) / bus;
   // The compute module loads ACC itself, so loads and ALU passes are serial;
   // with two halves the store module drains one tile while the next computes.
   e.cycles = fill + (T > 1 ? std::max(compute, store) + last_store : compute + store);
@@ -96,7 +93,7 @@ TilePlan chooseAddTiling(const AddLayer& L, const hw::HwConfig& cfg, bool latenc
   std::string last_reason = "no tile size";
   const int64_t E = entriesOf(L, cfg);
   for (int threads : latency_hiding ? std::vector<int>{2, 1} : std::vector<int>{1}) {
-    const int64_t most = std::min<int64_t>(E, (int64_t(cfg.depth(Memory::Acc)) - paramEntries(cfg)) / threads / 2);
+    const int64_t most = std::min<int64_t>(E, (int64_t(cfg.depth(Memory::Acc)) - kParamEntries) / threads / 2);
     for (int64_t rows = std::max<int64_t>(most, 1); rows >= 1; --rows) {
       TilePlan p;
       p.rows = rows;
@@ -117,8 +114,8 @@ TilePlan chooseAddTiling(const AddLayer& L, const hw::HwConfig& cfg, bool latenc
 }
 
 ArenaPlacement standaloneAddPlacement(const AddLayer& L, const hw::HwConfig& cfg) {
-  const uint64_t bytes = alignUp(
-      uint64_t(rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_out).bytes()), kArenaAlign);
+  const uint64_t bytes =
+      alignUp(uint64_t(rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_out).bytes()), kArenaAlign);
   ArenaPlacement p;
   p.r_offset = int64_t(bytes);
   p.y_offset = int64_t(2 * bytes);
@@ -142,7 +139,7 @@ ConvProgram generateAddProgram(const AddLayer& L, const TilePlan& plan, const hw
   out.r_offset = placement.r_offset;
   out.y_offset = placement.y_offset;
   out.io_bytes = std::max({out.x_offset, out.r_offset, out.y_offset}) + g.bytes();
-  const int64_t T = plan.threads, R = plan.rows, E = entriesOf(L, cfg), P = paramEntries(cfg);
+  const int64_t T = plan.threads, R = plan.rows, E = entriesOf(L, cfg), P = kParamEntries;
   const uint32_t entry = cfg.entryBytes(Memory::Output), acc_entry = cfg.entryBytes(Memory::Acc);
   const uint64_t x_base = uint64_t(out.x_offset) / entry, r_base = uint64_t(out.r_offset) / entry,
                  y_base = uint64_t(out.y_offset) / entry;
@@ -155,8 +152,7 @@ ConvProgram generateAddProgram(const AddLayer& L, const TilePlan& plan, const hw
     params[size_t(kMulA * lanes + j)] = f.ma;
     params[size_t(kMulB * lanes + j)] = f.mb;
     params[size_t(kOffset * lanes + j)] = f.k;
-    // REQ multiplies by b >> 6 (here 1) and shifts right by b[5:0], rounding half up.
-    if (P > kReqOperand) params[size_t(kReqOperand * lanes + j)] = (1 << 6) | f.shift;
+    params[size_t(kReqOperand * lanes + j)] = mulShrOperand(1, f.shift);
   }
   const uint64_t uops_at = alignUp(uint64_t(P) * acc_entry, 4);
   const int64_t half = (int64_t(cfg.depth(Memory::Acc)) - P) / T;
@@ -167,7 +163,7 @@ ConvProgram generateAddProgram(const AddLayer& L, const TilePlan& plan, const hw
     uops.push_back({b, uint32_t(kMulB), 0});
     uops.push_back({a, b, 0});
     uops.push_back({a, uint32_t(kOffset), 0});
-    uops.push_back({a, P > kReqOperand ? uint32_t(kReqOperand) : 0u, 0});
+    uops.push_back({a, uint32_t(kReqOperand), 0});
   }
 
   rt::accel::DeviceProgram& prog = out.program;
@@ -203,14 +199,7 @@ ConvProgram generateAddProgram(const AddLayer& L, const TilePlan& plan, const hw
     emit(hw::makeAlu(hw::AluOp::Mul, pass(1, false)));
     emit(hw::makeAlu(hw::AluOp::Add, pass(2, true)));
     emit(hw::makeAlu(hw::AluOp::Add, pass(3, false)));
-    size_t last;
-    if (cfg.fused_requant) {
-      last = emit(hw::makeAluImm(hw::AluOp::Req, pass(4, false), kInt8Bounds));
-      prog.insns[last].use_imm = false;  // the operand is the parameter vector; imm holds the bounds
-    } else {
-      emit(hw::makeAluImm(hw::AluOp::Rshr, pass(4, false), f.shift));
-      last = emit(hw::makeAluImm(hw::AluOp::Clip, pass(4, false), kInt8Bounds));
-    }
+    const size_t last = emitRoundAndClip(cfg, pass(4, false), [&](const hw::Instruction& insn) { return emit(insn); });
     prog.insns[last].push_next = true;
 
     const size_t store = emit(hw::makeStore(a, y_base + uint64_t(e0), 1, uint32_t(cnt), uint32_t(cnt)), Region::Io);

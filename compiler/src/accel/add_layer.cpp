@@ -65,50 +65,14 @@ double scalarOf(const ir::Value* v, double absent) {
   }
 }
 
-// Every form checks against the whole table; the first mismatch ends a try.
-bool reproduces(const IntegerAddForm& f, const std::vector<int8_t>& table) {
-  for (int32_t a = -128; a <= 127; ++a)
-    for (int32_t b = -128; b <= 127; ++b)
-      if (f.apply(a, b) != table[size_t((a + 128) * 256 + b + 128)]) return false;
-  return true;
-}
-
 }  // namespace
-
-int32_t IntegerAddForm::apply(int32_t a, int32_t b) const {
-  int64_t v = int64_t(ma) * a + int64_t(mb) * b + k;
-  if (shift > 0) v = (v + (int64_t(1) << (shift - 1))) >> shift;
-  return static_cast<int32_t>(std::min<int64_t>(127, std::max<int64_t>(-128, v)));
-}
 
 std::optional<IntegerAddForm> findExactAddForm(const std::vector<int8_t>& table, double ratio_a, double ratio_b,
                                                double fixed) {
   if (table.size() != 256 * 256) throw std::invalid_argument("findExactAddForm: the table needs 65,536 entries");
-  // The finest shift whose sums stay inside int32 with room for the
-  // candidates' offsets: |ma*A| + |mb*B| + |k| + 2^(s-1) < 2^31.
-  const double magnitude = 128 * (std::fabs(ratio_a) + std::fabs(ratio_b)) + std::fabs(fixed) + 1;
-  const int s_max = std::min(30, int(std::floor(std::log2(double(1u << 30) / magnitude))) + 1);
-  for (int s = s_max; s >= std::max(0, s_max - 6); --s) {
-    const double unit = std::ldexp(1.0, s);
-    const int64_t ma0 = std::llround(ratio_a * unit), mb0 = std::llround(ratio_b * unit);
-    const int64_t k0 = std::llround(fixed * unit);
-    // The reference rounds its own float sums; where that decides a tie the
-    // nearest integer form can miss by a unit, so neighbours are tried.
-    for (int64_t dk : {0, -1, 1, -2, 2, -4, 4, -8, 8})
-      for (int64_t da : {0, -1, 1, -2, 2})
-        for (int64_t db : {0, -1, 1, -2, 2}) {
-          const int64_t ma = ma0 + da, mb = mb0 + db, k = k0 + dk;
-          const int64_t bound = 128 * (std::llabs(ma) + std::llabs(mb)) + std::llabs(k);
-          if (bound >= (int64_t(1) << 31) - (s > 0 ? (int64_t(1) << (s - 1)) : 0)) continue;
-          IntegerAddForm f;
-          f.ma = static_cast<int32_t>(ma);
-          f.mb = static_cast<int32_t>(mb);
-          f.k = static_cast<int32_t>(k);
-          f.shift = s;
-          if (reproduces(f, table)) return f;
-        }
-  }
-  return std::nullopt;
+  std::vector<AffineSample> samples(table.size());
+  for (size_t i = 0; i < table.size(); ++i) samples[i] = {int32_t(i / 256) - 128, int32_t(i % 256) - 128, table[i]};
+  return findExactAffineForm(ratio_a, ratio_b, fixed, 128, 128, samples);
 }
 
 namespace {
@@ -138,10 +102,11 @@ AddAnalysis analyse(const ir::Node& node) {
   const double sa = scalarOf(node.input(1), 0), sb = scalarOf(node.input(4), 0), sc = scalarOf(node.input(6), 0);
   if (!(sa > 0) || !(sb > 0) || !(sc > 0)) return fail("quantised addition with a scale that is not positive");
   const double ra = sa / sc, rb = sb / sc;
-  const double fixed = scalarOf(node.numInputs() > 7 ? node.input(7) : nullptr, 0) -
-                       ra * scalarOf(node.input(2), 0) - rb * scalarOf(node.input(5), 0);
+  const double fixed = scalarOf(node.numInputs() > 7 ? node.input(7) : nullptr, 0) - ra * scalarOf(node.input(2), 0) -
+                       rb * scalarOf(node.input(5), 0);
   const std::optional<IntegerAddForm> form = findExactAddForm(referenceTable(node), ra, rb, fixed);
-  if (!form) return fail("quantised addition with no integer form equal to the CPU's float rounding for every input pair");
+  if (!form)
+    return fail("quantised addition with no integer form equal to the CPU's float rounding for every input pair");
   r.layer.name = node.name();
   r.layer.n = shape[0];
   r.layer.c = shape[1];

@@ -1,5 +1,5 @@
 // Phase 4 of the accelerator lowering: the artifact. Every offloaded layer's
-// program (convolution, max pooling or addition) is generated at its place in the
+// program (convolution, max pooling, addition or global pooling) is generated at its place in the
 // activation arena and becomes a "vdla.conv" step; every other node a CPU step running its reference kernel
 // (which the cpu-fallback stage may replace by generated code).
 #include <algorithm>
@@ -59,7 +59,9 @@ rt::Artifact generateAccelArtifact(const ir::Graph& graph, const hw::HwConfig& c
       try {
         ConvProgram prog = o.pool  ? generatePoolProgram(*o.pool, d.plan, cfg, constants.size(), o.placement)
                            : o.add ? generateAddProgram(*o.add, d.plan, cfg, constants.size(), o.placement)
-                                   : generateConvProgram(o.form.layer, d.plan, cfg, constants.size(), o.placement);
+                           : o.global_pool
+                               ? generateGlobalPoolProgram(*o.global_pool, d.plan, cfg, constants.size(), o.placement)
+                               : generateConvProgram(o.form.layer, d.plan, cfg, constants.size(), o.placement);
         if (uint64_t(prog.io_bytes) > module.io_bytes)
           throw std::runtime_error("its program reaches past the planned activation arena");
         constants.insert(constants.end(), prog.constants.begin(), prog.constants.end());

@@ -35,6 +35,13 @@ void printPartition(std::ostream& out, const AccelLowering& l) {
           << (p.threads == 1 ? "" : "s") << ", estimate " << int64_t(d.estimate.cycles) << " cycles\n";
       continue;
     }
+    if (l.offloads[s] && l.offloads[s]->global_pool) {
+      const ScaledForm& f = l.offloads[s]->global_pool->form;
+      out << "accelerator, global average pooling ((sum << " << f.pre_shift << ") + " << f.c << ") * " << f.m << " >> "
+          << f.shift << ", tile " << p.rows << " channel blocks, " << p.threads << " thread"
+          << (p.threads == 1 ? "" : "s") << ", estimate " << int64_t(d.estimate.cycles) << " cycles\n";
+      continue;
+    }
     if (l.offloads[s] && l.offloads[s]->add) {
       const IntegerAddForm& f = l.offloads[s]->add->form;
       out << "accelerator, addition (" << f.ma << "*A + " << f.mb << "*B + " << f.k << ") >> " << f.shift << ", tile "

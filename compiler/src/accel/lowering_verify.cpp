@@ -38,8 +38,15 @@ void verifyPartition(const ir::Graph& graph, const AccelLowering& l) {
       continue;
     }
     const Offload& o = *l.offloads[s];
-    const char* kind = o.pool ? "max pooling" : o.add ? "quantised addition" : "convolution";
-    if (node->qualifiedOp() != (o.pool ? "MaxPool" : o.add ? "com.microsoft.QLinearAdd" : "vdla.QConv"))
+    const char* kind = o.pool          ? "max pooling"
+                       : o.add         ? "quantised addition"
+                       : o.global_pool ? "global pooling"
+                                       : "convolution";
+    const char* op = o.pool          ? "MaxPool"
+                     : o.add         ? "com.microsoft.QLinearAdd"
+                     : o.global_pool ? "com.microsoft.QLinearGlobalAveragePool"
+                                     : "vdla.QConv";
+    if (node->qualifiedOp() != op)
       fail(node, std::string("offloaded as a ") + kind + ", but it is a " + node->qualifiedOp());
     const TilePlan& p = d.plan;
     if (p.rows < 1 || p.cols < 1 || p.oc_blocks < 1 || p.ic_blocks < 1 || p.threads < 1)

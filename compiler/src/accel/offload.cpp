@@ -7,6 +7,9 @@ rt::accel::PackedGeometry Offload::inputGeometry(const hw::HwConfig& cfg) const 
   // A max pooling loads its input into the accumulators (LOAD ACC8): entries of block_out channels.
   if (pool) return rt::accel::packedGeometry({pool->n, pool->c, pool->h, pool->w}, cfg.batch, cfg.block_out);
   if (add) return outputGeometry(cfg);  // so does an addition, both operands
+  if (global_pool)
+    return rt::accel::packedGeometry({global_pool->n, global_pool->c, global_pool->h, global_pool->w}, cfg.batch,
+                                     cfg.block_out);
   const ConvLayer& L = form.layer;
   return rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_in);
 }
@@ -14,6 +17,7 @@ rt::accel::PackedGeometry Offload::inputGeometry(const hw::HwConfig& cfg) const 
 rt::accel::PackedGeometry Offload::outputGeometry(const hw::HwConfig& cfg) const {
   if (pool) return rt::accel::packedGeometry({pool->n, pool->c, pool->oh, pool->ow}, cfg.batch, cfg.block_out);
   if (add) return rt::accel::packedGeometry({add->n, add->c, add->h, add->w}, cfg.batch, cfg.block_out);
+  if (global_pool) return rt::accel::packedGeometry({global_pool->n, global_pool->c, 1, 1}, cfg.batch, cfg.block_out);
   const ConvLayer& L = form.layer;
   return rt::accel::packedGeometry({L.n, L.o, L.oh, L.ow}, cfg.batch, cfg.block_out);
 }

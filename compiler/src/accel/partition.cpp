@@ -1,8 +1,8 @@
 // Phase 1 of the accelerator lowering: where each node runs. Every vdla.QConv
 // the accelerator can run gets its form (direct or im2col) and tiling from the
-// cost model, every max pooling and quantised addition it can run its tiling
-// (an addition only with an exact integer form); every other node stays
-// on the CPU with the reason recorded.
+// cost model, every max pooling, quantised addition and global average
+// pooling it can run its tiling (the last two only with an exact integer
+// form); every other node stays on the CPU with the reason recorded.
 #include <stdexcept>
 
 #include "vdla/compiler/accel/lowering.h"
@@ -11,33 +11,17 @@ namespace vdla::accel {
 
 namespace {
 
-void partitionPool(const ir::Node& node, const hw::HwConfig& cfg, const AccelOptions& options, LayerDecision& d,
-                   std::optional<Offload>& offload) {
-  d.reason = whyNotOffloadablePool(node);
+// A layer that is not a convolution: offloaded when `why` is empty and
+// `plan` (which fills the offload, the decision's plan and estimate, and
+// generates the program once to find what does not fit) succeeds.
+template <class Plan>
+void partitionOther(const ir::Node& node, const std::string& why, LayerDecision& d, std::optional<Offload>& offload,
+                    Plan&& plan) {
+  d.reason = why;
   if (!d.reason.empty()) return;
   try {
     Offload o;
-    o.pool = poolLayerFromNode(node);
-    d.plan = choosePoolTiling(*o.pool, cfg, options.latency_hiding, &d.estimate);
-    generatePoolProgram(*o.pool, d.plan, cfg, 0, standalonePoolPlacement(*o.pool, cfg));
-    d.offloaded = true;
-    offload = std::move(o);
-  } catch (const DoesNotFit& e) {
-    d.reason = e.what();
-  } catch (const std::exception& e) {
-    throw std::runtime_error(node.describe() + ": internal error lowering it for the accelerator: " + e.what());
-  }
-}
-
-void partitionAdd(const ir::Node& node, const hw::HwConfig& cfg, const AccelOptions& options, LayerDecision& d,
-                  std::optional<Offload>& offload) {
-  d.reason = whyNotOffloadableAdd(node);
-  if (!d.reason.empty()) return;
-  try {
-    Offload o;
-    o.add = addLayerFromNode(node);
-    d.plan = chooseAddTiling(*o.add, cfg, options.latency_hiding, &d.estimate);
-    generateAddProgram(*o.add, d.plan, cfg, 0, standaloneAddPlacement(*o.add, cfg));
+    plan(o);
     d.offloaded = true;
     offload = std::move(o);
   } catch (const DoesNotFit& e) {
@@ -63,11 +47,27 @@ AccelLowering partitionForAccelerator(const ir::Graph& graph, const hw::HwConfig
     if (node->input(0) && node->input(0)->hasType()) d.input_shape = node->input(0)->type().toString();
     d.output_shape = node->output(0)->type().toString();
     if (d.op == "MaxPool" && options.offload_pooling) {
-      partitionPool(*node, cfg, options, d, l.offloads[s]);
+      partitionOther(*node, whyNotOffloadablePool(*node), d, l.offloads[s], [&](Offload& o) {
+        o.pool = poolLayerFromNode(*node);
+        d.plan = choosePoolTiling(*o.pool, cfg, options.latency_hiding, &d.estimate);
+        generatePoolProgram(*o.pool, d.plan, cfg, 0, standalonePoolPlacement(*o.pool, cfg));
+      });
+      continue;
+    }
+    if (d.op == "com.microsoft.QLinearGlobalAveragePool" && options.offload_pooling) {
+      partitionOther(*node, whyNotOffloadableGlobalPool(*node), d, l.offloads[s], [&](Offload& o) {
+        o.global_pool = globalPoolLayerFromNode(*node);
+        d.plan = chooseGlobalPoolTiling(*o.global_pool, cfg, options.latency_hiding, &d.estimate);
+        generateGlobalPoolProgram(*o.global_pool, d.plan, cfg, 0, standaloneGlobalPoolPlacement(*o.global_pool, cfg));
+      });
       continue;
     }
     if (d.op == "com.microsoft.QLinearAdd" && options.offload_adds) {
-      partitionAdd(*node, cfg, options, d, l.offloads[s]);
+      partitionOther(*node, whyNotOffloadableAdd(*node), d, l.offloads[s], [&](Offload& o) {
+        o.add = addLayerFromNode(*node);
+        d.plan = chooseAddTiling(*o.add, cfg, options.latency_hiding, &d.estimate);
+        generateAddProgram(*o.add, d.plan, cfg, 0, standaloneAddPlacement(*o.add, cfg));
+      });
       continue;
     }
     if (d.op != "vdla.QConv") {

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "vdla/compiler/accel/add_layer.h"
 #include "vdla/compiler/accel/conv_layer.h"
+#include "vdla/compiler/accel/global_pool_layer.h"
 #include "vdla/compiler/accel/pool_layer.h"
 #include "vdla/compiler/compile.h"
 #include "vdla/compiler/ir/graph.h"
@@ -19,10 +21,12 @@ struct NetworkWorkload {
   // The optimised, quantised graph (for compiling a design point in full,
   // as the device confirmation does); shared, never changed after prepareWorkload.
   std::shared_ptr<ir::Graph> graph;
-  std::vector<accel::ConvLayer> layers;  // every vdla.QConv the accelerator can describe
-  std::vector<std::string> cpu_convs;    // vdla.QConv nodes it cannot (with the reason)
-  std::vector<accel::PoolLayer> pools;   // the max poolings it runs (no MACs; their cycles count)
-  int64_t macs = 0;                      // of `layers`
+  std::vector<accel::ConvLayer> layers;              // every vdla.QConv the accelerator can describe
+  std::vector<std::string> cpu_convs;                // vdla.QConv nodes it cannot (with the reason)
+  std::vector<accel::PoolLayer> pools;               // the max poolings it runs (no MACs; their cycles count)
+  std::vector<accel::AddLayer> adds;                 // the quantised additions it runs (likewise)
+  std::vector<accel::GlobalPoolLayer> global_pools;  // the global average poolings it runs (likewise)
+  int64_t macs = 0;                                  // of `layers`
 };
 
 // Optimises and quantises `graph` for target vdla with `options` (its

@@ -15,7 +15,7 @@
 // The program: per tile of consecutive entries, LOAD ACC8 of A and of B into
 // the accumulators, ALU MUL of each by its multiplier (parameter vectors, read
 // once through the operand register), ADD of B to A, ADD of k, and REQ (or
-// RSHR and CLIP without fused_requant), which also writes OUT; then STORE. A,
+// MULSHR and CLIP without fused_requant), which also writes OUT; then STORE. A,
 // B and C share the output layout (block_out channel blocks), so both operands
 // can be convolution outputs that never left the device.
 #pragma once
@@ -25,6 +25,7 @@
 #include <string>
 
 #include "vdla/compiler/accel/conv_codegen.h"
+#include "vdla/compiler/accel/exact_integer_form.h"
 #include "vdla/compiler/accel/tiling.h"
 #include "vdla/compiler/ir/graph.h"
 #include "vdla/hw/config.h"
@@ -32,12 +33,8 @@
 namespace vdla::accel {
 
 // C = clip((ma*A + mb*B + k + 2^(shift-1)) >> shift, -128, 127), every
-// intermediate within int32.
-struct IntegerAddForm {
-  int32_t ma = 0, mb = 0, k = 0;
-  int shift = 0;
-  int32_t apply(int32_t a, int32_t b) const;
-};
+// intermediate within int32 (exact_integer_form.h).
+using IntegerAddForm = IntegerAffineForm;
 
 struct AddLayer {
   std::string name;
@@ -54,7 +51,8 @@ AddLayer addLayerFromNode(const ir::Node& node);
 // The integer form that reproduces `reference` (C for each A, B in
 // [-128, 127], indexed [(A + 128) * 256 + B + 128]) exactly, searched near the
 // real-valued ratios `ratio_a`, `ratio_b` and offset `fixed` (C ~ round(ratio_a*A
-// + ratio_b*B + fixed)); nullopt when none of the forms tried matches.
+// + ratio_b*B + fixed)); nullopt when none of the forms tried matches
+// (findExactAffineForm).
 std::optional<IntegerAddForm> findExactAddForm(const std::vector<int8_t>& reference, double ratio_a, double ratio_b,
                                                double fixed);
 

@@ -24,6 +24,7 @@
 
 #include "vdla/compiler/accel/add_layer.h"
 #include "vdla/compiler/accel/conv_codegen.h"
+#include "vdla/compiler/accel/global_pool_layer.h"
 #include "vdla/compiler/accel/layer_form.h"
 #include "vdla/compiler/accel/lower.h"
 #include "vdla/compiler/accel/pool_layer.h"
@@ -45,18 +46,20 @@ struct ArenaBuffer {
 };
 
 // An offloaded layer on its way to a program: a convolution, a max pooling
-// (pool_layer.h) or a quantised addition (add_layer.h).
+// (pool_layer.h), a quantised addition (add_layer.h) or global average
+// pooling (global_pool_layer.h).
 struct Offload {
-  LayerForm form;                 // a convolution: the layer the program runs (direct or im2col)
-  std::optional<PoolLayer> pool;  // set for a max pooling (then `form` is unused)
-  std::optional<AddLayer> add;    // set for an addition: A is the input, B the residual
+  LayerForm form;                              // a convolution: the layer the program runs (direct or im2col)
+  std::optional<PoolLayer> pool;               // set for a max pooling (then `form` is unused)
+  std::optional<AddLayer> add;                 // set for an addition: A is the input, B the residual
+  std::optional<GlobalPoolLayer> global_pool;  // set for a global average pooling
   // Set by planActivationArena: whether the input and the residual are read
   // where an offloaded layer wrote them, whether the output must go to the
   // host, and the three tensors' places in the arena.
   bool x_resident = false, r_resident = false, y_to_host = false;
   ArenaPlacement placement;
 
-  bool isConv() const { return !pool && !add; }
+  bool isConv() const { return !pool && !add && !global_pool; }
   bool hasResidual() const { return add || (isConv() && form.layer.residual); }
   // The node's input that the program reads as its residual (hasResidual()).
   size_t residualInput() const { return add ? 3 : 5; }

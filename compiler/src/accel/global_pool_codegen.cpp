@@ -1,0 +1,231 @@
+// Quantised global average pooling on the accelerator: tiling, cost model and
+// program (global_pool_layer.h). A tile is `rows` channel blocks (planes of
+// the packed input, H*W consecutive entries each); with latency hiding ACC and
+// OUT are split in two halves used by alternating tiles, so that the store of
+// one tile overlaps the load and ALU passes of the next.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "round_and_clip.h"
+#include "vdla/compiler/accel/global_pool_layer.h"
+#include "vdla/hw/instruction_builders.h"
+#include "vdla/hw/isa_layout.h"
+#include "vdla/runtime/accel/packed_layout.h"
+
+namespace vdla::accel {
+
+namespace {
+
+using hw::Memory;
+using rt::accel::Region;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// Parameter vectors at the bottom of ACC: the offset c and the multiplier and
+// shift's operand (round_and_clip.h).
+enum Param : int64_t { kOffset = 0, kScale = 1 };
+constexpr int64_t kParamEntries = 2;
+// Micro-ops per half: MOV of the first entry, ADD of the others, SHR left by
+// the pre-shift, ADD of the offset, and the scaling, rounding and clip.
+constexpr int64_t kUopsPerHalf = 5;
+
+int64_t planesOf(const GlobalPoolLayer& L, const hw::HwConfig& cfg) {
+  return ceilDiv(L.n, cfg.batch) * ceilDiv(L.c, cfg.block_out);
+}
+
+}  // namespace
+
+CostEstimate estimateGlobalPoolPlan(const GlobalPoolLayer& L, const TilePlan& p, const hw::HwConfig& cfg) {
+  CostEstimate e;
+  const int64_t T = p.threads, G = p.rows, planes = planesOf(L, cfg), area = L.h * L.w;
+  const int64_t half = (int64_t(cfg.depth(Memory::Acc)) - kParamEntries) / T;
+  const int64_t iter_limit = (int64_t(1) << cfg.loop_iter_bits) - 1;
+  const int64_t xfer_limit = (int64_t(1) << cfg.xfer_size_bits) - 1;
+  if (G < 1 || G > planes)
+    e.why_not = "tile outside the layer";
+  else if (G * (area + 1) > half)
+    e.why_not = "a tile's input and output (" + std::to_string(G * (area + 1)) + " entries) exceed the ACC buffer" +
+                (T > 1 ? " halved for latency hiding" : "");
+  else if (G > iter_limit || area > iter_limit || G > xfer_limit || area > xfer_limit)
+    e.why_not = "tile exceeds the loop or transfer size fields";
+  else if (T * kUopsPerHalf > int64_t(cfg.depth(Memory::Uop)))
+    e.why_not = "the micro-ops exceed the UOP buffer";
+  if (!e.why_not.empty()) return e;
+  e.fits = true;
+
+  const double bus = cfg.axi_data_bits / 8.0, entry = cfg.entryBytes(Memory::Output);
+  double compute = 0, store = 0, last_store = 0;
+  for (int64_t p0 = 0; p0 < planes; p0 += G) {
+    const int64_t g = std::min(G, planes - p0);
+    const double in_bytes = double(g * area) * entry, out_bytes = double(g) * entry;
+    const double load = kDmaOverheadCycles + in_bytes / bus;
+    // MOV and ADD read an operand that changes with every vector: two cycles
+    // each (docs/hardware.md); SHR, ADD and the scaling one each.
+    const int64_t after = (L.form.pre_shift > 0 ? 2 : 1) + roundAndClipPasses(cfg);
+    const int64_t passes = (area > 1 ? 2 : 1) + after;
+    const double alu = double(2 * g * area + after * g) + double(passes) * kPipelineOverheadCycles;
+    last_store = kDmaOverheadCycles + out_bytes / bus;
+    e.load_cycles += load;
+    e.alu_cycles += alu;
+    e.store_cycles += last_store;
+    e.dram_bytes += in_bytes + out_bytes;
+    compute += load + alu;
+    store += last_store;
+  }
+  const double fill = 2 * kDmaOverheadCycles +
+                      double(kParamEntries * cfg.entryBytes(Memory::Acc) + T * kUopsPerHalf * 4) / bus;
+  e.cycles = fill + (T > 1 ? std::max(compute, store) + last_store : compute + store);
+  return e;
+}
+
+TilePlan chooseGlobalPoolTiling(const GlobalPoolLayer& L, const hw::HwConfig& cfg, bool latency_hiding,
+                                CostEstimate* estimate) {
+  TilePlan best;
+  CostEstimate best_cost;
+  best_cost.cycles = std::numeric_limits<double>::infinity();
+  std::string last_reason = "no tile size";
+  for (int threads : latency_hiding ? std::vector<int>{2, 1} : std::vector<int>{1})
+    for (int64_t rows = 1; rows <= planesOf(L, cfg); ++rows) {
+      TilePlan p;
+      p.rows = rows;
+      p.threads = threads;
+      const CostEstimate e = estimateGlobalPoolPlan(L, p, cfg);
+      if (!e.fits) {
+        last_reason = e.why_not;
+        continue;
+      }
+      if (e.cycles < best_cost.cycles) best = p, best_cost = e;
+    }
+  if (!best_cost.fits)
+    throw DoesNotFit("layer '" + L.name + "': no tiling fits the on-chip buffers of config '" + cfg.name +
+                     "' (smallest tile: " + last_reason + ")");
+  if (estimate) *estimate = best_cost;
+  return best;
+}
+
+ArenaPlacement standaloneGlobalPoolPlacement(const GlobalPoolLayer& L, const hw::HwConfig& cfg) {
+  const rt::accel::PackedGeometry xg = rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_out);
+  ArenaPlacement p;
+  p.y_offset = static_cast<int64_t>(alignUp(static_cast<uint64_t>(xg.bytes()), kArenaAlign));
+  return p;
+}
+
+ConvProgram generateGlobalPoolProgram(const GlobalPoolLayer& L, const TilePlan& plan, const hw::HwConfig& cfg,
+                                      uint64_t constants_offset, const ArenaPlacement& placement) {
+  if (constants_offset % kArenaAlign) throw std::invalid_argument("constants offset must be 4 KiB aligned");
+  ConvProgram out;
+  out.plan = plan;
+  out.estimate = estimateGlobalPoolPlan(L, plan, cfg);
+  if (!out.estimate.fits)
+    throw std::runtime_error("layer '" + L.name + "': tiling does not fit: " + out.estimate.why_not);
+  for (int64_t offset : {placement.x_offset, placement.y_offset})
+    if (offset < 0 || uint64_t(offset) % kArenaAlign)
+      throw std::invalid_argument("layer '" + L.name + "': arena offset " + std::to_string(offset) +
+                                  " is not a multiple of " + std::to_string(kArenaAlign));
+  const rt::accel::PackedGeometry xg = rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_out);
+  const rt::accel::PackedGeometry yg = rt::accel::packedGeometry({L.n, L.c, 1, 1}, cfg.batch, cfg.block_out);
+  out.x_offset = placement.x_offset;
+  out.y_offset = placement.y_offset;
+  out.io_bytes = std::max(out.x_offset + xg.bytes(), out.y_offset + yg.bytes());
+  const int64_t T = plan.threads, G = plan.rows, area = L.h * L.w, planes = planesOf(L, cfg), P = kParamEntries;
+  const uint32_t entry = cfg.entryBytes(Memory::Output), acc_entry = cfg.entryBytes(Memory::Acc);
+  const uint64_t x_base = uint64_t(out.x_offset) / entry, y_base = uint64_t(out.y_offset) / entry;
+
+  // Constants: the parameter vectors (ACC entries of int32 lanes), then the micro-ops.
+  const int64_t lanes = acc_entry / 4;
+  const ScaledForm& f = L.form;
+  std::vector<int32_t> params(size_t(P * lanes));
+  for (int64_t j = 0; j < lanes; ++j) {
+    params[size_t(kOffset * lanes + j)] = f.c;
+    params[size_t(kScale * lanes + j)] = mulShrOperand(f.m, f.shift);
+  }
+  const uint64_t uops_at = alignUp(uint64_t(P) * acc_entry, 4);
+  // Per half: the tile's input planes, then one output entry per plane.
+  const int64_t half = (int64_t(cfg.depth(Memory::Acc)) - P) / T;
+  std::vector<hw::Uop> uops;
+  for (int64_t v = 0; v < T; ++v) {
+    const uint32_t in = uint32_t(P + v * half), sums = uint32_t(in + G * area);
+    uops.push_back({sums, in, 0});
+    uops.push_back({sums, in + 1, 0});
+    uops.push_back({sums, 0, 0});  // SHR by an immediate: src unused
+    uops.push_back({sums, uint32_t(kOffset), 0});
+    uops.push_back({sums, uint32_t(kScale), 0});
+  }
+
+  rt::accel::DeviceProgram& prog = out.program;
+  prog.name = L.name;
+  auto emit = [&](const hw::Instruction& insn, Region region = Region::None) {
+    prog.insns.push_back(insn);
+    prog.regions.push_back(region);
+    return prog.insns.size() - 1;
+  };
+  emit(hw::makeLoad(Memory::Uop, 0, (constants_offset + uops_at) / 4, 1, uint32_t(uops.size()), uint32_t(uops.size())),
+       Region::Constants);
+  emit(hw::makeLoad(Memory::Acc, 0, constants_offset / acc_entry, 1, uint32_t(P), uint32_t(P)), Region::Constants);
+
+  const int64_t I = ceilDiv(planes, G);
+  for (int64_t i = 0; i < I; ++i) {
+    const int64_t p0 = i * G, g = std::min(G, planes - p0), v = i % T;
+    const uint32_t in = uint32_t(P + v * half), sums = uint32_t(in + G * area);
+    const size_t load = emit(hw::makeLoad(Memory::Acc8, in, x_base + uint64_t(p0 * area), uint32_t(g), uint32_t(area),
+                                          uint32_t(area)),
+                             Region::Io);
+    if (i >= T) prog.insns[load].pop_next = true;  // the store of tile i-T has read this half
+
+    auto loop = [&](int64_t uop) {
+      hw::LoopNest l;
+      l.uop_begin = uint32_t(v * kUopsPerHalf + uop);
+      l.uop_end = l.uop_begin + 1;
+      l.iter_in = uint32_t(g);
+      l.dst_in = 1;
+      return l;
+    };
+    // The sum of each plane: its first entry, then the others (outer: plane, inner: entry).
+    hw::LoopNest first = loop(0);
+    first.src_in = uint32_t(area);
+    emit(hw::makeAlu(hw::AluOp::Mov, first));
+    if (area > 1) {
+      hw::LoopNest rest = loop(1);
+      rest.iter_out = uint32_t(g);
+      rest.dst_out = 1;
+      rest.src_out = uint32_t(area);
+      rest.iter_in = uint32_t(area - 1);
+      rest.dst_in = 0;
+      rest.src_in = 1;
+      emit(hw::makeAlu(hw::AluOp::Add, rest));
+    }
+    if (f.pre_shift > 0) emit(hw::makeAluImm(hw::AluOp::Shr, loop(2), -f.pre_shift));  // a left shift
+    emit(hw::makeAlu(hw::AluOp::Add, loop(3)));
+    const size_t last = emitRoundAndClip(cfg, loop(4), [&](const hw::Instruction& insn) { return emit(insn); });
+    prog.insns[last].push_next = true;
+
+    const size_t store = emit(hw::makeStore(sums, y_base + uint64_t(p0), 1, uint32_t(g), uint32_t(g)), Region::Io);
+    prog.insns[store].pop_prev = true;
+    if (i <= I - 1 - T) prog.insns[store].push_prev = true;
+  }
+  emit(hw::makeFinish());
+
+  // Every field must hold its value under this config's ISA layout.
+  hw::IsaLayout layout(cfg);
+  for (size_t k = 0; k < prog.insns.size(); ++k) {
+    try {
+      hw::Instruction probe = prog.insns[k];
+      if (prog.regions[k] != Region::None) probe.dram_base = 0;  // relocated at load time
+      layout.encode(probe, "layer '" + L.name + "' instruction " + std::to_string(k));
+    } catch (const std::exception& e) {
+      throw DoesNotFit(e.what());
+    }
+  }
+  out.constants.resize(alignUp(uops_at + uops.size() * 4, kArenaAlign), 0);
+  std::memcpy(out.constants.data(), params.data(), params.size() * 4);
+  for (size_t k = 0; k < uops.size(); ++k) {
+    const uint32_t e = layout.encodeUop(uops[k], "layer '" + L.name + "' micro-op " + std::to_string(k));
+    std::memcpy(out.constants.data() + uops_at + k * 4, &e, 4);
+  }
+  return out;
+}
+
+}  // namespace vdla::accel
