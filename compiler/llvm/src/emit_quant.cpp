@@ -4,8 +4,8 @@
 // or per axis), com.microsoft.QLinearAdd and
 // com.microsoft.QLinearGlobalAveragePool. Exactness rests on doing the same
 // float operations in the same order: a true division by the scale (never a
-// multiplication by its reciprocal), llvm.nearbyint (round half to even in the
-// default rounding mode), the zero point added as a float, explicit fma where
+// multiplication by its reciprocal), round half to even (the default rounding
+// mode, see quantizeValue), the zero point added as a float, explicit fma where
 // the reference calls std::fma, and compile-time constants computed with the
 // reference's own expressions. Scales and zero points must be constants.
 #include <cmath>
@@ -73,12 +73,17 @@ std::vector<int32_t> constantZeroPoints(const StepBuilder& s, size_t i, const ch
 }
 
 // saturate<T>(nearbyint(v) + zp) of the reference: NaN and values below the
-// range give its lowest value.
+// range give its lowest value. The rounding is (v + 1.5*2^23) - 1.5*2^23,
+// two float additions in the default rounding mode: exactly nearbyint for
+// |v| < 2^22, and any larger v saturates either way. Cores without a
+// rounding instruction (the Cortex-A9's VFPv3) would otherwise call libm's
+// nearbyintf for every element.
 Value* quantizeValue(StepEmitter& e, Value* v, Value* zp_float, rt::DType out) {
   IRBuilder<>& b = e.b();
   const bool is_signed = out == rt::DType::I8;
   const float lo = is_signed ? -128.0f : 0.0f, hi = is_signed ? 127.0f : 255.0f;
-  v = b.CreateFAdd(e.intrinsic(Intrinsic::nearbyint, {v}), zp_float);
+  const float magic = 12582912.0f;  // 1.5 * 2^23
+  v = b.CreateFAdd(b.CreateFSub(b.CreateFAdd(v, e.cf(magic)), e.cf(magic)), zp_float);
   Value* clamped = b.CreateSelect(b.CreateFCmpOGE(v, e.cf(lo)), v, e.cf(lo));
   clamped = b.CreateSelect(b.CreateFCmpOGE(v, e.cf(hi)), e.cf(hi), clamped);
   return b.CreateTrunc(b.CreateFPToSI(clamped, e.i32()), e.i8());

@@ -73,6 +73,7 @@ DeviceSession::DeviceSession(const Artifact& artifact, driver::Device& device, s
   for (const std::vector<uint8_t>& s : streams) {
     device.write(insns_, offset, s.data(), s.size());
     program_addr_.push_back(insns_.phys_addr + offset);
+    step_params_.emplace_back();
     offset += roundUp(s.size(), 64);
   }
 }
@@ -86,6 +87,27 @@ void DeviceSession::registerKernels(KernelRegistry& registry) {
   registry.add(kConvKernel, [this](const KernelArgs& args) { runConv(args); });
 }
 
+DeviceSession::StepParams DeviceSession::readStepParams(const AttributeMap& attrs) const {
+  const hw::HwConfig& cfg = device_.config();
+  StepParams p;
+  p.transform = transformFromAttrs(attrs);
+  // The input's packing: block_in channels for a convolution, block_out for a
+  // program that loads it into the accumulators (pooling, additions).
+  p.x_block = attrs.getInt("x_block", cfg.block_in);
+  if (p.x_block != cfg.block_in && p.x_block != cfg.block_out)
+    throw KernelError("x_block " + std::to_string(p.x_block) + " is neither the config's block_in nor its block_out");
+  p.x_offset = attrs.getInt("x_offset");
+  p.r_offset = attrs.getInt("r_offset", 0);
+  p.y_offset = attrs.getInt("y_offset");
+  p.x_resident = attrs.getInt("x_resident", 0) != 0;
+  p.has_residual = attrs.getInt("has_residual", 0) != 0;
+  p.r_resident = attrs.getInt("r_resident", 0) != 0;
+  p.y_to_host = attrs.getInt("y_to_host", 1) != 0;
+  if (p.x_resident && !p.transform.identity())
+    throw KernelError("an input the host must transform cannot be resident on the device");
+  return p;
+}
+
 void DeviceSession::runConv(const KernelArgs& args) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point t0 = Clock::now();
@@ -95,41 +117,36 @@ void DeviceSession::runConv(const KernelArgs& args) {
   if (program < 0 || program >= static_cast<int64_t>(module_.programs.size()))
     throw KernelError("program " + std::to_string(program) + " is not in the artifact");
 
+  std::optional<StepParams>& cached = step_params_.at(size_t(program));
+  if (!cached) cached = readStepParams(attrs);
+  const StepParams& sp = *cached;
+
   // Inputs: X, then the residual when present; each from the host unless an
   // earlier layer left it in the arena.
   LayerRun run;
-  const InputTransform transform = transformFromAttrs(attrs);
-  auto upload = [&](const Tensor& t, int64_t block, int64_t offset) {
-    const PackedGeometry g = packedGeometry(t.shape(), cfg.batch, block);
+  const InputTransform& transform = sp.transform;
+  // Transforms (when the layer needs it) and packs in one pass.
+  auto upload = [&](const Tensor& t, const InputTransform& transform, int64_t block, int64_t offset) {
+    const PackedGeometry g = packedGeometry(transformedShape(t.shape(), transform), cfg.batch, block);
     if (offset < 0 || uint64_t(offset + g.bytes()) > module_.io_bytes)
       throw KernelError("activation of " + std::to_string(g.bytes()) + " bytes at arena offset " +
                         std::to_string(offset) + " is outside the arena");
     staging_.resize(static_cast<size_t>(g.bytes()));
-    packActivation(t, g, staging_.data());
+    packTransformedActivation(t, transform, cfg.batch, block, staging_.data());
     device_.write(io_, static_cast<uint64_t>(offset), staging_.data(), staging_.size());
     run.uploaded_bytes += staging_.size();
   };
-  // The input's packing: block_in channels for a convolution, block_out for a
-  // program that loads it into the accumulators (max pooling).
-  const int64_t x_block = attrs.getInt("x_block", cfg.block_in);
-  if (x_block != cfg.block_in && x_block != cfg.block_out)
-    throw KernelError("x_block " + std::to_string(x_block) + " is neither the config's block_in nor its block_out");
-  if (!attrs.getInt("x_resident", 0)) {
-    if (transform.identity()) {
-      upload(args.input(0), x_block, attrs.getInt("x_offset"));
-    } else {
-      const Tensor x = applyInputTransform(args.input(0), transform);
-      run.transformed_bytes += x.byteSize();
-      upload(x, x_block, attrs.getInt("x_offset"));
-    }
-  } else if (!transform.identity()) {
-    throw KernelError("an input the host must transform cannot be resident on the device");
+  if (!sp.x_resident) {
+    // What the host rearranges: the transformed tensor, never materialised on its own.
+    if (!transform.identity())
+      run.transformed_bytes += uint64_t(numElements(transformedShape(args.input(0).shape(), transform)));
+    upload(args.input(0), transform, sp.x_block, sp.x_offset);
   } else {
-    run.kept_bytes += uint64_t(packedGeometry(args.input(0).shape(), cfg.batch, x_block).bytes());
+    run.kept_bytes += uint64_t(packedGeometry(args.input(0).shape(), cfg.batch, sp.x_block).bytes());
   }
-  if (attrs.getInt("has_residual", 0)) {
-    if (!attrs.getInt("r_resident", 0))
-      upload(args.input(1), cfg.block_out, attrs.getInt("r_offset"));
+  if (sp.has_residual) {
+    if (!sp.r_resident)
+      upload(args.input(1), InputTransform{}, cfg.block_out, sp.r_offset);
     else
       run.kept_bytes += uint64_t(packedGeometry(args.input(1).shape(), cfg.batch, cfg.block_out).bytes());
   }
@@ -143,12 +160,12 @@ void DeviceSession::runConv(const KernelArgs& args) {
 
   Tensor& y = args.output(0);
   const PackedGeometry g = packedGeometry(y.shape(), cfg.batch, cfg.block_out);
-  const int64_t y_offset = attrs.getInt("y_offset");
+  const int64_t y_offset = sp.y_offset;
   if (y_offset < 0 || uint64_t(y_offset + g.bytes()) > module_.io_bytes)
     throw KernelError("output is outside the activation arena");
   // An output only offloaded layers read stays in the arena; its host tensor
   // is left as it is (all_outputs_to_host brings it back for checks).
-  if (attrs.getInt("y_to_host", 1) || all_outputs_to_host_) {
+  if (sp.y_to_host || all_outputs_to_host_) {
     staging_.resize(static_cast<size_t>(g.bytes()));
     device_.read(io_, static_cast<uint64_t>(y_offset), staging_.data(), staging_.size());
     unpackActivation(staging_.data(), g, y);

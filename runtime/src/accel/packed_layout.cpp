@@ -1,6 +1,9 @@
 #include "vdla/runtime/accel/packed_layout.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 namespace vdla::rt::accel {
@@ -11,6 +14,25 @@ PackedGeometry packedGeometry(const Shape& nchw, int64_t batch, int64_t block) {
   return PackedGeometry{nchw[0], nchw[1], nchw[2], nchw[3], batch, block};
 }
 
+namespace {
+
+// d[i*stride] = s[i*sx] for i < n, four at a time: on a small in-order core
+// the loop's own increments and branch cost as much as the copy.
+void stridedCopy(int8_t* d, ptrdiff_t stride, const int8_t* s, int sx, int n) {
+  const ptrdiff_t d2 = 2 * stride, d3 = 3 * stride, d4 = 4 * stride;
+  const int s2 = 2 * sx, s3 = 3 * sx, s4 = 4 * sx;
+  int i = 0;
+  for (; i + 4 <= n; i += 4, d += d4, s += s4) {
+    d[0] = s[0];
+    d[stride] = s[sx];
+    d[d2] = s[s2];
+    d[d3] = s[s3];
+  }
+  for (; i < n; ++i, d += stride, s += sx) *d = *s;
+}
+
+}  // namespace
+
 static void checkTensor(const Tensor& t, const PackedGeometry& g, const char* what) {
   if (t.dtype() != DType::I8) throw std::invalid_argument(std::string(what) + ": int8 tensor expected");
   if (t.shape() != Shape{g.n, g.c, g.h, g.w})
@@ -20,33 +42,24 @@ static void checkTensor(const Tensor& t, const PackedGeometry& g, const char* wh
 
 void packActivation(const Tensor& x, const PackedGeometry& g, int8_t* out) {
   checkTensor(x, g, "packActivation");
-  std::memset(out, 0, static_cast<size_t>(g.bytes()));
-  const int8_t* src = x.data<int8_t>();
-  const int64_t plane = g.h * g.w, cb_count = g.channelBlocks();
-  for (int64_t n = 0; n < g.n; ++n) {
-    const int64_t nb = n / g.batch, b = n % g.batch;
-    for (int64_t c = 0; c < g.c; ++c) {
-      const int64_t cb = c / g.block, k = c % g.block;
-      const int8_t* s = src + (n * g.c + c) * plane;
-      int8_t* d = out + ((nb * cb_count + cb) * plane) * g.entryBytes() + b * g.block + k;
-      for (int64_t p = 0; p < plane; ++p) d[p * g.entryBytes()] = s[p];
-    }
-  }
+  packTransformedActivation(x, InputTransform{}, g.batch, g.block, out);
 }
 
 void unpackActivation(const int8_t* packed, const PackedGeometry& g, Tensor& y) {
   checkTensor(y, g, "unpackActivation");
   int8_t* dst = y.data<int8_t>();
-  const int64_t plane = g.h * g.w, cb_count = g.channelBlocks();
-  for (int64_t n = 0; n < g.n; ++n) {
-    const int64_t nb = n / g.batch, b = n % g.batch;
-    for (int64_t c = 0; c < g.c; ++c) {
-      const int64_t cb = c / g.block, k = c % g.block;
-      const int8_t* s = packed + ((nb * cb_count + cb) * plane) * g.entryBytes() + b * g.block + k;
-      int8_t* d = dst + (n * g.c + c) * plane;
-      for (int64_t p = 0; p < plane; ++p) d[p] = s[p * g.entryBytes()];
+  // Pointer steps rather than per-element 64-bit index arithmetic, which a
+  // 32-bit host core does in several instructions (or a library call).
+  const ptrdiff_t plane = ptrdiff_t(g.h * g.w), entry = ptrdiff_t(g.entryBytes());
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t cb = 0; cb < g.channelBlocks(); ++cb) {
+      const int8_t* block = packed + (n / g.batch * g.channelBlocks() + cb) * plane * entry + (n % g.batch) * g.block;
+      for (int64_t k = 0; k < g.block && cb * g.block + k < g.c; ++k) {
+        const int8_t* s = block + k;
+        int8_t* d = dst + (n * g.c + cb * g.block + k) * plane;
+        stridedCopy(d, 1, s, int(entry), int(plane));
+      }
     }
-  }
 }
 
 Shape transformedShape(const Shape& s, const InputTransform& t) {
@@ -64,42 +77,90 @@ Shape transformedShape(const Shape& s, const InputTransform& t) {
   return {s[0], s[1] * t.kh * t.kw, (hp - t.kh) / t.sh + 1, (wp - t.kw) / t.sw + 1};
 }
 
-Tensor applyInputTransform(const Tensor& x, const InputTransform& t) {
+namespace {
+
+// Where output channel oc of a transform takes its values: input channel c
+// at (oy*sy + ky, ox*sx + kx) of the padded input.
+struct ChannelSource {
+  int64_t c, ky, kx, sy, sx;
+};
+
+ChannelSource sourceOf(const InputTransform& t, int64_t oc) {
+  if (t.im2col) return {oc / (t.kh * t.kw), (oc / t.kw) % t.kh, oc % t.kw, t.sh, t.sw};
+  if (t.space_to_depth > 1) {
+    const int64_t b = t.space_to_depth;
+    return {oc / (b * b), (oc / b) % b, oc % b, b, b};
+  }
+  return {oc, 0, 0, 1, 1};
+}
+
+// Writes one output plane of the transform: element (oy, ox) to
+// out[(oy*ow + ox) * stride], from the input plane `in` (h x w). Each row is
+// the padding, or a run of padding, a strided copy and padding again. The
+// loops use int and pointer steps: on a 32-bit host core 64-bit index
+// arithmetic costs several instructions per byte.
+void writePlane(const int8_t* in, int h, int w, const InputTransform& t, const ChannelSource& s, int oh, int ow,
+                int8_t* out, ptrdiff_t stride) {
+  const int8_t pad = t.pad_value;
+  const int sx = int(s.sx), first = int(s.kx - t.pad_left);   // the input column of ox = 0
+  int lo = first >= 0 ? 0 : (-first + sx - 1) / sx;           // first ox inside the input
+  int hi = w - 1 - first < 0 ? 0 : (w - 1 - first) / sx + 1;  // past the last
+  lo = std::min(lo, ow);
+  hi = std::max(lo, std::min(hi, ow));
+  for (int oy = 0; oy < oh; ++oy, out += ptrdiff_t(ow) * stride) {
+    const int iy = oy * int(s.sy) + int(s.ky - t.pad_top);
+    int8_t* d = out;
+    if (iy < 0 || iy >= h) {
+      for (int ox = 0; ox < ow; ++ox, d += stride) *d = pad;
+      continue;
+    }
+    const int8_t* src = in + ptrdiff_t(iy) * w + first + lo * sx;
+    int ox = 0;
+    for (; ox < lo; ++ox, d += stride) *d = pad;
+    stridedCopy(d, stride, src, sx, hi - lo);
+    d += ptrdiff_t(hi - lo) * stride;
+    for (ox = hi; ox < ow; ++ox, d += stride) *d = pad;
+  }
+}
+
+// Calls write(n, oc, plane) for every output plane, with the input plane it reads.
+template <class Write>
+void forEachPlane(const Tensor& x, const InputTransform& t, const Shape& out_shape, Write&& write) {
   if (x.dtype() != DType::I8) throw std::invalid_argument("input transform: int8 tensor expected");
   const Shape& s = x.shape();
-  const Shape out_shape = transformedShape(s, t);
-  Tensor y(DType::I8, out_shape);
-  const int64_t N = s[0], C = s[1], H = s[2], W = s[3];
+  for (int64_t d : {s[2], s[3], out_shape[2], out_shape[3], s[2] * s[3]})
+    if (d > std::numeric_limits<int>::max()) throw std::invalid_argument("input transform: plane too large");
   const int8_t* src = x.data<int8_t>();
-  int8_t* dst = y.data<int8_t>();
-  // Value of the padded input at (n, c, py, px) in padded coordinates.
-  auto at = [&](int64_t n, int64_t c, int64_t py, int64_t px) -> int8_t {
-    const int64_t iy = py - t.pad_top, ix = px - t.pad_left;
-    if (iy < 0 || iy >= H || ix < 0 || ix >= W) return t.pad_value;
-    return src[((n * C + c) * H + iy) * W + ix];
-  };
-  const int64_t OC = out_shape[1], OH = out_shape[2], OW = out_shape[3];
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t oc = 0; oc < OC; ++oc) {
-      // The input plane and the offset within a window or block that this output channel takes.
-      int64_t c = oc, ky = 0, kx = 0, sy = 1, sx = 1;
-      if (t.im2col) {
-        c = oc / (t.kh * t.kw);
-        ky = (oc / t.kw) % t.kh;
-        kx = oc % t.kw;
-        sy = t.sh;
-        sx = t.sw;
-      } else if (t.space_to_depth > 1) {
-        const int64_t b = t.space_to_depth;
-        c = oc / (b * b);
-        ky = (oc / b) % b;
-        kx = oc % b;
-        sy = sx = b;
-      }
-      int8_t* d = dst + (n * OC + oc) * OH * OW;
-      for (int64_t oy = 0; oy < OH; ++oy)
-        for (int64_t ox = 0; ox < OW; ++ox) d[oy * OW + ox] = at(n, c, oy * sy + ky, ox * sx + kx);
+  for (int64_t n = 0; n < s[0]; ++n)
+    for (int64_t oc = 0; oc < out_shape[1]; ++oc) {
+      const ChannelSource cs = sourceOf(t, oc);
+      write(n, oc, cs, src + (n * s[1] + cs.c) * s[2] * s[3]);
     }
+}
+
+}  // namespace
+
+void packTransformedActivation(const Tensor& x, const InputTransform& t, int64_t batch, int64_t block, int8_t* out) {
+  const Shape out_shape = transformedShape(x.shape(), t);
+  const PackedGeometry g = packedGeometry(out_shape, batch, block);
+  std::memset(out, 0, static_cast<size_t>(g.bytes()));  // channels and batch entries past the tensor
+  const int64_t plane = g.h * g.w, cb_count = g.channelBlocks();
+  forEachPlane(x, t, out_shape, [&](int64_t n, int64_t oc, const ChannelSource& cs, const int8_t* in) {
+    int8_t* d = out + ((n / g.batch * cb_count + oc / g.block) * plane) * g.entryBytes() + (n % g.batch) * g.block +
+                oc % g.block;
+    writePlane(in, int(x.dim(2)), int(x.dim(3)), t, cs, int(g.h), int(g.w), d, ptrdiff_t(g.entryBytes()));
+  });
+}
+
+Tensor applyInputTransform(const Tensor& x, const InputTransform& t) {
+  const Shape out_shape = transformedShape(x.shape(), t);
+  Tensor y(DType::I8, out_shape);
+  int8_t* dst = y.data<int8_t>();
+  const int64_t plane = out_shape[2] * out_shape[3];
+  forEachPlane(x, t, out_shape, [&](int64_t n, int64_t oc, const ChannelSource& cs, const int8_t* in) {
+    writePlane(in, int(x.dim(2)), int(x.dim(3)), t, cs, int(out_shape[2]), int(out_shape[3]),
+               dst + (n * out_shape[1] + oc) * plane, 1);
+  });
   return y;
 }
 

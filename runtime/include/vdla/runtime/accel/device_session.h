@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "vdla/runtime/artifact.h"
 #include "vdla/runtime/kernel_registry.h"
 #include "vdla/runtime/accel/device_program.h"
+#include "vdla/runtime/accel/packed_layout.h"
 
 namespace vdla::rt::accel {
 
@@ -56,7 +58,16 @@ class DeviceSession {
   void clearRuns() { runs_.clear(); }
 
  private:
+  // A vdla.conv step's attributes, read on its first run: looking them up by
+  // name on every run costs a board's host core more than packing some of
+  // the layers' inputs.
+  struct StepParams {
+    InputTransform transform;
+    int64_t x_block = 0, x_offset = 0, r_offset = 0, y_offset = 0;
+    bool x_resident = false, has_residual = false, r_resident = false, y_to_host = true;
+  };
   void runConv(const KernelArgs& args);
+  StepParams readStepParams(const AttributeMap& attrs) const;
 
   driver::Device& device_;
   std::chrono::milliseconds timeout_;
@@ -66,6 +77,7 @@ class DeviceSession {
   std::vector<uint64_t> program_addr_;  // physical address of each program
   std::vector<LayerRun> runs_;
   std::vector<int8_t> staging_;
+  std::vector<std::optional<StepParams>> step_params_;  // per program
 };
 
 }  // namespace vdla::rt::accel

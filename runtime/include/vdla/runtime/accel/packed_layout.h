@@ -59,5 +59,8 @@ struct InputTransform {
 Shape transformedShape(const Shape& nchw, const InputTransform& t);
 // Applies the transform (int8 NCHW in, int8 NCHW out).
 Tensor applyInputTransform(const Tensor& x, const InputTransform& t);
+// Applies the transform and packs the result in one pass (`out` must hold
+// the packed geometry of transformedShape(x, t) with `batch` and `block`).
+void packTransformedActivation(const Tensor& x, const InputTransform& t, int64_t batch, int64_t block, int8_t* out);
 
 }  // namespace vdla::rt::accel
