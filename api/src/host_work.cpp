@@ -1,8 +1,10 @@
 #include "vdla/api/host_work.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "vdla/api/report_format.h"
+#include "vdla/hw/board_host.h"
 
 namespace vdla::api {
 
@@ -40,6 +42,21 @@ HostWork hostWork(const rt::Artifact& artifact, const std::vector<rt::StepProfil
     w.cpu_steps.push_back(std::move(c));
   }
   if (cfg.clock_mhz > 0) w.accelerator_seconds = w.accelerator_cycles / (cfg.clock_mhz * 1e6);
+  const std::optional<hw::BoardHost> host = hw::boardHost(cfg);
+  if (host && w.accelerator_cycles > 0) {
+    BoardEstimate b;
+    b.board = host->board;
+    b.core = host->core;
+    b.clock_mhz = host->clock_mhz;
+    b.instructions_per_cycle = host->instructions_per_cycle;
+    b.pack_instructions = double(w.uploaded_bytes) * host->pack_per_byte;
+    b.unpack_instructions = double(w.downloaded_bytes) * host->unpack_per_byte;
+    b.cpu_step_instructions = double(w.cpu_step_bytes) * host->cpu_step_per_byte;
+    b.runtime_instructions = double(std::min(steps.size(), artifact.steps.size())) * host->per_step;
+    b.host_seconds = host->seconds(b.hostInstructions());
+    b.accelerator_seconds = w.accelerator_seconds;
+    w.board = b;
+  }
   return w;
 }
 
@@ -61,7 +78,20 @@ nlohmann::json hostWorkJson(const HostWork& w) {
           {"cpu_step_bytes", w.cpu_step_bytes},
           {"host_seconds", w.hostSeconds()},
           {"accelerator_cycles", w.accelerator_cycles},
-          {"accelerator_seconds", w.accelerator_seconds}};
+          {"accelerator_seconds", w.accelerator_seconds},
+          {"board", w.board ? nlohmann::json{{"board", w.board->board},
+                                             {"core", w.board->core},
+                                             {"clock_mhz", w.board->clock_mhz},
+                                             {"instructions_per_cycle", w.board->instructions_per_cycle},
+                                             {"pack_instructions", w.board->pack_instructions},
+                                             {"unpack_instructions", w.board->unpack_instructions},
+                                             {"cpu_step_instructions", w.board->cpu_step_instructions},
+                                             {"runtime_instructions", w.board->runtime_instructions},
+                                             {"host_seconds", w.board->host_seconds},
+                                             {"accelerator_seconds", w.board->accelerator_seconds},
+                                             {"end_to_end_seconds", w.board->totalSeconds()},
+                                             {"host_share", w.board->hostShare()}}
+                            : nlohmann::json(nullptr)}};
 }
 
 std::string hostWorkText(const HostWork& w) {
@@ -82,6 +112,16 @@ std::string hostWorkText(const HostWork& w) {
   if (w.accelerator_cycles > 0)
     o << "  accelerator: " << formatNumber("%.0f", w.accelerator_cycles) << " cycles, " << ms(w.accelerator_seconds)
       << " at the config's clock; host " << ms(w.hostSeconds()) << " here\n";
+  if (w.board) {
+    const BoardEstimate& b = *w.board;
+    auto mi = [](double n) { return formatNumber("%.2f M", n / 1e6); };
+    o << "  board estimate (" << b.board << ", " << b.core << " at " << formatNumber("%.0f", b.clock_mhz)
+      << " MHz, one instruction per cycle assumed; rates counted under qemu, benchmarks/board_host): host "
+      << mi(b.hostInstructions()) << " instructions (packing " << mi(b.pack_instructions) << ", unpacking "
+      << mi(b.unpack_instructions) << ", CPU steps " << mi(b.cpu_step_instructions) << ", runtime "
+      << mi(b.runtime_instructions) << ") = " << ms(b.host_seconds) << "; accelerator " << ms(b.accelerator_seconds)
+      << "; end to end " << ms(b.totalSeconds()) << ", host " << formatNumber("%.1f%%", 100 * b.hostShare()) << "\n";
+  }
   return o.str();
 }
 

@@ -63,7 +63,14 @@ bool compileCpuSteps(const ir::Graph& graph, rt::Artifact& a, const CompileOptio
   std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(target);
   LoweredModule lowered = newModule(graph.name, *machine);
   StepEmitter emitter(*lowered.module, tuningFor(*machine));
-  const bool decisions = report.layers.size() == a.steps.size();
+  // The report's decision of each step's node, by name (a node folded into
+  // another step has no step of its own).
+  std::unordered_map<std::string, size_t> decision_of;
+  for (size_t i = 0; i < report.layers.size(); ++i) decision_of.emplace(report.layers[i].name, i);
+  auto decision = [&](const std::string& name) -> decltype(report.layers.data()) {
+    auto it = decision_of.find(name);
+    return it == decision_of.end() ? nullptr : &report.layers[it->second];
+  };
   size_t compiled = 0;
   for (size_t i = 0; i < a.steps.size(); ++i) {
     rt::ArtifactStep& step = a.steps[i];
@@ -76,9 +83,9 @@ bool compileCpuSteps(const ir::Graph& graph, rt::Artifact& a, const CompileOptio
       generated.name = step.name;
       step = std::move(generated);
       ++compiled;
-      if (decisions) report.layers[i].cpu_code = "llvm";
+      if (auto* d = decision(step.name)) d->cpu_code = "llvm";
     } catch (const std::runtime_error& e) {
-      if (decisions) report.layers[i].cpu_reason = e.what();
+      if (auto* d = decision(step.name)) d->cpu_reason = e.what();
     }
   }
   if (compiled == 0) return false;

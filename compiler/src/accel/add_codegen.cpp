@@ -8,10 +8,10 @@
 #include <limits>
 #include <stdexcept>
 
+#include "alu_program_constants.h"
 #include "vdla/compiler/accel/add_layer.h"
 #include "vdla/hw/instruction_builders.h"
 #include "vdla/hw/isa.h"
-#include "vdla/hw/isa_layout.h"
 #include "vdla/runtime/accel/packed_layout.h"
 #include "round_and_clip.h"
 
@@ -208,23 +208,7 @@ ConvProgram generateAddProgram(const AddLayer& L, const TilePlan& plan, const hw
   }
   emit(hw::makeFinish());
 
-  // Every field must hold its value under this config's ISA layout.
-  hw::IsaLayout layout(cfg);
-  for (size_t k = 0; k < prog.insns.size(); ++k) {
-    try {
-      hw::Instruction probe = prog.insns[k];
-      if (prog.regions[k] != Region::None) probe.dram_base = 0;  // relocated at load time
-      layout.encode(probe, "layer '" + L.name + "' instruction " + std::to_string(k));
-    } catch (const std::exception& e) {
-      throw DoesNotFit(e.what());
-    }
-  }
-  out.constants.resize(alignUp(uops_at + uops.size() * 4, kArenaAlign), 0);
-  std::memcpy(out.constants.data(), params.data(), params.size() * 4);
-  for (size_t k = 0; k < uops.size(); ++k) {
-    const uint32_t e = layout.encodeUop(uops[k], "layer '" + L.name + "' micro-op " + std::to_string(k));
-    std::memcpy(out.constants.data() + uops_at + k * 4, &e, 4);
-  }
+  finishAluProgram(out, L.name, cfg, params, uops_at, uops);
   return out;
 }
 

@@ -82,8 +82,8 @@ std::optional<ScaledForm> findExactScaledForm(double ratio, double fixed, int64_
   constexpr int64_t kMaxMultiplier = (int64_t(1) << 25) - 1;  // MULSHR's operand >> 6, positive
   const double offset = fixed / ratio;                        // in units of the input
   int p = 0;
-  while (p < 30 && double(max_a + 2) * std::ldexp(1.0, p + 1) + std::fabs(offset) * std::ldexp(1.0, p + 1) <
-                       std::ldexp(1.0, 30))
+  while (p < 30 &&
+         double(max_a + 2) * std::ldexp(1.0, p + 1) + std::fabs(offset) * std::ldexp(1.0, p + 1) < std::ldexp(1.0, 30))
     ++p;
   // The shift that makes the nearest multiplier as large as MULSHR takes;
   // y * 2^shift must stay inside int64.

@@ -8,10 +8,10 @@
 #include <limits>
 #include <stdexcept>
 
+#include "alu_program_constants.h"
 #include "round_and_clip.h"
 #include "vdla/compiler/accel/global_pool_layer.h"
 #include "vdla/hw/instruction_builders.h"
-#include "vdla/hw/isa_layout.h"
 #include "vdla/runtime/accel/packed_layout.h"
 
 namespace vdla::accel {
@@ -75,8 +75,8 @@ CostEstimate estimateGlobalPoolPlan(const GlobalPoolLayer& L, const TilePlan& p,
     compute += load + alu;
     store += last_store;
   }
-  const double fill = 2 * kDmaOverheadCycles +
-                      double(kParamEntries * cfg.entryBytes(Memory::Acc) + T * kUopsPerHalf * 4) / bus;
+  const double fill =
+      2 * kDmaOverheadCycles + double(kParamEntries * cfg.entryBytes(Memory::Acc) + T * kUopsPerHalf * 4) / bus;
   e.cycles = fill + (T > 1 ? std::max(compute, store) + last_store : compute + store);
   return e;
 }
@@ -170,9 +170,9 @@ ConvProgram generateGlobalPoolProgram(const GlobalPoolLayer& L, const TilePlan& 
   for (int64_t i = 0; i < I; ++i) {
     const int64_t p0 = i * G, g = std::min(G, planes - p0), v = i % T;
     const uint32_t in = uint32_t(P + v * half), sums = uint32_t(in + G * area);
-    const size_t load = emit(hw::makeLoad(Memory::Acc8, in, x_base + uint64_t(p0 * area), uint32_t(g), uint32_t(area),
-                                          uint32_t(area)),
-                             Region::Io);
+    const size_t load =
+        emit(hw::makeLoad(Memory::Acc8, in, x_base + uint64_t(p0 * area), uint32_t(g), uint32_t(area), uint32_t(area)),
+             Region::Io);
     if (i >= T) prog.insns[load].pop_next = true;  // the store of tile i-T has read this half
 
     auto loop = [&](int64_t uop) {
@@ -208,23 +208,7 @@ ConvProgram generateGlobalPoolProgram(const GlobalPoolLayer& L, const TilePlan& 
   }
   emit(hw::makeFinish());
 
-  // Every field must hold its value under this config's ISA layout.
-  hw::IsaLayout layout(cfg);
-  for (size_t k = 0; k < prog.insns.size(); ++k) {
-    try {
-      hw::Instruction probe = prog.insns[k];
-      if (prog.regions[k] != Region::None) probe.dram_base = 0;  // relocated at load time
-      layout.encode(probe, "layer '" + L.name + "' instruction " + std::to_string(k));
-    } catch (const std::exception& e) {
-      throw DoesNotFit(e.what());
-    }
-  }
-  out.constants.resize(alignUp(uops_at + uops.size() * 4, kArenaAlign), 0);
-  std::memcpy(out.constants.data(), params.data(), params.size() * 4);
-  for (size_t k = 0; k < uops.size(); ++k) {
-    const uint32_t e = layout.encodeUop(uops[k], "layer '" + L.name + "' micro-op " + std::to_string(k));
-    std::memcpy(out.constants.data() + uops_at + k * 4, &e, 4);
-  }
+  finishAluProgram(out, L.name, cfg, params, uops_at, uops);
   return out;
 }
 

@@ -4,7 +4,24 @@
 #include <string>
 #include <vector>
 
+#include "vdla/hw/board_host.h"
+#include "vdla/runtime/accel/packed_layout.h"
+
 namespace vdla::accel {
+
+namespace {
+
+// The board host's work to pack the form's input, transformed or not, in
+// accelerator cycles.
+double hostInputCycles(const LayerForm& f, const hw::HwConfig& cfg) {
+  const std::optional<hw::BoardHost> host = hw::boardHost(cfg);
+  if (!host) return 0;
+  const ConvLayer& L = f.layer;
+  const double bytes = double(rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_in).bytes());
+  return host->seconds(bytes * host->pack_per_byte) * cfg.clock_mhz * 1e6;
+}
+
+}  // namespace
 
 LayerForm chooseLayerForm(const ConvLayer& direct, const hw::HwConfig& cfg, bool latency_hiding, bool allow_im2col) {
   // The forms worth trying: as it is; for few input channels and a window
@@ -28,7 +45,9 @@ LayerForm chooseLayerForm(const ConvLayer& direct, const hw::HwConfig& cfg, bool
   for (LayerForm& f : candidates) {
     try {
       f.plan = chooseTiling(f.layer, cfg, latency_hiding, &f.estimate);
-      if (!best || f.estimate.cycles < best->estimate.cycles) best = &f;
+      f.host_cycles = hostInputCycles(f, cfg);
+      auto total = [](const LayerForm& x) { return x.estimate.cycles + x.host_cycles; };
+      if (!best || total(f) < total(*best)) best = &f;
     } catch (const DoesNotFit& e) {
       const char* name = f.im2col ? "its im2col form: " : f.space_to_depth ? "its space-to-depth form: " : "";
       why_not += std::string(why_not.empty() ? "" : "; ") + name + e.what();

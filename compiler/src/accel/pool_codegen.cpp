@@ -8,9 +8,9 @@
 #include <limits>
 #include <stdexcept>
 
+#include "alu_program_constants.h"
 #include "vdla/compiler/accel/pool_layer.h"
 #include "vdla/hw/instruction_builders.h"
-#include "vdla/hw/isa_layout.h"
 #include "vdla/runtime/accel/packed_layout.h"
 
 namespace vdla::accel {
@@ -230,22 +230,7 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
       }
   emit(hw::makeFinish());
 
-  // Every field must hold its value under this config's ISA layout.
-  hw::IsaLayout layout(cfg);
-  for (size_t k = 0; k < prog.insns.size(); ++k) {
-    try {
-      hw::Instruction probe = prog.insns[k];
-      if (prog.regions[k] != Region::None) probe.dram_base = 0;  // relocated at load time
-      layout.encode(probe, "layer '" + L.name + "' instruction " + std::to_string(k));
-    } catch (const std::exception& e) {
-      throw DoesNotFit(e.what());
-    }
-  }
-  out.constants.resize(alignUp(uops.size() * 4, kArenaAlign), 0);
-  for (size_t k = 0; k < uops.size(); ++k) {
-    const uint32_t e = layout.encodeUop(uops[k], "layer '" + L.name + "' micro-op " + std::to_string(k));
-    std::memcpy(out.constants.data() + k * 4, &e, 4);
-  }
+  finishAluProgram(out, L.name, cfg, {}, 0, uops);
   return out;
 }
 

@@ -6,6 +6,7 @@
 // board the host is the SoC's ARM core; the times here are this machine's.
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,23 @@ struct CpuStepWork {
   std::string name, kernel;
   double seconds = 0;
   uint64_t output_bytes = 0;  // what it writes
+};
+
+// The board's end-to-end latency estimated from the host's work: its bytes
+// and steps at the rates of the board's host processor (hw/board_host.h),
+// plus the accelerator's cycles at the config's clock. The host and the
+// accelerator take turns (each offloaded step runs to completion before the
+// next host step), so the two add.
+struct BoardEstimate {
+  std::string board, core;
+  double clock_mhz = 0, instructions_per_cycle = 1;
+  double pack_instructions = 0, unpack_instructions = 0, cpu_step_instructions = 0, runtime_instructions = 0;
+  double host_seconds = 0, accelerator_seconds = 0;
+  double hostInstructions() const {
+    return pack_instructions + unpack_instructions + cpu_step_instructions + runtime_instructions;
+  }
+  double totalSeconds() const { return host_seconds + accelerator_seconds; }
+  double hostShare() const { return totalSeconds() > 0 ? host_seconds / totalSeconds() : 0; }
 };
 
 struct HostWork {
@@ -39,6 +57,9 @@ struct HostWork {
   // The accelerator: cycles its timing model counted (0 on fsim), and their
   // time at the config's clock.
   double accelerator_cycles = 0, accelerator_seconds = 0;
+  // On a board whose host processor is on record, with accelerator cycles
+  // counted (a timing device).
+  std::optional<BoardEstimate> board;
 
   // Bytes the host moves or transforms for the offloaded layers.
   uint64_t offloadBytes() const { return transformed_bytes + uploaded_bytes + downloaded_bytes; }

@@ -1,7 +1,14 @@
 // The form a convolution takes on the accelerator: as it is, as a 1x1 layer
 // over host-im2col'd input, or as a stride-1 layer over space-to-depth input
-// (conv_layer.h), whichever the cost model says is fastest, with its tiling. Shared by the lowering (which then
-// generates the program) and the design-space explorer (which only needs the estimate).
+// (conv_layer.h), whichever is fastest end to end, with its tiling. Shared by
+// the lowering (which then generates the program) and the design-space
+// explorer (which only needs the estimate).
+//
+// End to end: the accelerator's cycles (the cost model) plus, on a board
+// whose host processor is on record (hw/board_host.h), the host's work to
+// pack the form's input (and transform it, for im2col and space-to-depth),
+// counted in accelerator cycles. On a Pynq the Cortex-A9 takes longer to
+// im2col ResNet-18's input than the accelerator saves with it.
 #pragma once
 
 #include "vdla/compiler/accel/conv_layer.h"
@@ -13,7 +20,8 @@ namespace vdla::accel {
 struct LayerForm {
   ConvLayer layer;  // the direct layer, or its im2col form
   TilePlan plan;
-  CostEstimate estimate;
+  CostEstimate estimate;   // the accelerator's
+  double host_cycles = 0;  // the board host's work on the input, in accelerator cycles (0 without a host on record)
   bool im2col = false;
   bool space_to_depth = false;  // the layer is the space-to-depth form
 };
@@ -22,7 +30,7 @@ struct LayerForm {
 // kernel larger than 1x1 the space-to-depth form (strided layers) and, with
 // `allow_im2col`, the im2col form are considered too. im2col makes the host
 // write KH*KW times the input; space-to-depth only rearranges it. Throws
-// std::runtime_error naming the layer when neither form fits the buffers.
+// DoesNotFit naming the layer when no form fits the buffers.
 LayerForm chooseLayerForm(const ConvLayer& direct, const hw::HwConfig& cfg, bool latency_hiding, bool allow_im2col);
 
 }  // namespace vdla::accel

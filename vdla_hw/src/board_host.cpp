@@ -1,0 +1,50 @@
+// The boards' host processors (board_host.h). Clocks: the boards' default CPU
+// clocks (Pynq-Z1: 650 MHz; Ultra96-V2 and ZCU104: 1.2 GHz). Rates: from
+// benchmarks/board_host/board_host_work.py on ResNet-18 and MobileNetV2
+// (docs/performance.md): instructions of the packing, unpacking and copying
+// functions per byte uploaded (armv7 5.6 and 7.4, aarch64 2.1 to 5.0), of the
+// generated CPU steps per byte written (the input's quantisation above all:
+// 20 on the Cortex-A9, whose VFPv3 divides and converts one element at a
+// time, 3.2 vectorised on the A53), and of the rest per step (4,000 to
+// 5,000).
+#include "vdla/hw/board_host.h"
+
+namespace vdla::hw {
+
+namespace {
+
+BoardHost cortexA9(const std::string& board, double clock_mhz) {
+  BoardHost h;
+  h.board = board;
+  h.core = "Cortex-A9";
+  h.cpu = "armv7";
+  h.clock_mhz = clock_mhz;
+  h.pack_per_byte = 6.5;
+  h.unpack_per_byte = 6.5;
+  h.cpu_step_per_byte = 20;
+  h.per_step = 4800;
+  return h;
+}
+
+BoardHost cortexA53(const std::string& board, double clock_mhz) {
+  BoardHost h;
+  h.board = board;
+  h.core = "Cortex-A53";
+  h.cpu = "aarch64";
+  h.clock_mhz = clock_mhz;
+  h.pack_per_byte = 4.5;
+  h.unpack_per_byte = 4.5;
+  h.cpu_step_per_byte = 3.2;
+  h.per_step = 4000;
+  return h;
+}
+
+}  // namespace
+
+std::optional<BoardHost> boardHost(const HwConfig& cfg) {
+  if (cfg.board == "pynq-z1" || cfg.board == "pynq-z2") return cortexA9(cfg.board, 650);
+  if (cfg.board == "ultra96-v2" || cfg.board == "zcu104") return cortexA53(cfg.board, 1200);
+  return std::nullopt;
+}
+
+}  // namespace vdla::hw
