@@ -63,6 +63,7 @@ def test_host_work(fsim_profile):
     assert w["transformed_bytes"] > 0  # the stem's space-to-depth
     assert not any("pool" in c["name"] for c in w["cpu_steps"]), [c["name"] for c in w["cpu_steps"]]
     assert w["accelerator_cycles"] == 0  # fsim has no clock
+    assert w["board"] is None  # so no board estimate either
     assert "host work per inference" in fsim_profile.table
 
 
@@ -136,6 +137,15 @@ def test_cycle_device_measures(resnet18, x, fsim_profile):
         assert abs(p.totals[mode]["cost_model_error"]) < 0.1
         assert p.totals[mode]["estimated_cycles"] == pytest.approx(fsim_profile.totals[mode]["cycles"])
     np.testing.assert_array_equal(p.outputs[0], fsim_profile.outputs[0])
+    # The board end-to-end estimate: the Pynq's Cortex-A9 at its measured rates.
+    w = p.host_work["on"]
+    b = w["board"]
+    assert b["board"] == "pynq-z1" and b["core"] == "Cortex-A9" and b["clock_mhz"] == 650
+    assert b["accelerator_seconds"] == pytest.approx(w["accelerator_cycles"] / 100e6)
+    assert b["pack_instructions"] > 0 and b["cpu_step_instructions"] > 0 and b["runtime_instructions"] > 0
+    assert b["end_to_end_seconds"] == pytest.approx(b["host_seconds"] + b["accelerator_seconds"])
+    assert b["host_share"] == pytest.approx(b["host_seconds"] / b["end_to_end_seconds"])
+    assert "board estimate (pynq-z1, Cortex-A9 at 650 MHz" in p.table
 
 
 def test_profile_with_a_config_object(resnet18, x):
