@@ -20,6 +20,10 @@ struct TargetTuning {
   int vector_width = 8;  // f32 lanes of one vector register
   int gemm_rows = 6;     // output channels per micro-kernel (MR)
   int gemm_vectors = 2;  // vectors of output positions per micro-kernel (NR = vector_width * this)
+  // The vector unit has min/max instructions that return NaN for a NaN
+  // operand (NEON's vmax/vmin, AArch64's fmax/fmin: llvm.maximum/minimum are
+  // one instruction there, while LLVM 14 cannot select them for x86).
+  bool nan_propagating_minmax = false;
   int gemmCols() const { return vector_width * gemm_vectors; }
 };
 

@@ -70,9 +70,9 @@ TargetTuning tuningFor(const TargetMachine& machine) {
     else
       t = {4, 6, 2};
   } else if (triple.isAArch64()) {
-    t = {4, 8, 2};  // 32 NEON registers
+    t = {4, 8, 2, true};  // 32 NEON registers
   } else {
-    t = {4, 4, 2};  // armv7 NEON: 16 quad registers
+    t = {4, 4, 2, true};  // armv7 NEON: 16 quad registers
   }
   return t;
 }

@@ -118,7 +118,13 @@ void DeviceSession::runConv(const KernelArgs& args) {
     throw KernelError("program " + std::to_string(program) + " is not in the artifact");
 
   std::optional<StepParams>& cached = step_params_.at(size_t(program));
-  if (!cached) cached = readStepParams(attrs);
+  if (!cached) {
+    cached = readStepParams(attrs);
+    cached->x_kept_bytes = uint64_t(packedGeometry(args.input(0).shape(), cfg.batch, cached->x_block).bytes());
+    if (cached->has_residual)
+      cached->r_kept_bytes = uint64_t(packedGeometry(args.input(1).shape(), cfg.batch, cfg.block_out).bytes());
+    cached->y_bytes = uint64_t(packedGeometry(args.output(0).shape(), cfg.batch, cfg.block_out).bytes());
+  }
   const StepParams& sp = *cached;
 
   // Inputs: X, then the residual when present; each from the host unless an
@@ -142,13 +148,13 @@ void DeviceSession::runConv(const KernelArgs& args) {
       run.transformed_bytes += uint64_t(numElements(transformedShape(args.input(0).shape(), transform)));
     upload(args.input(0), transform, sp.x_block, sp.x_offset);
   } else {
-    run.kept_bytes += uint64_t(packedGeometry(args.input(0).shape(), cfg.batch, sp.x_block).bytes());
+    run.kept_bytes += sp.x_kept_bytes;
   }
   if (sp.has_residual) {
     if (!sp.r_resident)
       upload(args.input(1), InputTransform{}, cfg.block_out, sp.r_offset);
     else
-      run.kept_bytes += uint64_t(packedGeometry(args.input(1).shape(), cfg.batch, cfg.block_out).bytes());
+      run.kept_bytes += sp.r_kept_bytes;
   }
 
   const DeviceProgram& p = module_.programs[static_cast<size_t>(program)];
@@ -161,17 +167,17 @@ void DeviceSession::runConv(const KernelArgs& args) {
   Tensor& y = args.output(0);
   const PackedGeometry g = packedGeometry(y.shape(), cfg.batch, cfg.block_out);
   const int64_t y_offset = sp.y_offset;
-  if (y_offset < 0 || uint64_t(y_offset + g.bytes()) > module_.io_bytes)
+  if (y_offset < 0 || uint64_t(y_offset) + sp.y_bytes > module_.io_bytes)
     throw KernelError("output is outside the activation arena");
   // An output only offloaded layers read stays in the arena; its host tensor
   // is left as it is (all_outputs_to_host brings it back for checks).
   if (sp.y_to_host || all_outputs_to_host_) {
-    staging_.resize(static_cast<size_t>(g.bytes()));
+    staging_.resize(static_cast<size_t>(sp.y_bytes));
     device_.read(io_, static_cast<uint64_t>(y_offset), staging_.data(), staging_.size());
     unpackActivation(staging_.data(), g, y);
     run.downloaded_bytes += staging_.size();
   } else {
-    run.kept_bytes += uint64_t(g.bytes());
+    run.kept_bytes += sp.y_bytes;
   }
   auto seconds = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
   run.name = p.name;

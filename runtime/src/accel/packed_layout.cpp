@@ -51,15 +51,18 @@ void unpackActivation(const int8_t* packed, const PackedGeometry& g, Tensor& y) 
   // Pointer steps rather than per-element 64-bit index arithmetic, which a
   // 32-bit host core does in several instructions (or a library call).
   const ptrdiff_t plane = ptrdiff_t(g.h * g.w), entry = ptrdiff_t(g.entryBytes());
-  for (int64_t n = 0; n < g.n; ++n)
-    for (int64_t cb = 0; cb < g.channelBlocks(); ++cb) {
-      const int8_t* block = packed + (n / g.batch * g.channelBlocks() + cb) * plane * entry + (n % g.batch) * g.block;
+  const int64_t blocks = g.channelBlocks();
+  for (int64_t n = 0; n < g.n; ++n) {
+    const int8_t* group = packed + (n / g.batch) * blocks * plane * entry + (n % g.batch) * g.block;
+    for (int64_t cb = 0; cb < blocks; ++cb) {
+      const int8_t* block = group + cb * plane * entry;
       for (int64_t k = 0; k < g.block && cb * g.block + k < g.c; ++k) {
         const int8_t* s = block + k;
         int8_t* d = dst + (n * g.c + cb * g.block + k) * plane;
         stridedCopy(d, 1, s, int(entry), int(plane));
       }
     }
+  }
 }
 
 Shape transformedShape(const Shape& s, const InputTransform& t) {
@@ -80,15 +83,19 @@ Shape transformedShape(const Shape& s, const InputTransform& t) {
 namespace {
 
 // Where output channel oc of a transform takes its values: input channel c
-// at (oy*sy + ky, ox*sx + kx) of the padded input.
+// at (oy*sy + ky, ox*sx + kx) of the padded input. In int: a 32-bit host
+// core divides 64-bit values in a library call of a hundred instructions.
 struct ChannelSource {
-  int64_t c, ky, kx, sy, sx;
+  int c, ky, kx, sy, sx;
 };
 
-ChannelSource sourceOf(const InputTransform& t, int64_t oc) {
-  if (t.im2col) return {oc / (t.kh * t.kw), (oc / t.kw) % t.kh, oc % t.kw, t.sh, t.sw};
+ChannelSource sourceOf(const InputTransform& t, int oc) {
+  if (t.im2col) {
+    const int kh = int(t.kh), kw = int(t.kw);
+    return {oc / (kh * kw), (oc / kw) % kh, oc % kw, int(t.sh), int(t.sw)};
+  }
   if (t.space_to_depth > 1) {
-    const int64_t b = t.space_to_depth;
+    const int b = int(t.space_to_depth);
     return {oc / (b * b), (oc / b) % b, oc % b, b, b};
   }
   return {oc, 0, 0, 1, 1};
@@ -102,13 +109,13 @@ ChannelSource sourceOf(const InputTransform& t, int64_t oc) {
 void writePlane(const int8_t* in, int h, int w, const InputTransform& t, const ChannelSource& s, int oh, int ow,
                 int8_t* out, ptrdiff_t stride) {
   const int8_t pad = t.pad_value;
-  const int sx = int(s.sx), first = int(s.kx - t.pad_left);   // the input column of ox = 0
+  const int sx = s.sx, first = s.kx - int(t.pad_left);        // the input column of ox = 0
   int lo = first >= 0 ? 0 : (-first + sx - 1) / sx;           // first ox inside the input
   int hi = w - 1 - first < 0 ? 0 : (w - 1 - first) / sx + 1;  // past the last
   lo = std::min(lo, ow);
   hi = std::max(lo, std::min(hi, ow));
   for (int oy = 0; oy < oh; ++oy, out += ptrdiff_t(ow) * stride) {
-    const int iy = oy * int(s.sy) + int(s.ky - t.pad_top);
+    const int iy = oy * s.sy + s.ky - int(t.pad_top);
     int8_t* d = out;
     if (iy < 0 || iy >= h) {
       for (int ox = 0; ox < ow; ++ox, d += stride) *d = pad;
@@ -123,18 +130,21 @@ void writePlane(const int8_t* in, int h, int w, const InputTransform& t, const C
   }
 }
 
-// Calls write(n, oc, plane) for every output plane, with the input plane it reads.
+// Calls write(n, oc, source, plane) for every output plane, with the input
+// plane it reads.
 template <class Write>
 void forEachPlane(const Tensor& x, const InputTransform& t, const Shape& out_shape, Write&& write) {
   if (x.dtype() != DType::I8) throw std::invalid_argument("input transform: int8 tensor expected");
   const Shape& s = x.shape();
-  for (int64_t d : {s[2], s[3], out_shape[2], out_shape[3], s[2] * s[3]})
+  for (int64_t d : {s[1], s[2], s[3], out_shape[1], out_shape[2], out_shape[3], s[2] * s[3]})
     if (d > std::numeric_limits<int>::max()) throw std::invalid_argument("input transform: plane too large");
   const int8_t* src = x.data<int8_t>();
-  for (int64_t n = 0; n < s[0]; ++n)
-    for (int64_t oc = 0; oc < out_shape[1]; ++oc) {
+  const ptrdiff_t plane = ptrdiff_t(s[2] * s[3]);
+  const int channels = int(out_shape[1]);
+  for (int64_t n = 0; n < s[0]; ++n, src += ptrdiff_t(s[1]) * plane)
+    for (int oc = 0; oc < channels; ++oc) {
       const ChannelSource cs = sourceOf(t, oc);
-      write(n, oc, cs, src + (n * s[1] + cs.c) * s[2] * s[3]);
+      write(n, oc, cs, src + cs.c * plane);
     }
 }
 
@@ -144,11 +154,22 @@ void packTransformedActivation(const Tensor& x, const InputTransform& t, int64_t
   const Shape out_shape = transformedShape(x.shape(), t);
   const PackedGeometry g = packedGeometry(out_shape, batch, block);
   std::memset(out, 0, static_cast<size_t>(g.bytes()));  // channels and batch entries past the tensor
-  const int64_t plane = g.h * g.w, cb_count = g.channelBlocks();
-  forEachPlane(x, t, out_shape, [&](int64_t n, int64_t oc, const ChannelSource& cs, const int8_t* in) {
-    int8_t* d = out + ((n / g.batch * cb_count + oc / g.block) * plane) * g.entryBytes() + (n % g.batch) * g.block +
-                oc % g.block;
-    writePlane(in, int(x.dim(2)), int(x.dim(3)), t, cs, int(g.h), int(g.w), d, ptrdiff_t(g.entryBytes()));
+  const ptrdiff_t entry = ptrdiff_t(g.entryBytes());
+  const ptrdiff_t block_bytes = ptrdiff_t(g.h * g.w) * entry;                // one channel block
+  const ptrdiff_t group_bytes = ptrdiff_t(g.channelBlocks()) * block_bytes;  // one batch group
+  const int h = int(x.dim(2)), w = int(x.dim(3)), oh = int(g.h), ow = int(g.w), k_per_block = int(g.block);
+  // The destination of plane (n, oc), kept by counters (n's group and lane,
+  // oc's block and lane) rather than divided out per plane.
+  int64_t lane_n = 0, last_n = -1;
+  int8_t* group = out;
+  forEachPlane(x, t, out_shape, [&](int64_t n, int oc, const ChannelSource& cs, const int8_t* in) {
+    if (n != last_n) {
+      if (last_n >= 0 && ++lane_n == g.batch) lane_n = 0, group += group_bytes;
+      last_n = n;
+    }
+    const int cb = oc / k_per_block, k = oc - cb * k_per_block;
+    int8_t* d = group + cb * block_bytes + ptrdiff_t(lane_n) * k_per_block + k;
+    writePlane(in, h, w, t, cs, oh, ow, d, entry);
   });
 }
 
@@ -157,7 +178,7 @@ Tensor applyInputTransform(const Tensor& x, const InputTransform& t) {
   Tensor y(DType::I8, out_shape);
   int8_t* dst = y.data<int8_t>();
   const int64_t plane = out_shape[2] * out_shape[3];
-  forEachPlane(x, t, out_shape, [&](int64_t n, int64_t oc, const ChannelSource& cs, const int8_t* in) {
+  forEachPlane(x, t, out_shape, [&](int64_t n, int oc, const ChannelSource& cs, const int8_t* in) {
     writePlane(in, int(x.dim(2)), int(x.dim(3)), t, cs, int(out_shape[2]), int(out_shape[3]),
                dst + (n * out_shape[1] + oc) * plane, 1);
   });

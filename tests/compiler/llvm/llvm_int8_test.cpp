@@ -208,6 +208,27 @@ TEST(LlvmInt8, QuantizePoolReshapeDequantize) {
   }
 }
 
+// Per-tensor f32 quantisation multiplies by the scale's reciprocal and
+// redoes with the reference's division any chunk holding an element near a
+// rounding boundary (nearTieInputs), over several parallel rows and a
+// ragged tail.
+TEST(LlvmInt8, ReciprocalQuantizeIsExactNearTies) {
+  for (rt::DType dtype : {rt::DType::I8, rt::DType::U8}) {
+    for (float scale : {0.0187f, 1.0f / 255.0f, 0.017352f, 3.1f}) {
+      std::mt19937 rng(11);
+      const int64_t n = 2 * 16384 + 777;
+      Graph g;
+      Value* x = g.addInput("x", {rt::DType::F32, {n}});
+      const int32_t zp = dtype == rt::DType::I8 ? -3 : 117;
+      g.addOutput(g.addNode("QuantizeLinear",
+                            {x, g.addConstant("s", scalarF(scale)), g.addConstant("z", scalarQ(dtype, zp))}, 1, {}, "q")
+                      ->output());
+      expectBitExact(g, {nearTieInputs(n, scale, rng)},
+                     std::string("reciprocal quantize ") + rt::dtypeName(dtype) + " scale " + std::to_string(scale));
+    }
+  }
+}
+
 TEST(LlvmInt8, PerAxisQuantizeDequantize) {
   std::mt19937 rng(6);
   for (int64_t axis : {0, 1, 3}) {

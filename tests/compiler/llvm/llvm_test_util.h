@@ -24,6 +24,33 @@ inline rt::Tensor randomTensor(const rt::Shape& shape, std::mt19937& rng, float 
   return t;
 }
 
+// Inputs that probe quantisation with `scale` over [-140, 140] steps: values
+// on and up to three ulps either side of every half-step, exact steps, NaN,
+// infinities, a subnormal, -0 and huge values fill the first elements, a
+// half-step sits at a few scattered ones, and random values the rest.
+inline rt::Tensor nearTieInputs(int64_t n, float scale, std::mt19937& rng) {
+  rt::Tensor in = randomTensor({n}, rng, -140 * scale, 140 * scale);
+  float* v = in.data<float>();
+  int64_t i = 0;
+  for (int k = -140; k <= 140 && i + 8 < n; ++k) {
+    const float tie = (static_cast<float>(k) + 0.5f) * scale;
+    float up = tie, down = tie;
+    v[i++] = tie;
+    v[i++] = static_cast<float>(k) * scale;
+    for (int ulp = 0; ulp < 3; ++ulp) {
+      up = std::nextafter(up, INFINITY);
+      down = std::nextafter(down, -INFINITY);
+      v[i++] = up;
+      v[i++] = down;
+    }
+  }
+  for (float special : {NAN, INFINITY, -INFINITY, 1e-42f, -0.0f, 3e38f, -3e38f, 1e7f})
+    if (i < n) v[i++] = special;
+  for (int64_t at : {n / 7, n / 2 + 300, n - 3})
+    if (at >= i) v[at] = 7.5f * scale;
+  return in;
+}
+
 // Tolerance 1e-4 relative to the element, or to the output's RMS for
 // elements near zero (where long sums cancel and a relative bound says nothing).
 inline void expectClose(const rt::Tensor& got, const rt::Tensor& want, const std::string& what, double tol = 1e-4) {

@@ -194,6 +194,38 @@ TEST_P(ArmRuntime, AcceleratorArtifactOnFsimMatchesHostReference) {
   EXPECT_NE(r.output.find("target 'vdla' needs --device"), std::string::npos) << r.output;
 }
 
+// The generated quantisation of a network's input (a multiplication by the
+// scale's reciprocal in NEON, chunks near a rounding boundary redone with
+// the reference's division) is bit-exact on ARM too, where NEON flushes
+// subnormals and has no division.
+TEST_P(ArmRuntime, InputQuantizationNearTiesIsExact) {
+  for (rt::DType dtype : {rt::DType::I8, rt::DType::U8}) {
+    const int64_t n = 16384 + 901;
+    ir::Graph g;
+    ir::Value* x = g.addInput("x", {rt::DType::F32, {n}});
+    rt::Tensor scale(rt::DType::F32, {});
+    scale.data<float>()[0] = 0.0187f;
+    rt::Tensor zp(dtype, {});
+    *static_cast<int8_t*>(zp.raw()) = static_cast<int8_t>(dtype == rt::DType::I8 ? -3 : 117);
+    g.addOutput(
+        g.addNode("QuantizeLinear", {x, g.addConstant("s", scale), g.addConstant("z", zp)}, 1, {}, "q")->output());
+    passes::inferShapes(g);
+    std::mt19937 rng(12);
+    const rt::Tensor input = nearTieInputs(n, 0.0187f, rng);
+    const rt::Tensor want = runReference(g, {input})[0];
+    const rt::Tensor got = runArtifactOnArm(compileShared(g, CpuTarget::named(arch().cpu)), input, want.type());
+    const auto* got_bytes = static_cast<const uint8_t*>(got.raw());
+    const auto* want_bytes = static_cast<const uint8_t*>(want.raw());
+    int64_t differ = 0;
+    for (int64_t i = 0; i < n; ++i)
+      if (got_bytes[i] != want_bytes[i] && differ++ < 5)
+        ADD_FAILURE() << rt::dtypeName(dtype) << " element " << i << " (" << input.data<float>()[i] << ") is byte "
+                      << int(got_bytes[i]) << ", reference " << int(want_bytes[i]);
+    EXPECT_EQ(differ, 0) << rt::dtypeName(dtype) << ": " << differ << " of " << n << " elements differ on "
+                         << arch().cpu;
+  }
+}
+
 // The reference kernels cross-compiled for ARM (target ref: no generated code)
 // give the host's results on the same network.
 TEST_P(ArmRuntime, ReferenceKernelsMatchHost) {

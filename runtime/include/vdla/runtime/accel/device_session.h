@@ -65,6 +65,10 @@ class DeviceSession {
     InputTransform transform;
     int64_t x_block = 0, x_offset = 0, r_offset = 0, y_offset = 0;
     bool x_resident = false, has_residual = false, r_resident = false, y_to_host = true;
+    // Packed sizes of the inputs and output as they stay in the arena (the
+    // shapes are fixed per program; a 32-bit host core divides 64-bit
+    // values in a library call).
+    uint64_t x_kept_bytes = 0, r_kept_bytes = 0, y_bytes = 0;
   };
   void runConv(const KernelArgs& args);
   StepParams readStepParams(const AttributeMap& attrs) const;
