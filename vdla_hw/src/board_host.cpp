@@ -1,12 +1,13 @@
 // The boards' host processors (board_host.h). Clocks: the boards' default CPU
 // clocks (Pynq-Z1: 650 MHz; Ultra96-V2 and ZCU104: 1.2 GHz). Rates: from
 // benchmarks/board_host/board_host_work.py on ResNet-18 and MobileNetV2
-// (docs/performance.md): instructions of the packing, unpacking and copying
-// functions per byte uploaded (armv7 5.6 and 7.4, aarch64 2.1 to 5.0), of the
-// generated CPU steps per byte written (the input's quantisation above all:
-// 20 on the Cortex-A9, whose VFPv3 divides and converts one element at a
-// time, 3.2 vectorised on the A53), and of the rest per step (4,000 to
-// 5,000).
+// (docs/performance.md): instructions of the transform-and-pack functions
+// per byte of the tensor placed (armv7 5.3 to 6.8, aarch64 5.1 to 6.3), of
+// clearing the packed buffer and copying it to the device per packed byte
+// (0.55 and 0.15), of unpacking per packed byte read, of the generated CPU
+// steps per byte written (the input's quantisation above all, a reciprocal
+// multiplication in NEON: 5.5 on the Cortex-A9, 3.8 on the A53), and of the
+// rest per step (4,000 to 5,000).
 #include "vdla/hw/board_host.h"
 
 namespace vdla::hw {
@@ -19,9 +20,10 @@ BoardHost cortexA9(const std::string& board, double clock_mhz) {
   h.core = "Cortex-A9";
   h.cpu = "armv7";
   h.clock_mhz = clock_mhz;
-  h.pack_per_byte = 6.5;
+  h.pack_per_byte = 6.0;
+  h.upload_per_byte = 0.55;
   h.unpack_per_byte = 6.5;
-  h.cpu_step_per_byte = 20;
+  h.cpu_step_per_byte = 5.5;
   h.per_step = 4800;
   return h;
 }
@@ -32,9 +34,10 @@ BoardHost cortexA53(const std::string& board, double clock_mhz) {
   h.core = "Cortex-A53";
   h.cpu = "aarch64";
   h.clock_mhz = clock_mhz;
-  h.pack_per_byte = 4.5;
+  h.pack_per_byte = 5.4;
+  h.upload_per_byte = 0.15;
   h.unpack_per_byte = 4.5;
-  h.cpu_step_per_byte = 3.2;
+  h.cpu_step_per_byte = 3.8;
   h.per_step = 4000;
   return h;
 }

@@ -17,8 +17,9 @@ double hostInputCycles(const LayerForm& f, const hw::HwConfig& cfg) {
   const std::optional<hw::BoardHost> host = hw::boardHost(cfg);
   if (!host) return 0;
   const ConvLayer& L = f.layer;
-  const double bytes = double(rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_in).bytes());
-  return host->seconds(bytes * host->pack_per_byte) * cfg.clock_mhz * 1e6;
+  const double data = double(L.n * L.c * L.h * L.w);
+  const double packed = double(rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_in).bytes());
+  return host->seconds(data * host->pack_per_byte + packed * host->upload_per_byte) * cfg.clock_mhz * 1e6;
 }
 
 }  // namespace

@@ -141,6 +141,7 @@ void DeviceSession::runConv(const KernelArgs& args) {
     packTransformedActivation(t, transform, cfg.batch, block, staging_.data());
     device_.write(io_, static_cast<uint64_t>(offset), staging_.data(), staging_.size());
     run.uploaded_bytes += staging_.size();
+    run.packed_data_bytes += uint64_t(g.n * g.c * g.h * g.w);
   };
   if (!sp.x_resident) {
     // What the host rearranges: the transformed tensor, never materialised on its own.
@@ -172,10 +173,10 @@ void DeviceSession::runConv(const KernelArgs& args) {
   // An output only offloaded layers read stays in the arena; its host tensor
   // is left as it is (all_outputs_to_host brings it back for checks).
   if (sp.y_to_host || all_outputs_to_host_) {
-    staging_.resize(static_cast<size_t>(sp.y_bytes));
-    device_.read(io_, static_cast<uint64_t>(y_offset), staging_.data(), staging_.size());
-    unpackActivation(staging_.data(), g, y);
-    run.downloaded_bytes += staging_.size();
+    downloads_.resize(static_cast<size_t>(sp.y_bytes));
+    device_.read(io_, static_cast<uint64_t>(y_offset), downloads_.data(), downloads_.size());
+    unpackActivation(downloads_.data(), g, y);
+    run.downloaded_bytes += downloads_.size();
   } else {
     run.kept_bytes += sp.y_bytes;
   }

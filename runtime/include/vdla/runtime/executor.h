@@ -63,6 +63,7 @@ struct StepProfile {
   // Offloaded steps: bytes the host transformed (padding, im2col), packed
   // and uploaded, and downloaded and unpacked.
   uint64_t host_transformed_bytes = 0, host_uploaded_bytes = 0, host_downloaded_bytes = 0;
+  uint64_t host_packed_data_bytes = 0;  // of the uploaded bytes, the tensors' own
   // ... and the packed bytes that stayed in device memory instead.
   uint64_t device_kept_bytes = 0;
 };

@@ -24,10 +24,12 @@ struct BoardHost {
   double instructions_per_cycle = 1;
   // Instructions per byte: packing an input into the accelerator's layout,
   // with its transform if any (im2col, space-to-depth, padding: one pass),
-  // per packed byte written; unpacking an output, per packed byte read; the
-  // CPU steps, per byte they write (the networks' input quantisation and
-  // classifier reshapes, which is what stays on the CPU).
-  double pack_per_byte = 0, unpack_per_byte = 0, cpu_step_per_byte = 0;
+  // per byte of the tensor placed; clearing and uploading the packed
+  // buffer, per packed byte (channels past the tensor are zeros); unpacking
+  // an output, per packed byte read; the CPU steps, per byte they write (the
+  // networks' input quantisation and classifier reshapes, which is what
+  // stays on the CPU).
+  double pack_per_byte = 0, upload_per_byte = 0, unpack_per_byte = 0, cpu_step_per_byte = 0;
   // The runtime's own work per step (launching it, looking up its attributes).
   double per_step = 0;
 

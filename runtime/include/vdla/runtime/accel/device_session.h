@@ -34,8 +34,10 @@ struct LayerRun {
   // and unpacking after it.
   double host_before_seconds = 0, run_seconds = 0, host_after_seconds = 0;
   // Host work on the data: bytes the host transformed (padding, im2col),
-  // packed and uploaded, and downloaded and unpacked.
-  uint64_t transformed_bytes = 0, uploaded_bytes = 0, downloaded_bytes = 0;
+  // packed and uploaded, and downloaded and unpacked. Of the uploaded
+  // bytes, `packed_data_bytes` are the tensor's own (the rest is the
+  // zeros of channels and batch entries past it).
+  uint64_t transformed_bytes = 0, uploaded_bytes = 0, downloaded_bytes = 0, packed_data_bytes = 0;
   // Packed bytes that stayed in device memory instead: resident inputs read
   // there, outputs left there.
   uint64_t kept_bytes = 0;
@@ -80,7 +82,9 @@ class DeviceSession {
   driver::Buffer constants_{}, io_{}, insns_{};
   std::vector<uint64_t> program_addr_;  // physical address of each program
   std::vector<LayerRun> runs_;
-  std::vector<int8_t> staging_;
+  // Uploads and downloads in buffers of their own: one shared buffer would
+  // shrink to an output and be cleared again to the next input's size.
+  std::vector<int8_t> staging_, downloads_;
   std::vector<std::optional<StepParams>> step_params_;  // per program
 };
 
