@@ -369,7 +369,7 @@ for p in programs:
     want = {"maxpool.i8": "ALU MAX", "avgpool.qlinear": "ALU ADD"}.get(p["name"], "GEMM")
     assert any(a["name"] == want for a in acts), (p["name"], {a["name"] for a in acts})
 host = [e for e in spans if e["pid"] == 1]
-assert any(e["name"] == "flatten.i8" for e in host), [e["name"] for e in host]
+assert any(e["name"] == "fc.to_nc" for e in host), [e["name"] for e in host]
 assert sum(1 for e in host if e["name"].endswith(": pack and upload")) == 23
 # One axis: host and accelerator spans follow one another without overlapping.
 seq = sorted(host + programs, key=lambda e: e["ts"])

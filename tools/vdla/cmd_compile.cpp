@@ -137,6 +137,12 @@ int compileCommand(const std::vector<std::string>& args) {
       j["accelerator_steps"] = r.at("accelerator_steps");
     }
     if (artifact.target == "llvm") j["reference_steps"] = r.at("reference_steps");
+    if (report.converted_qlinear) {
+      nlohmann::json kept = nlohmann::json::array();
+      for (const auto& [node, why] : report.qlinear.kept) kept.push_back({{"node", node}, {"reason", why}});
+      j["pre_quantised"] = {
+          {"convolutions", report.qlinear.convolutions}, {"dense", report.qlinear.dense}, {"kept", kept}};
+    }
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "compiled " << spec << " (" << modelKindName(kind) << ") for target " << artifact.target << ", config "
@@ -147,16 +153,21 @@ int compileCommand(const std::vector<std::string>& args) {
               << "  time: load " << formatSeconds(load_s) << ", passes " << formatSeconds(report.pipeline_seconds)
               << ", lowering " << formatSeconds(report.lowering_seconds) << ", write " << formatSeconds(write_s)
               << "; total " << formatSeconds(total_s) << "\n";
+    if (report.converted_qlinear) {
+      const quant::QLinearConversionReport& q = report.qlinear;
+      std::cout << "  pre-quantised layers: " << q.convolutions << " convolutions and " << q.dense
+                << " dense layers as vdla.QConv with the model's own scales\n";
+      for (const auto& [node, why] : q.kept) std::cout << "    " << node << " stays as it is: " << why << "\n";
+    }
     if (artifact.target == "vdla") {
       size_t generated = 0, reference = 0;
       for (const auto& l : report.layers)
         if (!l.offloaded) ++(l.cpu_code == "llvm" ? generated : reference);
       std::cout << "  accelerator steps: " << report.layers.size() - generated - reference << "\n";
       std::cout << "  cpu steps: " << generated << " generated (llvm), " << reference << " reference kernels\n";
-      // Convolutions are what the accelerator runs: one that stayed on the
-      // CPU says why (other operators run there by design).
+      // Every step left on the CPU says why.
       for (const auto& l : report.layers)
-        if (!l.offloaded && l.op == "vdla.QConv") {
+        if (!l.offloaded) {
           const std::string prefix = "layer '" + l.name + "': ";
           const bool named = l.reason.compare(0, prefix.size(), prefix) == 0;
           std::cout << "    " << l.name << " on the CPU: " << (named ? l.reason.substr(prefix.size()) : l.reason)

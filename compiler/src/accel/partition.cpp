@@ -31,6 +31,22 @@ void partitionOther(const ir::Node& node, const std::string& why, LayerDecision&
   }
 }
 
+// Why a node with no accelerator form runs on the CPU, for the compile report.
+std::string cpuReason(const ir::Node& node, const std::string& op, const AccelOptions& options) {
+  if (!options.offload_pooling && (op == "MaxPool" || op == "com.microsoft.QLinearGlobalAveragePool"))
+    return "pooling is kept on the CPU (offload_pooling off, --no-pool-offload)";
+  if (!options.offload_adds && op == "com.microsoft.QLinearAdd")
+    return "additions are kept on the CPU (offload_adds off, --no-add-offload)";
+  auto dtypeOf = [](const ir::Value* v) { return v && v->hasType() ? v->type().dtype : rt::DType::F32; };
+  if (op == "QuantizeLinear" && dtypeOf(node.input(0)) == rt::DType::F32)
+    return "quantises an f32 tensor (the network's input): the accelerator computes in integers";
+  if (op == "DequantizeLinear") return "its output is f32 (the network's output): the accelerator computes in integers";
+  if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze")
+    return "a change of shape that the accelerator's packed layout cannot express (kept where a tensor leaves or "
+           "enters it in another rank)";
+  return "operator " + op + " has no accelerator form";
+}
+
 }  // namespace
 
 AccelLowering partitionForAccelerator(const ir::Graph& graph, const hw::HwConfig& cfg, const AccelOptions& options) {
@@ -71,7 +87,7 @@ AccelLowering partitionForAccelerator(const ir::Graph& graph, const hw::HwConfig
       continue;
     }
     if (d.op != "vdla.QConv") {
-      d.reason = "runs on the CPU";
+      d.reason = cpuReason(*node, d.op, options);
       continue;
     }
     d.reason = whyNotOffloadable(*node);

@@ -38,6 +38,28 @@ int64_t flattenAxis(const rt::Shape& from, const rt::Shape& to) {
 
 }  // namespace
 
+bool foldCancellingReshapes(ir::Graph& graph) {
+  bool changed = false;
+  for (ir::Node* node : graph.nodes()) {
+    if (!isReshapeLike(node) || !isStatic(node->output(0)) || graph.isGraphOutput(node->output(0))) continue;
+    ir::Value* src = node->input(0);
+    while (isReshapeLike(src->producer())) src = src->producer()->input(0);
+    if (!isStatic(src) || src->type() != node->output(0)->type()) continue;
+    detail::replaceValue(graph, node->output(0), src);
+    graph.removeNode(node);
+    changed = true;
+  }
+  std::vector<ir::Node*> nodes = graph.nodes();
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+    ir::Node* node = *it;
+    if (isReshapeLike(node) && graph.users(node->output(0)).empty() && !graph.isGraphOutput(node->output(0))) {
+      graph.removeNode(node);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
 bool simplifyReshapes(ir::Graph& graph) {
   bool changed = false;
   for (ir::Node* node : graph.nodes()) {

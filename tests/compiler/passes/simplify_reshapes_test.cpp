@@ -70,5 +70,29 @@ TEST(SimplifyReshapes, KeepsGenuineReshape) {
   EXPECT_EQ(countOp(g, "Reshape"), 1);
 }
 
+// foldCancellingReshapes: the quantiser's Flatten and the Reshape back to 4-D
+// around a dense layer vanish; a reshape that changes the shape keeps its
+// name and form, and one that is a graph output stays.
+TEST(FoldCancellingReshapes, FlattenAndReshapeBackVanishOthersStay) {
+  ir::Graph g;
+  ir::Value* x = g.addInput("x", f32({1, 8, 1, 1}));
+  rt::AttributeMap axis;
+  axis.set("axis", int64_t{1});
+  ir::Value* flat = g.addNode("Flatten", {x}, 1, axis, "flatten")->output();
+  ir::Value* back = reshape(g, flat, {1, 8, 1, 1}, "to_nchw");
+  ir::Value* relu = g.addNode("Relu", {back}, 1, {}, "relu")->output();
+  ir::Value* rows = reshape(g, relu, {1, 8}, "to_rows");
+  g.addOutput(g.addNode("Neg", {rows}, 1, {}, "neg")->output());
+  g.addOutput(reshape(g, x, {1, 8, 1, 1}, "same_as_output"));
+  EXPECT_TRUE(testing::expectPreservesSemantics(g, passes::foldCancellingReshapes));
+  EXPECT_EQ(g.findNode("relu")->input(0), x);
+  EXPECT_EQ(g.findNode("flatten"), nullptr);
+  EXPECT_EQ(g.findNode("to_nchw"), nullptr);
+  ASSERT_NE(g.findNode("to_rows"), nullptr);
+  EXPECT_EQ(g.findNode("to_rows")->op(), "Reshape");
+  EXPECT_NE(g.findNode("same_as_output"), nullptr) << "a graph output is kept";
+  EXPECT_FALSE(passes::foldCancellingReshapes(g));
+}
+
 }  // namespace
 }  // namespace vdla

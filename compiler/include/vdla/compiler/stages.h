@@ -24,6 +24,11 @@ TargetStage qlinearToQConv();
 // (quant/quantize.h). Nothing to do for a graph that is quantised already.
 TargetStage quantize();
 
+// "fold-reshapes" (graph): shape-only operators that undo each other (a
+// dense layer's input flattened and made 4-D again) are removed, so that the
+// layers around them meet on the device (passes::foldCancellingReshapes).
+TargetStage foldReshapes();
+
 // The accelerator lowering (accel/lowering.h), in four stages that hand on
 // the vdla target's plan (accel::AccelLowering in TargetState::plan):
 // "accel-partition" (plan): where each node runs; the form and tiling of

@@ -14,4 +14,12 @@ namespace vdla::passes {
 
 bool simplifyReshapes(ir::Graph& graph);
 
+// Only the first rule, over chains: a shape-only operator whose output has
+// the shape and type of its chain's origin is removed (its readers read the
+// origin), and chain links nothing reads any more with it. The other
+// operators keep their names and forms. For graphs rewritten after the
+// standard pipeline (the quantiser's Flatten, then a Reshape back to 4-D
+// for a dense layer's 1x1 convolution).
+bool foldCancellingReshapes(ir::Graph& graph);
+
 }  // namespace vdla::passes
