@@ -67,11 +67,23 @@ def randomise_norm_statistics(model, generator):
             m.bias.data.copy_(torch.randn(n, generator=generator) * 0.1)
 
 
+def randomise_zero_layers(model, generator):
+    # torchvision zero-initialises some layers (the ViTs' classification
+    # head): their logits would all be zero and every comparison 0/0.
+    for m in model.modules():
+        if isinstance(m, torch.nn.Linear) and not m.weight.data.any():
+            fan_in = m.weight.shape[1]
+            m.weight.data.copy_(torch.randn(m.weight.shape, generator=generator) / fan_in ** 0.5)
+            if m.bias is not None:
+                m.bias.data.copy_(torch.randn(m.bias.shape, generator=generator) * 0.1)
+
+
 def export(name, out_dir, opset, seed):
     torch.manual_seed(seed)
     model = BUILDERS[name](weights=None, **EXTRA_ARGS.get(name, {}))
     generator = torch.Generator().manual_seed(seed + 1)
     randomise_norm_statistics(model, generator)
+    randomise_zero_layers(model, generator)
     model.eval()
     size = input_size(name)
     x = torch.randn(1, 3, size, size, generator=generator)
