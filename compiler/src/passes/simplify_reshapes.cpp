@@ -36,6 +36,20 @@ int64_t flattenAxis(const rt::Shape& from, const rt::Shape& to) {
   return -1;
 }
 
+// The chains' inner links that nothing reads any more, last first.
+bool removeUnreadReshapes(ir::Graph& graph) {
+  bool changed = false;
+  std::vector<ir::Node*> nodes = graph.nodes();
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+    ir::Node* node = *it;
+    if (isReshapeLike(node) && graph.users(node->output(0)).empty() && !graph.isGraphOutput(node->output(0))) {
+      graph.removeNode(node);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
 }  // namespace
 
 bool foldCancellingReshapes(ir::Graph& graph) {
@@ -49,15 +63,7 @@ bool foldCancellingReshapes(ir::Graph& graph) {
     graph.removeNode(node);
     changed = true;
   }
-  std::vector<ir::Node*> nodes = graph.nodes();
-  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
-    ir::Node* node = *it;
-    if (isReshapeLike(node) && graph.users(node->output(0)).empty() && !graph.isGraphOutput(node->output(0))) {
-      graph.removeNode(node);
-      changed = true;
-    }
-  }
-  return changed;
+  return removeUnreadReshapes(graph) || changed;
 }
 
 bool simplifyReshapes(ir::Graph& graph) {
@@ -97,16 +103,7 @@ bool simplifyReshapes(ir::Graph& graph) {
     graph.removeNode(node);
     changed = true;
   }
-  // The chains' inner links that nothing reads any more.
-  std::vector<ir::Node*> nodes = graph.nodes();
-  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
-    ir::Node* node = *it;
-    if (isReshapeLike(node) && graph.users(node->output(0)).empty() && !graph.isGraphOutput(node->output(0))) {
-      graph.removeNode(node);
-      changed = true;
-    }
-  }
-  return changed;
+  return removeUnreadReshapes(graph) || changed;
 }
 
 }  // namespace vdla::passes
