@@ -27,6 +27,7 @@ def test_targets():
     assert vdla.target_stages("vdla") == [
         "qlinear-to-qconv",
         "quantize",
+        "fold-reshapes",
         "accel-partition",
         "accel-arena",
         "accel-codegen",
