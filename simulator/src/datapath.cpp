@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "vdla/hw/error.h"
+#include "vdla/hw/float_requant.h"
 
 namespace vdla::sim {
 namespace {
@@ -81,6 +82,7 @@ int32_t aluApply(hw::AluOp op, int32_t a, int32_t b, int32_t imm) {
     }
     case hw::AluOp::Req:  // MULSHR by b, then CLIP with the instruction's bounds
       return aluApply(hw::AluOp::Clip, aluApply(hw::AluOp::MulShr, a, b, imm), imm, imm);
+    case hw::AluOp::FReq: return hw::floatRequant(a, uint32_t(b), imm);  // b a binary32 scale, imm the zero point
   }
   return a;
 }

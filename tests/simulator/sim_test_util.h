@@ -14,6 +14,7 @@
 
 #include "vdla/hw/config.h"
 #include "vdla/hw/error.h"
+#include "vdla/hw/float_requant.h"
 #include "vdla/hw/instruction_builders.h"
 #include "vdla/hw/isa.h"
 #include "vdla/hw/isa_layout.h"
@@ -138,7 +139,7 @@ inline int32_t wrap32(int64_t v) { return int32_t(uint32_t(uint64_t(v))); }
 
 inline int8_t lowByte(int32_t v) { return int8_t(uint8_t(uint32_t(v) & 0xffu)); }
 
-// `imm` is the instruction's immediate: REQ's clip bounds.
+// `imm` is the instruction's immediate: REQ's clip bounds, FREQ's zero point.
 inline int32_t isaAlu(AluOp op, int32_t a, int32_t b, int32_t imm = 0) {
   int64_t s = b;
   if (s > 31) s = 31;
@@ -168,6 +169,8 @@ inline int32_t isaAlu(AluOp op, int32_t a, int32_t b, int32_t imm = 0) {
       return wrap32(p >> sh);
     }
     case AluOp::Req: return isaAlu(AluOp::Clip, isaAlu(AluOp::MulShr, a, b), imm);
+    // the definition itself (tested against binary32 arithmetic in vdla_hw_float_requant_test)
+    case AluOp::FReq: return hw::floatRequant(a, uint32_t(b), imm);
   }
   ADD_FAILURE() << "unknown ALU op";
   return 0;

@@ -38,6 +38,43 @@ struct UopAccWriter {
 
 int32_t clamp_shift(int32_t b) { return b < -31 ? -31 : (b > 31 ? 31 : b); }
 
+// v / 2^k rounded half to even (k in [1, 63]).
+uint64_t shift_round_even(uint64_t v, unsigned k) {
+  const uint64_t q = v >> k, rem = v & ((uint64_t(1) << k) - 1), half = uint64_t(1) << (k - 1);
+  return q + ((rem > half || (rem == half && (q & 1) != 0)) ? 1 : 0);
+}
+
+// FREQ: clamp(round_half_even(fl(fl(a) * s)) + zp, -128, 127), s the binary32
+// bit pattern b with every exponent read as normal (docs/isa.md): a's
+// magnitude to a 24-bit mantissa, times s's, rounded to 24 bits, then to the
+// integer point.
+int32_t float_requant(int32_t a, uint32_t b, int32_t zp) {
+  const bool negative = (a < 0) != ((b >> 31) != 0);
+  const uint64_t mag = a < 0 ? uint64_t(0) - uint64_t(int64_t(a)) : uint64_t(a);
+  int msb = 0;
+MSB:
+  for (int i = 1; i < 32; ++i) {
+#pragma HLS unroll
+    if ((mag >> i) & 1) msb = i;
+  }
+  int64_t q = 0;  // saturated at 2^40
+  if (mag != 0) {
+    const uint64_t ma = msb <= 23 ? mag << (23 - msb) : shift_round_even(mag, unsigned(msb - 23));
+    const uint64_t prod = ma * ((uint64_t(1) << 23) | (b & 0x7fffffu));
+    const int drop = ((prod >> 47) & 1) ? 24 : 23;
+    const uint64_t mp = shift_round_even(prod, unsigned(drop));
+    const int point = drop + msb - 23 + int((b >> 23) & 0xffu) - 150;
+    if (point > 16)
+      q = int64_t(1) << 40;
+    else if (point >= 0)
+      q = int64_t(mp << point);
+    else if (point >= -25)
+      q = int64_t(shift_round_even(mp, unsigned(-point)));
+  }
+  const int64_t y = (negative ? -q : q) + zp;
+  return int32_t(y < -128 ? -128 : (y > 127 ? 127 : y));
+}
+
 // The ALU of docs/isa.md on one 32-bit lane.
 int32_t alu_apply(unsigned op, int32_t a, int32_t b, int32_t imm) {
   switch (op) {
@@ -67,7 +104,8 @@ int32_t alu_apply(unsigned op, int32_t a, int32_t b, int32_t imm) {
       return int32_t(uint32_t(uint64_t(p >> s)));
     }
     case ALU_REQ: return alu_apply(ALU_CLIP, alu_apply(ALU_MULSHR, a, b, imm), imm, imm);  // MULSHR, then CLIP by imm
-    default: return b;  // MOV (fetch refused every other op)
+    case ALU_FREQ: return float_requant(a, uint32_t(b), imm);  // b a binary32 scale, imm the zero point
+    default: return b;                                         // MOV (fetch refused every other op)
   }
 }
 

@@ -57,8 +57,9 @@ uint8_t check(const insn_t& insn, uint32_t index, uint32_t count) {
   if (op == OPCODE_ALU) {
     const LoopNest n = decode_loop(insn);
     if (n.alu_op > unsigned(ALU_OP_LAST)) return ERR_ALU_OP;
-    // REQ's imm holds its clip bounds with either operand
-    if (!n.use_imm && n.imm != 0 && n.alu_op != unsigned(ALU_REQ)) return ERR_IMM_WITHOUT_USE_IMM;
+    // REQ's imm holds its clip bounds and FREQ's its zero point with either operand
+    if (!n.use_imm && n.imm != 0 && n.alu_op != unsigned(ALU_REQ) && n.alu_op != unsigned(ALU_FREQ))
+      return ERR_IMM_WITHOUT_USE_IMM;
   }
   const uint8_t q = queue_of(op, op == OPCODE_LOAD ? decode_xfer(insn).memory : 0);
   if (q == 0 && (f.pop_prev || f.push_prev)) return ERR_MISSING_NEIGHBOUR;

@@ -424,6 +424,16 @@ module vdla_compute (
   // multiply, shifters and comparators each) only in cycles whose result is
   // an ALU result, not in every GEMM cycle.
   localparam int OpW = vdla_pkg::ALU_ALU_OP_W;
+
+  // v / 2^k rounded half to even, k in [1, 63] (FREQ's two roundings).
+  function automatic logic [63:0] shift_round_even(input logic [63:0] v, input logic [5:0] k);
+    logic [63:0] q, rem, half;
+    q = v >> k;
+    rem = v & ((64'd1 << k) - 64'd1);
+    half = 64'd1 << (k - 6'd1);
+    shift_round_even = q + 64'((rem > half || (rem == half && q[0])) ? 1 : 0);
+  endfunction
+
   function automatic logic signed [31:0] alu_lane(input logic [OpW-1:0] op, input logic signed [31:0] a,
                                                   input logic signed [31:0] b, input logic signed [31:0] c);
     logic signed [31:0] s;
@@ -434,6 +444,14 @@ module vdla_compute (
     logic [5:0] mulshr_shift;
     logic signed [31:0] clip_in, clip_bounds, clip_lo, clip_hi, clip_raised;
     logic req;
+    logic freq, freq_negative;
+    logic [31:0] magnitude;
+    logic [4:0] msb;
+    logic [63:0] mant_a, mant_p;
+    logic [5:0] dropped;
+    logic signed [9:0] point;
+    logic signed [41:0] freq_q;
+    logic signed [42:0] freq_y;
 
     s = (b > 31) ? 32'sd31 : ((b < -31) ? -32'sd31 : b);
     left = 5'(-s);
@@ -441,12 +459,43 @@ module vdla_compute (
     rounded = 33'(a) + (33'sd1 <<< (right - 5'd1));
 
     req = vdla_pkg::FUSED_REQUANT != 0 && op == OpW'(vdla_pkg::ALU_REQ);
-    factor = (op == OpW'(vdla_pkg::ALU_MULSHR) || req) ? (b >>> 6) : b;
-    product = 64'(a) * 64'(factor);
+    freq = vdla_pkg::FLOAT_REQUANT != 0 && op == OpW'(vdla_pkg::ALU_FREQ);
+
+    // FREQ (extension float_requant): a's magnitude normalised to a 24-bit
+    // mantissa (rounded half to even above 2^24), which the shared multiplier
+    // takes times b's mantissa; the product, in [2^46, 2^48), is rounded to
+    // 24 bits and then to the integer point that the exponents give.
+    // (Computed only on a config with the extension: the base hardware's
+    // lanes stay exactly what they were.)
+    mant_a = 64'd0;
+    msb = 5'd0;
+    freq_negative = 1'b0;
+    if (vdla_pkg::FLOAT_REQUANT != 0) begin
+      freq_negative = a[31] ^ b[31];
+      magnitude = a[31] ? 32'(-a) : 32'(a);  // -(-2^31) reads as 2^31 unsigned
+      for (int i = 1; i < 32; i++)
+        if (magnitude[i]) msb = 5'(i);
+      mant_a = (msb <= 5'd23) ? (64'(magnitude) << (5'd23 - msb)) : shift_round_even(64'(magnitude), 6'(msb - 5'd23));
+    end
+    factor = freq ? $signed(32'({1'b1, b[22:0]})) : ((op == OpW'(vdla_pkg::ALU_MULSHR) || req) ? (b >>> 6) : b);
+    product = (freq ? $signed(mant_a) : 64'(a)) * 64'(factor);  // all signed: MULSHR's b >>> 6 stays arithmetic
     mulshr_shift = b[5:0];
     mulshr_round = (mulshr_shift == 6'd0) ? 64'sd0 : (64'sd1 <<< (mulshr_shift - 6'd1));
     mulshr_sum = product + mulshr_round;
     mulshr_y = mulshr_sum >>> mulshr_shift;
+
+    freq_y = 43'sd0;
+    if (vdla_pkg::FLOAT_REQUANT != 0) begin
+      dropped = product[47] ? 6'd24 : 6'd23;
+      mant_p = shift_round_even(product, dropped);
+      point = 10'(dropped) + 10'(msb) - 10'sd23 + 10'(b[30:23]) - 10'sd150;
+      if (product == 64'd0) freq_q = 42'sd0;  // a = 0
+      else if (point > 10'sd16) freq_q = 42'sd1 <<< 40;
+      else if (point >= 10'sd0) freq_q = 42'(mant_p << point);
+      else if (point >= -10'sd25) freq_q = 42'(shift_round_even(mant_p, 6'(-point)));
+      else freq_q = 42'sd0;
+      freq_y = (freq_negative ? -43'(freq_q) : 43'(freq_q)) + 43'(c);
+    end
 
     clip_in = req ? mulshr_y[31:0] : a;
     clip_bounds = req ? c : b;
@@ -466,6 +515,8 @@ module vdla_compute (
       // keeps the base hardware's lanes exactly
       OpW'(vdla_pkg::ALU_REQ): alu_lane = req ? ((clip_raised > clip_hi) ? clip_hi : clip_raised) : b;
       OpW'(vdla_pkg::ALU_MULSHR): alu_lane = mulshr_y[31:0];
+      OpW'(vdla_pkg::ALU_FREQ):
+      alu_lane = !freq ? b : ((freq_y < -43'sd128) ? -32'sd128 : ((freq_y > 43'sd127) ? 32'sd127 : 32'(freq_y)));
       default: alu_lane = b;  // MOV
     endcase
   endfunction

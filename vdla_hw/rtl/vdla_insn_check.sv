@@ -68,8 +68,9 @@ module vdla_insn_check (
       3'(vdla_pkg::OPCODE_ALU): begin
         if (alu_op > vdla_pkg::ALU_ALU_OP_W'(vdla_pkg::ALU_OP_LAST)) error = vdla_pkg::E_ALU_OP;
         else if (stray(insn, ALU_USED)) error = vdla_pkg::E_STRAY_BITS;
-        // REQ's imm holds its clip bounds with either operand
-        else if (!use_imm && imm_nonzero && alu_op != vdla_pkg::ALU_ALU_OP_W'(vdla_pkg::ALU_REQ))
+        // REQ's imm holds its clip bounds and FREQ's its zero point with either operand
+        else if (!use_imm && imm_nonzero && alu_op != vdla_pkg::ALU_ALU_OP_W'(vdla_pkg::ALU_REQ) &&
+                 alu_op != vdla_pkg::ALU_ALU_OP_W'(vdla_pkg::ALU_FREQ))
           error = vdla_pkg::E_IMM;
       end
       3'(vdla_pkg::OPCODE_FINISH): begin

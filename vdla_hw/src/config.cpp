@@ -138,7 +138,8 @@ json hardwareJson(const HwConfig& c) {
   };
   // Extensions enter the canonical form only when one is on, so that a config
   // without them keeps the hash it had before they existed.
-  if (c.fused_requant) j["extensions"] = {{"fused_requant", c.fused_requant}};
+  if (c.fused_requant) j["extensions"]["fused_requant"] = true;
+  if (c.float_requant) j["extensions"]["float_requant"] = true;
   return j;
 }
 
@@ -281,8 +282,12 @@ HwConfig parseConfig(const std::string& json_text, const std::string& origin) {
   // extension off describes exactly the base hardware.
   if (top.has("extensions")) {
     FieldReader ext = top.object("extensions");
-    c.fused_requant = ext.boolean("fused_requant");
+    c.fused_requant = ext.has("fused_requant") && ext.boolean("fused_requant");
+    c.float_requant = ext.has("float_requant") && ext.boolean("float_requant");
     ext.rejectUnknown();
+    // FREQ is op 10, after REQ: the ops a config has stay one contiguous range.
+    if (c.float_requant && !c.fused_requant)
+      ext.fail("extensions.float_requant", "needs extensions.fused_requant (FREQ extends the fused ALU ops)");
     // REQ takes its clip bounds from the two low bytes of the immediate.
     if (c.fused_requant && c.alu_imm_bits < 16)
       ext.fail("extensions.fused_requant",

@@ -27,11 +27,15 @@ const char* aluOpName(AluOp op) {
     case AluOp::Clip: return "CLIP";
     case AluOp::MulShr: return "MULSHR";
     case AluOp::Req: return "REQ";
+    case AluOp::FReq: return "FREQ";
   }
   return "?";
 }
 
-int numAluOps(const HwConfig& cfg) { return cfg.fused_requant ? kNumAluOps : int(AluOp::Req); }
+int numAluOps(const HwConfig& cfg) {
+  if (cfg.float_requant) return kNumAluOps;  // the config reader requires fused_requant with it
+  return cfg.fused_requant ? int(AluOp::FReq) : int(AluOp::Req);
+}
 
 const char* moduleName(Module m) {
   switch (m) {

@@ -177,14 +177,16 @@ namespace {
 // Rules that span fields: an ALU without use_imm ignores imm, so imm must be
 // zero there; otherwise two encodings would mean the same instruction and the
 // text form could not express one of them.
-// REQ is the exception: its imm always holds the clip bounds. An op the
+// REQ and FREQ are the exceptions: their imm always holds the clip bounds
+// or the zero point. An op the
 // config does not have is refused like an unknown one.
 std::string whyInconsistent(const Instruction& insn, int num_alu_ops, const std::string& config) {
   if (insn.opcode != Opcode::Alu) return "";
   if (int(insn.alu_op) >= num_alu_ops)
-    return std::string("ALU op ") + aluOpName(insn.alu_op) + " needs the fused_requant extension, which config '" +
-           config + "' does not enable";
-  if (!insn.use_imm && insn.imm != 0 && insn.alu_op != AluOp::Req)
+    return std::string("ALU op ") + aluOpName(insn.alu_op) + " needs the " +
+           (insn.alu_op == AluOp::FReq ? "float_requant" : "fused_requant") + " extension, which config '" + config +
+           "' does not enable";
+  if (!insn.use_imm && insn.imm != 0 && insn.alu_op != AluOp::Req && insn.alu_op != AluOp::FReq)
     return "ALU imm = " + std::to_string(insn.imm) + " must be 0 when use_imm is 0";
   return "";
 }

@@ -49,6 +49,7 @@ std::vector<Param> collectParams(const HwConfig& c) {
       {"INSN_BITS", kInstructionBytes * 8, "instruction width"},
       {"UOP_BITS", kUopBytes * 8, "micro-op width"},
       {"FUSED_REQUANT", c.fused_requant ? 1u : 0u, "extension: ALU op REQ"},
+      {"FLOAT_REQUANT", c.float_requant ? 1u : 0u, "extension: ALU op FREQ"},
       {"ALU_OP_LAST", uint64_t(numAluOps(c) - 1), "highest ALU op the config has"},
   };
   const Memory mems[] = {Memory::Uop, Memory::Weight, Memory::Input, Memory::Acc, Memory::Output};

@@ -5,6 +5,9 @@
 // and 24 (SHR), and each plane is stored.
 #include <algorithm>
 #include <climits>
+#include <cmath>
+#include <cstring>
+#include <random>
 
 #include "cases.h"
 #include "vdla/hw/instruction_builders.h"
@@ -39,8 +42,22 @@ int32_t referenceAlu(hw::AluOp op, int32_t a, int32_t b, int32_t imm) {
     }
     case hw::AluOp::Req:  // MULSHR by b, then CLIP by the instruction's imm
       return referenceAlu(hw::AluOp::Clip, referenceAlu(hw::AluOp::MulShr, a, b, imm), imm, imm);
+    case hw::AluOp::FReq: {  // in the host's float arithmetic (b a normal binary32, as aluCase draws it)
+      float scale = 0;
+      std::memcpy(&scale, &b, sizeof scale);
+      const float product = float(a) * scale;
+      const double q = std::nearbyint(std::clamp(double(product), -0x1p40, 0x1p40));
+      return int32_t(std::clamp<int64_t>(int64_t(q) + imm, -128, 127));
+    }
   }
   return 0;
+}
+
+// FREQ's operand: a normal binary32 of either sign between 2^-27 and 2^13,
+// so that accumulators of every size land inside the int8 range somewhere.
+int32_t normalScale(std::mt19937_64& rng) {
+  const uint32_t exponent = 100 + uint32_t(rng() % 41), mantissa = uint32_t(rng()) & 0x7fffffu;
+  return int32_t((uint32_t(rng() & 1) << 31) | (exponent << 23) | mantissa);
 }
 
 bool isShift(hw::AluOp op) { return op == hw::AluOp::Shr || op == hw::AluOp::Rshr; }
@@ -61,10 +78,12 @@ CaseResult aluCase(CaseContext& ctx, hw::AluOp op, bool use_imm) {
   for (size_t i = 0; i < a.size(); ++i) {
     a[i] = i < std::size(edges) ? edges[i] : any(ctx.rng);
     b[i] = isShift(op) ? shift(ctx.rng) : (i < std::size(edges) ? edges[std::size(edges) - 1 - i] : any(ctx.rng));
+    if (op == hw::AluOp::FReq) b[i] = normalScale(ctx.rng);
   }
   const int32_t imm_max = int32_t((int64_t(1) << (cfg.alu_imm_bits - 1)) - 1);
   std::uniform_int_distribution<int32_t> imm_dist(-imm_max - 1, imm_max);
-  const int32_t imm = isShift(op) ? shift(ctx.rng) : imm_dist(ctx.rng);
+  std::uniform_int_distribution<int32_t> zero_point(-128, 127);
+  const int32_t imm = isShift(op) ? shift(ctx.rng) : (op == hw::AluOp::FReq ? zero_point(ctx.rng) : imm_dist(ctx.rng));
 
   ScopedBuffers buffers(ctx.device);
   driver::Buffer a_buf = buffers.upload(a), b_buf = buffers.upload(b);
@@ -83,7 +102,7 @@ CaseResult aluCase(CaseContext& ctx, hw::AluOp op, bool use_imm) {
   prog.push_back(hw::makeLoad(hw::Memory::Acc, n, b_buf.phys_addr / acc_entry, 1, n, n));
   hw::LoopNest over_a{0, 1, 1, n, 0, 1, 0, 1};
   hw::Instruction alu = use_imm ? hw::makeAluImm(op, over_a, imm) : hw::makeAlu(op, over_a);
-  if (op == hw::AluOp::Req) alu.imm = imm;  // its clip bounds, with either operand
+  if (op == hw::AluOp::Req || op == hw::AluOp::FReq) alu.imm = imm;  // bounds or zero point, either operand
   prog.push_back(alu);
   hw::LoopNest copy_planes{1, 2, 4, n, n, 1, 0, 1};
   prog.push_back(hw::makeAlu(hw::AluOp::Mov, copy_planes));

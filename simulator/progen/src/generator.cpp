@@ -689,7 +689,8 @@ class Generator {
       }
     }
     Instruction insn = use_imm ? hw::makeAluImm(op, l, pickImm(op)) : hw::makeAlu(op, l);
-    if (op == AluOp::Req && !use_imm) insn.imm = pickImm(AluOp::Clip);  // its clip bounds
+    if (op == AluOp::Req && !use_imm) insn.imm = pickImm(AluOp::Clip);              // its clip bounds
+    if (op == AluOp::FReq && !use_imm) insn.imm = clampImm(rng_.range(-128, 127));  // its zero point
     if (!opts_.alu_self_overlap && selfOverlaps(insn)) return false;
     emitLoop(insn);
     return true;

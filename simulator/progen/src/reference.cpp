@@ -1,6 +1,8 @@
 // The sequential reference interpreter, written from docs/isa.md without
 // fsim's datapath: every memory is a flat array handled one element at a
 // time, and every ALU op is restated in 64-bit arithmetic.
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "tokens.h"
@@ -57,6 +59,23 @@ int32_t aluReference(AluOp op, int32_t a32, int32_t b32, int32_t imm) {
     case AluOp::Req:  // MULSHR by b, then CLIP by the instruction's imm
       r = aluReference(AluOp::Clip, aluReference(AluOp::MulShr, a32, b32, imm), imm, imm);
       break;
+    case AluOp::FReq: {
+      // In double, where every step below is exact: fl(a) is a float's value,
+      // s = (2^23 + F) * 2^(E - 150) for every exponent field, their product
+      // has 48 bits; it is rounded to 24 significant bits, then to an integer
+      // (nearbyint: half to even in the default rounding mode).
+      const uint32_t bits = uint32_t(b32);
+      const double s = std::ldexp(double((1u << 23) | (bits & 0x7fffffu)), int((bits >> 23) & 0xffu) - 150) *
+                       ((bits >> 31) ? -1.0 : 1.0);
+      const double product = double(float(a32)) * s;
+      int exponent = 0;
+      const double fraction = std::frexp(product, &exponent);  // in [0.5, 1)
+      const double rounded = std::ldexp(std::nearbyint(std::ldexp(fraction, 24)), exponent - 24);
+      const double q = std::nearbyint(std::max(-0x1p45, std::min(0x1p45, rounded)));
+      r = int64_t(q) + imm;
+      r = r < -128 ? -128 : (r > 127 ? 127 : r);
+      break;
+    }
   }
   return int32_t(uint32_t(uint64_t(r)));  // low 32 bits
 }

@@ -1,7 +1,9 @@
 // Directed ISA corners on the cycle device, compared bit for bit against fsim.
 #include <cstdio>
+#include <cstring>
 
 #include "cycle_test_util.h"
+#include "vdla/hw/float_requant.h"
 
 namespace vdla::cycletest {
 namespace {
@@ -248,6 +250,54 @@ TEST_P(CornerTest, OutOfRangeAxiAccessNamesAddressAndBurst) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, CornerTest, ::testing::Values("tiny", "pynq"));
+
+// FREQ (extension float_requant) where its roundings decide: accumulators of
+// every size with scales that bring them into the int8 range, products on
+// half-integers among them, and a zero point; the RTL's normalisation,
+// product rounding and second rounding against fsim's integer definition.
+TEST(FloatRequantRtl, RealisticScalesAndTiesMatchFsim) {
+  DualRig r("pynq");
+  ASSERT_TRUE(r.cfg.float_requant);
+  const uint32_t n = 48, lanes = r.cfg.batch * r.cfg.block_out;
+  std::mt19937_64 rng(5);
+  std::vector<int32_t> acc(size_t(2) * n * lanes);  // a at [0, n), scales at [n, 2n)
+  for (size_t i = 0; i < size_t(n) * lanes; ++i) {
+    int32_t a = int32_t(uint32_t(rng())) >> (rng() % 31);
+    if (a == 0) a = 1;
+    const double target = double(int64_t(rng() % 301) - 150) + (rng() % 3 == 0 ? 0.5 : double(rng() % 1000) / 1000);
+    const float scale = float(target / a);
+    std::memcpy(&acc[size_t(n) * lanes + i], &scale, sizeof scale);
+    acc[i] = a;
+  }
+  std::vector<uint8_t> bytes(acc.size() * 4);
+  std::memcpy(bytes.data(), acc.data(), bytes.size());
+  const uint64_t acc_buf = r.buffer(bytes.size(), &bytes);
+  const uint64_t uop = r.uops({{0, n, 0}});
+  std::vector<Instruction> p;
+  p.push_back(hw::makeLoad(Memory::Acc, 0, r.entryOf(acc_buf, Memory::Acc), 1, 2 * n, 2 * n));
+  p.push_back(hw::makeLoad(Memory::Uop, 0, r.entryOf(uop, Memory::Uop), 1, 1, 1));
+  Instruction freq = hw::makeAlu(AluOp::FReq, LoopNest{0, 1, 1, n, 0, 1, 0, 1});
+  freq.imm = -17;  // the zero point
+  freq.push_next = true;
+  p.push_back(freq);
+  const uint64_t out = r.buffer(size_t(n) * r.cfg.entryBytes(Memory::Output));
+  Instruction st = hw::makeStore(0, r.entryOf(out, Memory::Output), 1, n, n);
+  st.pop_prev = true;
+  p.push_back(st);
+  p.push_back(hw::makeFinish());
+  auto o = r.run(p);
+  ASSERT_TRUE(o.cycle.ok()) << o.cycle.message;
+  EXPECT_EQ(o.cycle.stats.cycle_counters.alu_cycles, n);  // one vector per cycle, as REQ
+  std::vector<int8_t> got(size_t(n) * lanes);
+  for (const driver::Buffer& b : r.buffers)
+    if (b.phys_addr == out) r.fsim->read(b, 0, got.data(), got.size());
+  size_t inside = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i], hw::floatRequant(acc[i], uint32_t(acc[size_t(n) * lanes + i]), -17)) << "element " << i;
+    inside += got[i] > -128 && got[i] < 127;
+  }
+  EXPECT_GT(inside, got.size() / 2);  // mostly unsaturated: the roundings are what is compared
+}
 
 // The ALU's operand register (docs/hardware.md): a tensor-operand micro-op
 // that reads the same ACC[src] as the one before it takes the value from a

@@ -48,6 +48,9 @@ struct HwConfig {
   // Datapath extensions (JSON section "extensions"; all off when absent).
   // fused_requant: the ALU op REQ, MULSHR and CLIP in one pass (docs/isa.md).
   bool fused_requant = false;
+  // float_requant: the ALU op FREQ, onnxruntime's float requantisation in one
+  // pass (docs/isa.md); needs fused_requant.
+  bool float_requant = false;
 
   // 64-bit FNV-1a of the canonical form of every hardware-relevant field
   // (everything but name and description). The hardware exposes it; the

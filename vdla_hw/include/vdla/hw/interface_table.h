@@ -48,9 +48,9 @@
 #define VDLA_HW_ERRORS(X)                                                                                   \
   X(Opcode, OPCODE, 1, "unknown opcode")                                                                    \
   X(Memory, MEMORY, 2, "memory not legal for LOAD/STORE")                                                   \
-  X(AluOp, ALU_OP, 3, "unknown ALU op (REQ on a config without `fused_requant`)")                           \
+  X(AluOp, ALU_OP, 3, "unknown ALU op (REQ, FREQ on a config without their extension)")                     \
   X(StrayBits, STRAY_BITS, 4, "bits set outside the opcode's fields")                                       \
-  X(Imm, IMM, 5, "ALU imm != 0 without use_imm (except REQ, whose imm holds its bounds)")                   \
+  X(Imm, IMM, 5, "ALU imm != 0 without use_imm (except REQ and FREQ, whose imm is an operand)")             \
   X(Flags, FLAGS, 6, "pop/push flag naming a missing neighbour")                                            \
   X(Pad, PAD, 7, "padding on STORE or LOAD UOP")                                                            \
   X(FinishNotLast, FINISH_NOT_LAST, 8, "FINISH before the last instruction")                                \

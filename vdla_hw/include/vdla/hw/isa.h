@@ -37,9 +37,14 @@ enum class AluOp : uint8_t {
   // Extension fused_requant: a whole requantisation in one pass.
   Req = 9,  // dst = CLIP(MULSHR(dst, b), imm): MULSHR by b, then CLIP with the bounds in the
             // instruction's imm (imm[7:0], imm[15:8]) whether or not b is the immediate
+  // Extension float_requant (which needs fused_requant): onnxruntime's float
+  // requantisation, bit for bit (vdla/hw/float_requant.h).
+  FReq = 10,  // dst = clamp(round_half_even(fl(fl(dst) * float(b))) + imm, -128, 127), b a binary32
+              // bit pattern, imm the zero point whether or not b is the immediate
 };
-constexpr int kNumAluOps = 10;  // every op the ISA defines; numAluOps(cfg) says which a config has
-// ALU ops 0 .. numAluOps(cfg) - 1 exist on a config (REQ only with fused_requant).
+constexpr int kNumAluOps = 11;  // every op the ISA defines; numAluOps(cfg) says which a config has
+// ALU ops 0 .. numAluOps(cfg) - 1 exist on a config (REQ only with fused_requant,
+// FREQ only with float_requant).
 int numAluOps(const HwConfig& cfg);
 const char* aluOpName(AluOp op);  // "MIN", ...
 
