@@ -73,6 +73,18 @@ QConvAttributes readQConvAttributes(const AttributeMap& attrs) {
   q.clip_lo = static_cast<int32_t>(lo);
   q.clip_hi = static_cast<int32_t>(hi);
   q.x_zero_point = static_cast<int32_t>(zp);
+  const int64_t float_requant = attrs.getInt("float_requant", 0);
+  checkRange("float_requant", float_requant, 0, 1);
+  const int64_t y_zp = attrs.getInt("y_zero_point", 0);
+  checkRange("y_zero_point", y_zp, -128, 127);
+  if (!float_requant && y_zp != 0)
+    throw std::invalid_argument(
+        "attribute 'y_zero_point' needs float_requant = 1 (the integer forms put it in a bias)");
+  if (float_requant && (shift1 != 0 || shift2 != 0 || wide || residual_shift != 0))
+    throw std::invalid_argument(
+        "attribute 'float_requant' = 1 needs shift1 = shift2 = 0, wide_product = 0 and residual_shift = 0");
+  q.float_requant = float_requant != 0;
+  q.y_zero_point = static_cast<int32_t>(y_zp);
   return q;
 }
 
@@ -89,6 +101,10 @@ void writeQConvAttributes(const QConvAttributes& q, AttributeMap& attrs) {
   attrs.set("clip_lo", int64_t{q.clip_lo});
   attrs.set("clip_hi", int64_t{q.clip_hi});
   attrs.set("x_zero_point", int64_t{q.x_zero_point});
+  if (q.float_requant) {
+    attrs.set("float_requant", int64_t{1});
+    attrs.set("y_zero_point", int64_t{q.y_zero_point});
+  }
 }
 
 int64_t qconvOutputSize(int64_t input, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_begin,

@@ -7,7 +7,7 @@ comparison checks the model execution alone.
 Needs onnxruntime and numpy from PyPI: run it with the `python3` on PATH after
 `python3 -m pip install onnxruntime numpy`.
 
-usage: ort_classify.py MODEL --shape 1,3,224,224 [--top 5] INPUT.bin...
+usage: ort_classify.py MODEL --shape 1,3,224,224 [--top 5] [--logits] INPUT.bin...
 """
 import argparse
 import json
@@ -23,6 +23,7 @@ def main():
     parser.add_argument("inputs", nargs="+")
     parser.add_argument("--shape", required=True)
     parser.add_argument("--top", type=int, default=5)
+    parser.add_argument("--logits", action="store_true", help="print every output value too")
     args = parser.parse_args()
     shape = [int(d) for d in args.shape.split(",")]
     options = ort.SessionOptions()
@@ -37,8 +38,10 @@ def main():
             sys.exit(f"ort_classify: {path} holds {data.size} floats, expected {np.prod(shape)}")
         logits = session.run(None, {input_name: data.reshape(shape)})[0].reshape(-1)
         order = np.argsort(-logits, kind="stable")[: args.top]
-        print(json.dumps({"input": path, "top": [int(i) for i in order],
-                          "scores": [float(logits[i]) for i in order]}))
+        line = {"input": path, "top": [int(i) for i in order], "scores": [float(logits[i]) for i in order]}
+        if args.logits:
+            line["logits"] = [float(v) for v in logits]  # float32 -> double is exact
+        print(json.dumps(line))
 
 
 if __name__ == "__main__":

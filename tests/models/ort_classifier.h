@@ -1,5 +1,6 @@
 // Runs scripts/onnx/ort_classify.py (onnxruntime) on raw input tensors and
-// returns the top-k classes of each, for comparisons with the reference executor.
+// returns the top-k classes of each (or every logit), for comparisons with the
+// reference executor.
 #pragma once
 
 #include <cstdint>
@@ -18,5 +19,9 @@ std::string onnxruntimeUnavailableReason();
 std::vector<std::vector<int64_t>> classifyWithOnnxruntime(const std::string& model_path,
                                                           const std::vector<rt::Tensor>& inputs,
                                                           const std::string& work_dir, int top_k = 5);
+
+// The same run, returning every output value of each input (the logits).
+std::vector<std::vector<float>> onnxruntimeLogits(const std::string& model_path, const std::vector<rt::Tensor>& inputs,
+                                                  const std::string& work_dir);
 
 }  // namespace vdla::testing

@@ -78,14 +78,14 @@ TEST(FloatRequant, ZeroPointAndSaturation) {
   const uint32_t half = floatToBits(0.5f);
   EXPECT_EQ(floatRequant(0, half, -7), -7);
   EXPECT_EQ(floatRequant(0, half, 300), 127);
-  EXPECT_EQ(floatRequant(1, half, 0), 0);   // 0.5 -> 0 (even)
-  EXPECT_EQ(floatRequant(3, half, 0), 2);   // 1.5 -> 2
-  EXPECT_EQ(floatRequant(5, half, 0), 2);   // 2.5 -> 2
+  EXPECT_EQ(floatRequant(1, half, 0), 0);  // 0.5 -> 0 (even)
+  EXPECT_EQ(floatRequant(3, half, 0), 2);  // 1.5 -> 2
+  EXPECT_EQ(floatRequant(5, half, 0), 2);  // 2.5 -> 2
   EXPECT_EQ(floatRequant(-5, half, 0), -2);
   EXPECT_EQ(floatRequant(-3, half, 10), 8);
   EXPECT_EQ(floatRequant(1000, half, 0), 127);
   EXPECT_EQ(floatRequant(-1000, half, 0), -128);
-  EXPECT_EQ(floatRequant(300, half, -100), 50);     // in range only after the zero point
+  EXPECT_EQ(floatRequant(300, half, -100), 50);                                 // in range only after the zero point
   EXPECT_EQ(floatRequant(INT32_MAX, floatToBits(0x1p100f), -2000000000), 127);  // huge stays huge
 }
 
@@ -93,10 +93,10 @@ TEST(FloatRequant, ZeroPointAndSaturation) {
 // IEEE does not (subnormals, infinities, NaNs); the definition keeps the
 // hardware total.
 TEST(FloatRequant, ExponentFieldsZeroAndMaxReadAsNormal) {
-  EXPECT_EQ(floatRequant(INT32_MAX, 0x00000000u, 5), 5);     // 2^-127 * 2^31: far below 1/2
-  EXPECT_EQ(floatRequant(1, 0x7f800000u, 0), 127);           // 2^128, not infinity
-  EXPECT_EQ(floatRequant(-1, 0x7fc00000u, 0), -128);         // 1.5 * 2^128, not NaN
-  EXPECT_EQ(floatRequant(0, 0x7fc00000u, 3), 3);             // zero times anything
+  EXPECT_EQ(floatRequant(INT32_MAX, 0x00000000u, 5), 5);  // 2^-127 * 2^31: far below 1/2
+  EXPECT_EQ(floatRequant(1, 0x7f800000u, 0), 127);        // 2^128, not infinity
+  EXPECT_EQ(floatRequant(-1, 0x7fc00000u, 0), -128);      // 1.5 * 2^128, not NaN
+  EXPECT_EQ(floatRequant(0, 0x7fc00000u, 3), 3);          // zero times anything
 }
 
 }  // namespace

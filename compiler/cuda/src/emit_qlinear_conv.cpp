@@ -178,6 +178,7 @@ void emitVdlaQConv(const StepContext& ctx, KernelSpec& k) {
     if (i != 6 || has_res)
       ctx.require(ctx.input(i).type.dtype == rt::DType::I32 && ctx.input(i).type.shape == rt::Shape{m},
                   std::string(per_channel[i]) + " must be i32 [" + std::to_string(m) + "]");
+  ctx.require(!(has_res && q.float_requant), "float_requant takes no residual R");
   if (has_res)
     ctx.require(ctx.input(5).type.dtype == rt::DType::I8 && ctx.input(5).type.shape == y.type.shape,
                 "residual R must be i8 with the output's shape");
@@ -197,7 +198,8 @@ void emitVdlaQConv(const StepContext& ctx, KernelSpec& k) {
   k.params = g.params + constant("w_zp_kind", 0) + constantB("has_res", has_res) +
              constantB("wide_product", q.wide_product) + constant("shift1", q.shift1) + constant("shift2", q.shift2) +
              constant("residual_shift", q.residual_shift) + constant("clip_lo", q.clip_lo) +
-             constant("clip_hi", q.clip_hi);
+             constant("clip_hi", q.clip_hi) + constantB("float_requant", q.float_requant) +
+             constant("y_zero_point", q.y_zero_point);
   k.args = {arg(rt::DType::I8, "x"), arg(rt::DType::I8, "w"), arg(rt::DType::I32, "bias1"), arg(rt::DType::I32, "mult"),
             arg(rt::DType::I32, "bias2")};
   if (has_res) {

@@ -43,6 +43,27 @@ struct Requant {
   Value *bias1, *mult, *bias2, *residual_mult;  // i32 scalars of one output channel
 };
 
+// The float form: fl(fl(t) * s) rounded half to even, plus the zero point.
+// sitofp and fmul round to nearest even on every target's vector unit (SSE,
+// AVX, NEON); the product, clamped to +-2^16 (beyond that the int8 result is
+// saturated anyway), is rounded to an integer by adding and subtracting
+// 1.5 * 2^23, which is exact half-to-even rounding for |x| < 2^22 without a
+// rounding instruction that armv7 NEON lacks. No fast-math flags: the two
+// additions must not be folded.
+Value* floatRequantize(StepEmitter& e, Value* t, Value* scale_bits, int32_t y_zero_point) {
+  IRBuilder<>& b = e.b();
+  Type* f32 = b.getFloatTy();
+  Type* ft = t->getType()->isVectorTy()
+                 ? static_cast<Type*>(FixedVectorType::get(f32, cast<FixedVectorType>(t->getType())->getNumElements()))
+                 : f32;
+  auto splat = [&](float x) { return like(e, t, ConstantFP::get(f32, x)); };
+  Value* product = b.CreateFMul(b.CreateSIToFP(t, ft), like(e, t, b.CreateBitCast(scale_bits, f32)));
+  product = b.CreateSelect(b.CreateFCmpOLT(product, splat(-65536.0f)), splat(-65536.0f), product);
+  product = b.CreateSelect(b.CreateFCmpOGT(product, splat(65536.0f)), splat(65536.0f), product);
+  Value* rounded = b.CreateFSub(b.CreateFAdd(product, splat(12582912.0f)), splat(12582912.0f));
+  return b.CreateAdd(b.CreateFPToSI(rounded, t->getType()), like(e, t, e.c32(y_zero_point)));
+}
+
 // acc (i32 scalar or vector) -> int8 output, residual r (i8, same shape) or null.
 Value* requantize(StepEmitter& e, Value* acc, const Requant& p, Value* r) {
   IRBuilder<>& b = e.b();
@@ -64,7 +85,9 @@ Value* requantize(StepEmitter& e, Value* acc, const Requant& p, Value* r) {
     }
   }
   Value* t = roundingShiftRight(e, b.CreateAdd(acc, like(e, acc, p.bias1)), p.q->shift1);
-  if (p.q->wide_product) {
+  if (p.q->float_requant) {
+    v = floatRequantize(e, t, p.mult, p.q->y_zero_point);  // shift1 is 0
+  } else if (p.q->wide_product) {
     // The product and its shift in 64-bit lanes, then the low 32 bits.
     Value* prod = b.CreateMul(b.CreateSExt(t, wide), b.CreateSExt(like(e, acc, p.mult), wide));
     if (p.q->shift2 > 0) {
@@ -113,6 +136,7 @@ void emitQConv(StepBuilder& s) {
   requireInput(s, 4, rt::DType::I32, "bias2", true);
   const bool residual = s.node().input(5) != nullptr;
   if (residual != (s.node().input(6) != nullptr)) s.fail("R and residual_mult must be given together");
+  if (residual && q.float_requant) s.fail("float_requant takes no residual R");
   if (residual) {
     requireInput(s, 5, rt::DType::I8, "residual R", false);
     requireInput(s, 6, rt::DType::I32, "residual_mult", true);

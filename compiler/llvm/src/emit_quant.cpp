@@ -308,9 +308,14 @@ void emitQLinearAdd(StepBuilder& s) {
   const int32_t za = constantZeroPoints(s, 2, "A_zero_point", 1)[0],
                 zb = constantZeroPoints(s, 5, "B_zero_point", 1)[0];
   const int32_t zc = constantZeroPoints(s, 7, "C_zero_point", 1)[0];
-  // The reference's constants, with its expressions (see quantize.cpp).
+  // The reference's constants, with its expressions (see quantize.cpp); in
+  // the unsigned domain on the uint8 values the int8 ones stand for.
+  const bool unsigned_domain = s.node().attrs().getInt("unsigned_domain", 0) != 0;
+  if (unsigned_domain && t != rt::DType::I8) s.fail("unsigned_domain needs int8 operands");
+  const int32_t shift = unsigned_domain ? 128 : 0;
   const float ratio_a = sa / sc, ratio_b = sb / sc;
-  const float fixed = static_cast<float>(zc) - (ratio_a * static_cast<float>(za) + ratio_b * static_cast<float>(zb));
+  const float fixed = static_cast<float>(zc + shift) -
+                      (ratio_a * static_cast<float>(za + shift) + ratio_b * static_cast<float>(zb + shift));
 
   const rt::Shape& out = s.outputType().shape;
   auto strides = [&](const rt::Shape& in) {
@@ -331,11 +336,21 @@ void emitQLinearAdd(StepBuilder& s) {
   IRBuilder<>& b = e.b();
   const int y_slot = s.output(0);
   auto element = [&](Value* ia, Value* ib, Value* i) {
-    Value* qa = b.CreateSIToFP(toI32(e, e.loadAt(e.i8(), e.tensor(a_slot, e.i8()), ia), t), e.f32());
-    Value* qb = b.CreateSIToFP(toI32(e, e.loadAt(e.i8(), e.tensor(b_slot, e.i8()), ib), t), e.f32());
+    auto operand = [&](int slot, Value* at) {
+      Value* q = toI32(e, e.loadAt(e.i8(), e.tensor(slot, e.i8()), at), t);
+      return b.CreateSIToFP(unsigned_domain ? b.CreateAdd(q, e.c32(shift)) : q, e.f32());
+    };
+    Value* qa = operand(a_slot, ia);
+    Value* qb = operand(b_slot, ib);
     Value* v = e.intrinsic(Intrinsic::fma, {qb, e.cf(ratio_b), e.cf(fixed)});
     v = e.intrinsic(Intrinsic::fma, {qa, e.cf(ratio_a), v});
-    e.storeAt(quantizeValue(e, v, e.cf(0), t), e.tensor(y_slot, e.i8()), i);
+    if (!unsigned_domain) {
+      e.storeAt(quantizeValue(e, v, e.cf(0), t), e.tensor(y_slot, e.i8()), i);
+      return;
+    }
+    // The uint8 result's bits, flipped at the top: the int8 value 128 lower.
+    Value* u8 = quantizeValue(e, v, e.cf(0), rt::DType::U8);
+    e.storeAt(b.CreateXor(u8, ConstantInt::get(u8->getType(), 0x80)), e.tensor(y_slot, e.i8()), i);
   };
   const int64_t n = rt::numElements(out);
   if (s.inputType(0).shape == out && s.inputType(3).shape == out) {

@@ -46,8 +46,7 @@ std::vector<int8_t> referenceTable(const ir::Node& node) {
       args.inputs.push_back(present(node, slot) ? &params[next++] : nullptr);
   }
   args.outputs.push_back(&c);
-  const rt::AttributeMap attrs;
-  args.attrs = &attrs;
+  args.attrs = &node.attrs();  // unsigned_domain among them
   rt::KernelRegistry& kernels = rt::KernelRegistry::global();
   rt::registerReferenceKernels(kernels);
   kernels.get(rt::referenceKernelName(kOp))(args);

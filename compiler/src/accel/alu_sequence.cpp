@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <stdexcept>
 
 #include "vdla/compiler/quant/requant.h"
 
@@ -79,6 +80,35 @@ int32_t packClip(int32_t lo, int32_t hi) {
   return int16_t(uint16_t((uint32_t(hi) & 0xff) << 8 | (uint32_t(lo) & 0xff)));
 }
 
+// The float form: the bias as the accumulators' initial value, one FREQ
+// with the binary32 scales as its operand and the zero point as its
+// immediate (FREQ saturates to int8), and a CLIP only for narrower bounds.
+AluSequence floatRequantSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
+  if (!cfg.float_requant)
+    throw std::logic_error("layer '" + L.name + "': float requantisation on config '" + cfg.name +
+                           "', which has no FREQ (the partition keeps such layers on the CPU)");
+  if (L.residual || L.shift1 != 0 || L.shift2 != 0 || L.wide_product || !isAll(L.bias2, 0))
+    throw std::logic_error("layer '" + L.name + "': float_requant with a residual, shifts or bias2");
+  AluSequence s;
+  s.init.push_back(vectorPass(hw::AluOp::Mov, AluPass::Dst::Acc, L.bias1, s, cfg));
+  AluPass freq;
+  freq.op = hw::AluOp::FReq;
+  freq.src = AluPass::Src::Param;  // the immediate holds the zero point
+  freq.param = static_cast<int>(s.params.size());
+  s.params.push_back(L.mult);
+  freq.imm = L.y_zero_point;
+  s.after.push_back(freq);
+  if (L.clip_lo > -128 || L.clip_hi < 127) {
+    if (cfg.alu_imm_bits >= 16) {
+      s.after.push_back(immPass(hw::AluOp::Clip, packClip(L.clip_lo, L.clip_hi)));
+    } else {
+      s.after.push_back(immPass(hw::AluOp::Max, L.clip_lo));
+      s.after.push_back(immPass(hw::AluOp::Min, L.clip_hi));
+    }
+  }
+  return s;
+}
+
 }  // namespace
 
 int AluSequence::residualPasses() const {
@@ -88,6 +118,7 @@ int AluSequence::residualPasses() const {
 }
 
 AluSequence buildAluSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
+  if (L.float_requant) return floatRequantSequence(L, cfg);
   AluSequence s;
   using Op = hw::AluOp;
   using D = AluPass::Dst;

@@ -245,7 +245,8 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             l.uop_begin = range.first;
             l.uop_end = range.second;
             hw::Instruction insn = p.src == AluPass::Src::Imm ? hw::makeAluImm(p.op, l, p.imm) : hw::makeAlu(p.op, l);
-            if (p.op == hw::AluOp::Req) insn.imm = p.imm;  // its clip bounds beside the tensor operand
+            // REQ's clip bounds, FREQ's zero point, beside the tensor operand
+            if (p.op == hw::AluOp::Req || p.op == hw::AluOp::FReq) insn.imm = p.imm;
             return em.emit(insn);
           };
 

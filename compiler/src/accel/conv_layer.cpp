@@ -84,6 +84,8 @@ ConvLayer convLayerFromNode(const ir::Node& node) {
   L.residual_shift = static_cast<int32_t>(a.getInt("residual_shift", 0));
   L.clip_lo = static_cast<int32_t>(a.getInt("clip_lo", -128));
   L.clip_hi = static_cast<int32_t>(a.getInt("clip_hi", 127));
+  L.float_requant = a.getInt("float_requant", 0) != 0;
+  L.y_zero_point = static_cast<int32_t>(a.getInt("y_zero_point", 0));
   L.bias1 = int32Vector(node.input(2), L.o);
   L.mult = int32Vector(node.input(3), L.o);
   L.bias2 = int32Vector(node.input(4), L.o);

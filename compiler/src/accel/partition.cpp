@@ -91,6 +91,9 @@ AccelLowering partitionForAccelerator(const ir::Graph& graph, const hw::HwConfig
       continue;
     }
     d.reason = whyNotOffloadable(*node);
+    if (d.reason.empty() && node->attrs().getInt("float_requant", 0) != 0 && !cfg.float_requant)
+      d.reason = "its float requantisation needs the ALU op FREQ (extension float_requant), which config '" + cfg.name +
+                 "' does not enable";
     if (!d.reason.empty()) continue;
     try {
       const ConvLayer direct = convLayerFromNode(*node);

@@ -1,6 +1,7 @@
 #include "vdla/compiler/quant/qlinear_to_qconv.h"
 
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
@@ -173,6 +174,11 @@ class SignedActivations {
       // An element-wise operator's other operands must have the type of the
       // one that turned int8: a uint8 constant among them (the bias that a
       // QOperator export adds to a MatMul with QLinearAdd) turns int8 too.
+      // onnxruntime's QLinearAdd folds the zero points into one float
+      // constant, which rounds differently once every value moves by 128:
+      // the kernel is told to compute on the uint8 values it stands for.
+      if (signed_operand && n->qualifiedOp() == "com.microsoft.QLinearAdd")
+        n->attrs().set("unsigned_domain", int64_t{1});
       if (!signed_operand || n->qualifiedOp() == "QLinearConv" || n->qualifiedOp() == "com.microsoft.QGemm") continue;
       for (const QuantSlot& s : quantSlots(*n)) {
         if (s.data == kOutput) continue;
@@ -272,7 +278,42 @@ struct QConvParts {
   rt::QConvAttributes attrs;
 };
 
-QConvParts buildParts(const IntegerLayer& L, rt::Tensor weights4d, rt::QConvAttributes geometry) {
+// onnxruntime's form: the scale x_scale * w_scale / y_scale in binary32, in
+// that order, and the zero point after the rounding. bias1 wraps to int32
+// like every sum of the definition, so the accumulator equals onnxruntime's
+// int32 sum(x - zx) * w + bias whatever the operands.
+QConvParts buildFloatParts(const IntegerLayer& L, rt::Tensor weights4d, rt::QConvAttributes geometry) {
+  const int64_t channels = weights4d.dim(0), per = weights4d.numElements() / channels;
+  const int8_t* w = weights4d.data<int8_t>();
+  std::vector<int32_t> bias1, scale_bits;
+  for (int64_t o = 0; o < channels; ++o) {
+    int64_t sum_w = 0;
+    for (int64_t i = 0; i < per; ++i) sum_w += w[o * per + i];
+    const int64_t bias = (L.bias.empty() ? 0 : L.bias[o]) - int64_t{L.x_zero_point} * sum_w;
+    bias1.push_back(static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(bias))));
+    const float scale =
+        static_cast<float>(L.x_scale) * static_cast<float>(L.w_scale[o]) / static_cast<float>(L.y_scale);
+    int32_t bits = 0;
+    std::memcpy(&bits, &scale, sizeof bits);
+    scale_bits.push_back(bits);
+  }
+  auto vec = [](const std::vector<int32_t>& v) {
+    return rt::Tensor::fromVector<int32_t>({static_cast<int64_t>(v.size())}, v);
+  };
+  QConvParts parts;
+  parts.weights = std::move(weights4d);
+  parts.bias1 = vec(bias1);
+  parts.mult = vec(scale_bits);
+  parts.bias2 = vec(std::vector<int32_t>(static_cast<size_t>(channels), 0));
+  parts.attrs = geometry;
+  parts.attrs.float_requant = true;
+  parts.attrs.y_zero_point = L.y_zero_point;
+  parts.attrs.x_zero_point = L.x_zero_point;
+  return parts;
+}
+
+QConvParts buildParts(const IntegerLayer& L, rt::Tensor weights4d, rt::QConvAttributes geometry, RequantForm form) {
+  if (form == RequantForm::Float) return buildFloatParts(L, std::move(weights4d), geometry);
   const int64_t channels = weights4d.dim(0), per = weights4d.numElements() / channels;
   const int8_t* w = weights4d.data<int8_t>();
   RequantSpec spec;
@@ -306,7 +347,7 @@ QConvParts buildParts(const IntegerLayer& L, rt::Tensor weights4d, rt::QConvAttr
 
 class LayerConversion {
  public:
-  LayerConversion(Graph& g, QLinearConversionReport& report) : g_(g), report_(report) {}
+  LayerConversion(Graph& g, QLinearConversionReport& report) : g_(g), report_(report), form_(report.form) {}
 
   void run() {
     for (Node* n : g_.nodes()) {
@@ -364,7 +405,7 @@ class LayerConversion {
     geometry.group = a.getInt("group", 1);
     QConvParts parts;
     try {
-      parts = buildParts(L, *L.w, geometry);
+      parts = buildParts(L, *L.w, geometry, form_);
     } catch (const std::exception& e) {
       return std::string("no exact requantisation: ") + e.what();
     }
@@ -398,7 +439,7 @@ class LayerConversion {
     const rt::QConvAttributes one_by_one;  // stride 1, no padding
     QConvParts parts;
     try {
-      parts = buildParts(L, std::move(w4), one_by_one);
+      parts = buildParts(L, std::move(w4), one_by_one, form_);
     } catch (const std::exception& e) {
       return std::string("no exact requantisation: ") + e.what();
     }
@@ -411,6 +452,7 @@ class LayerConversion {
 
   Graph& g_;
   QLinearConversionReport& report_;
+  RequantForm form_;
 };
 
 }  // namespace
@@ -423,8 +465,9 @@ bool hasQLinearOperators(const ir::Graph& graph) {
   return false;
 }
 
-QLinearConversionReport convertQLinearToQConv(ir::Graph& graph) {
+QLinearConversionReport convertQLinearToQConv(ir::Graph& graph, RequantForm form) {
   QLinearConversionReport report;
+  report.form = form;
   report.signed_values = SignedActivations(graph).run();
   passes::inferShapes(graph);
   LayerConversion(graph, report).run();

@@ -7,10 +7,14 @@
 
 namespace vdla {
 
-TargetStage stages::qlinearToQConv() {
-  return {"qlinear-to-qconv", StageKind::Graph, StagePhase::Quantize, [](TargetState& s) {
+TargetStage stages::qlinearToQConv(QLinearRequant requant) {
+  return {"qlinear-to-qconv", StageKind::Graph, StagePhase::Quantize, [requant](TargetState& s) {
             if (!quant::hasQLinearOperators(s.graph)) return false;
-            s.report.qlinear = quant::convertQLinearToQConv(s.graph);
+            // The float form (onnxruntime's, bit for bit) wherever the code
+            // that runs it has it: the CPU always, the accelerator with FREQ.
+            const bool float_form = requant == QLinearRequant::Float || s.config.float_requant;
+            s.report.qlinear = quant::convertQLinearToQConv(
+                s.graph, float_form ? quant::RequantForm::Float : quant::RequantForm::Integer);
             s.report.converted_qlinear = true;
             return true;
           }};

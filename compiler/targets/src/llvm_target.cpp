@@ -12,7 +12,7 @@ Target llvmTarget() {
   // A model quantised elsewhere runs as generated int8 code: its integer
   // convolutions and dense layers become vdla.QConv first, its own scales
   // honoured, as for the accelerator.
-  t.stages = {stages::qlinearToQConv(), cpu::llvmCodegenStage()};
+  t.stages = {stages::qlinearToQConv(stages::QLinearRequant::Float), cpu::llvmCodegenStage()};
   return t;
 }
 

@@ -13,8 +13,14 @@ Target vdlaTarget() {
   // fp32 one is calibrated and quantised here; then the accelerator takes
   // what it can (partitioned, placed in the arena, generated, proven free of
   // deadlock) and the CPU back end compiles the rest.
-  t.stages = {stages::qlinearToQConv(), stages::quantize(),     stages::foldReshapes(),    stages::accelPartition(),
-              stages::accelArena(),     stages::accelCodegen(), stages::accelTokenCheck(), cpu::cpuFallbackStage()};
+  t.stages = {stages::qlinearToQConv(stages::QLinearRequant::AsAccelerator),
+              stages::quantize(),
+              stages::foldReshapes(),
+              stages::accelPartition(),
+              stages::accelArena(),
+              stages::accelCodegen(),
+              stages::accelTokenCheck(),
+              cpu::cpuFallbackStage()};
   return t;
 }
 

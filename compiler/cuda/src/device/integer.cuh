@@ -175,7 +175,13 @@ struct QConvEpilogue {
   __device__ __forceinline__ void store(unsigned sum, int oc, int idx) const {
     const unsigned in_r = P::has_res ? (unsigned)(int)r[idx] * (unsigned)residual_mult[oc] : 0u;
     int v;
-    if (P::wide_product) {
+    if (P::float_requant) {
+      // onnxruntime's form: fl(fl(acc + bias1) * scale) rounded half to even
+      // (__fmul_rn: no contraction into a fused multiply-add).
+      const float p = __fmul_rn(__int2float_rn((int)(sum + (unsigned)bias1[oc])), __int_as_float(mult[oc]));
+      v = __float2int_rn(fminf(fmaxf(p, -65536.0f), 65536.0f)) + P::y_zero_point;
+      v = v < -128 ? -128 : (v > 127 ? 127 : v);
+    } else if (P::wide_product) {
       // The residual in accumulator units, with residual_shift fractional bits.
       unsigned wide_r = in_r;
       if (P::has_res && P::residual_shift > 0) {

@@ -17,7 +17,11 @@ namespace vdla::stages {
 // QLinearMatMul, ...) keeps its own scales; its integer convolutions and
 // dense layers become vdla.QConv (quant/qlinear_to_qconv.h). Nothing to do
 // for a graph without such operators.
-TargetStage qlinearToQConv();
+// Float: onnxruntime's requantisation (CPU targets). AsAccelerator: the
+// same where the target config's accelerator has the ALU op FREQ
+// (extension float_requant), else its integer form.
+enum class QLinearRequant { Float, AsAccelerator };
+TargetStage qlinearToQConv(QLinearRequant requant);
 
 // "quantize" (graph): calibrates an fp32 graph on the calibration samples
 // (seeded synthetic ones when none are given) and rewrites it into vdla.QConv

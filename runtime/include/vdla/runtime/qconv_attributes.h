@@ -33,9 +33,18 @@
 // accelerator computes it in one MULSHR, so a deep layer needs no shift1 to
 // keep the product within int32, and it loads R straight into the
 // accumulator before the GEMM (see compiler/src/quant/requant.cpp).
+//
+// With float_requant = 1 (onnxruntime's requantisation, for models quantised
+// elsewhere) mult[o] holds the bit pattern of a binary32 scale s[o], and
+//   Y   = clamp(round_half_even(fl(fl(acc + bias1[o]) * s[o])) + y_zero_point, clip_lo, clip_hi)
+// where fl rounds to binary32 (the int32 sum wraps as above). shift1, shift2,
+// wide_product and bias2 are zero and there is no residual. The accelerator
+// computes it with the ALU op FREQ (extension float_requant, docs/isa.md).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "vdla/runtime/attributes.h"
 
@@ -52,7 +61,9 @@ struct QConvAttributes {
   int residual_shift = 0;     // in [0, 62]; nonzero only with wide_product
   int32_t clip_lo = -128;     // -128 <= clip_lo <= clip_hi <= 127
   int32_t clip_hi = 127;
-  int32_t x_zero_point = 0;  // the int8 value padding positions hold
+  int32_t x_zero_point = 0;    // the int8 value padding positions hold
+  bool float_requant = false;  // see above
+  int32_t y_zero_point = 0;    // float_requant only: added after the rounding, in [-128, 127]
 };
 
 // Reads the attributes of a vdla.QConv node. strides, pads, dilations, group,
@@ -75,6 +86,19 @@ inline int32_t roundingShiftRight(int32_t v, int shift) {
   if (shift == 0) return v;
   const int64_t rounded = (static_cast<int64_t>(v) + (int64_t{1} << (shift - 1))) >> shift;  // >> floors
   return static_cast<int32_t>(rounded);
+}
+
+// The float form's requantisation of one accumulator (bias1 already added):
+// binary32 arithmetic, rounded half to even (nearbyint in the default
+// rounding mode), as onnxruntime computes it.
+inline int32_t floatRequant(int32_t t, int32_t scale_bits, int32_t y_zero_point) {
+  float scale = 0;
+  static_assert(sizeof scale == sizeof scale_bits);
+  std::memcpy(&scale, &scale_bits, sizeof scale);
+  const float product = static_cast<float>(t) * scale;
+  const float q = std::nearbyint(std::fmax(-65536.0f, std::fmin(65536.0f, product)));
+  const int32_t y = static_cast<int32_t>(q) + y_zero_point;
+  return y < -128 ? -128 : (y > 127 ? 127 : y);
 }
 
 // The wide form's residual in accumulator units: wrap32(rshr(r * rm, shift)).

@@ -6,6 +6,11 @@
 //   QLinearAdd: as MLAS's x86-64 AVX2 kernel (what onnxruntime runs there):
 //               ra = A_s/C_s, rb = B_s/C_s, fixed = C_zp - (ra*A_zp + rb*B_zp),
 //               C = saturate(round_half_even(fma(A, ra, fma(B, rb, fixed))))
+//               With attribute unsigned_domain = 1 (the compiler's int8 form of a
+//               uint8 model, compiler/quant/qlinear_to_qconv.h) A, B, C and their
+//               zero points stand for the uint8 values minus 128, and C is what
+//               the kernel computes on those uint8 values, minus 128: the
+//               folded formula is not invariant under the shift.
 //   QLinearMul: C = saturate(round_half_even((A_s*(A-A_zp) * B_s*(B-B_zp)) / C_s) + C_zp)
 #include <cmath>
 
@@ -92,12 +97,19 @@ void qlinearBinary(const KernelArgs& a) {
     // such hosts: scale ratios and a fixed part folded from the zero points,
     // two fused multiply-adds on the raw quantised values, then
     // round_half_even and saturation.
+    const bool unsigned_domain = a.attributes().getInt("unsigned_domain", 0) != 0;
+    require(!unsigned_domain || ta.dtype() == DType::I8, "unsigned_domain needs int8 operands");
+    const int32_t shift = unsigned_domain ? 128 : 0;
     const float ratio_a = sa / sc, ratio_b = sb / sc;
-    const float fixed = static_cast<float>(zc) - (ratio_a * static_cast<float>(za) + ratio_b * static_cast<float>(zb));
+    const float fixed = static_cast<float>(zc + shift) -
+                        (ratio_a * static_cast<float>(za + shift) + ratio_b * static_cast<float>(zb + shift));
     forEachBroadcast(y.shape(), ta.shape(), tb.shape(), [&](int64_t i, int64_t ia, int64_t ib) {
-      float v = std::fma(static_cast<float>(qb[ib]), ratio_b, fixed);
-      v = std::fma(static_cast<float>(qa[ia]), ratio_a, v);
-      storeQuantized(y, i, v, 0);
+      float v = std::fma(static_cast<float>(qb[ib] + shift), ratio_b, fixed);
+      v = std::fma(static_cast<float>(qa[ia] + shift), ratio_a, v);
+      if (unsigned_domain)
+        y.data<int8_t>()[i] = static_cast<int8_t>(int32_t{quantizeValue<uint8_t>(v, 0)} - 128);
+      else
+        storeQuantized(y, i, v, 0);
     });
     return;
   }

@@ -202,8 +202,10 @@ void qconv(const KernelArgs& a) {
     r = a.input(5).data<int8_t>();
     residual_mult = channelVector(a, 6, "residual_mult", O);
   }
-  if (q.wide_product)
-    for (int64_t o = 0; o < O; ++o) require(bias2[o] == 0, "wide_product needs bias2 = 0");
+  if (q.wide_product || q.float_requant)
+    for (int64_t o = 0; o < O; ++o)
+      require(bias2[o] == 0, q.wide_product ? "wide_product needs bias2 = 0" : "float_requant needs bias2 = 0");
+  require(!(q.float_requant && residual), "float_requant takes no residual R");
 
   const int64_t cg = g.channelsPerGroup(), og = g.outChannelsPerGroup(), plane = g.outPlane();
   const int64_t kdim = cg * g.kernel_h * g.kernel_w, in_plane = g.height * g.width;
@@ -235,6 +237,13 @@ void qconv(const KernelArgs& a) {
         const uint32_t b1 = static_cast<uint32_t>(bias1[o]), mu = static_cast<uint32_t>(mult[o]);
         const uint32_t b2 = static_cast<uint32_t>(bias2[o]);
         const uint32_t rm = residual ? static_cast<uint32_t>(residual_mult[o]) : 0u;
+        if (q.float_requant) {
+          for (int64_t p = 0; p < plane; ++p) {
+            const int32_t v = floatRequant(static_cast<int32_t>(am[p] + b1), mult[o], q.y_zero_point);
+            yp[base + p] = static_cast<int8_t>(std::clamp(v, q.clip_lo, q.clip_hi));
+          }
+          continue;
+        }
         if (q.wide_product) {
           // A residual joins the accumulator (in its units) before the bias.
           for (int64_t p = 0; p < plane; ++p) {

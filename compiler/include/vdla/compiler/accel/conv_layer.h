@@ -30,6 +30,8 @@ struct ConvLayer {
   int32_t shift1 = 0, shift2 = 0, clip_lo = -128, clip_hi = 127;
   bool wide_product = false;                               // the product and shift2 in 64 bits: always one MULSHR
   int32_t residual_shift = 0;                              // wide form: residual_mult's fractional bits (a MULSHR of R)
+  bool float_requant = false;                              // mult holds binary32 scales: one FREQ (isa.h)
+  int32_t y_zero_point = 0;                                // float_requant: added after the rounding
   std::vector<int32_t> bias1, mult, bias2, residual_mult;  // [o] each
   std::vector<int8_t> weights;                             // [o][c/group][kh][kw]
   rt::accel::InputTransform host;                          // applied by the runtime before upload

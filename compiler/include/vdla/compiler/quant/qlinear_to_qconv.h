@@ -10,15 +10,21 @@
 //     QLinearMatMul get int8 zero points, value-preserving operators in between
 //     (MaxPool, Flatten, Reshape, ...) carry the int8 tensor. A uint8 value
 //     that a graph input/output or another operator reads stays uint8.
+//     Every operator's result is unchanged by the shift except QLinearAdd's
+//     (onnxruntime folds the zero points into one rounded float constant),
+//     which gets unsigned_domain = 1: it computes on the uint8 values.
 //  2. QLinearConv with int8 input and output and int8 weights of zero point 0
 //     becomes vdla.QConv: padding holds the input zero point, the bias absorbs
 //     -x_zero_point * sum(w), and the multiplier s_x * s_w / s_y becomes the
 //     ALU's multiply-and-shift (chooseRequantParams, free of int32 overflow).
 //  3. QGemm (transB, alpha 1, quantised output) becomes Reshape to
 //     [N, K, 1, 1], a 1x1 vdla.QConv, Reshape back.
-// The requantisation rounds as the accelerator does (half up, integer
-// multiplier) where onnxruntime rounds a float product half to even, so an
-// output may differ by one unit from onnxruntime's.
+//  4. The requantisation: RequantForm::Float keeps onnxruntime's, the int32
+//     sum times the binary32 scale s_x * s_w / s_y rounded half to even
+//     (vdla.QConv float_requant: bit for bit onnxruntime's result; the
+//     accelerator's ALU op FREQ). RequantForm::Integer, for an accelerator
+//     without that op, uses an integer multiplier that rounds half up: an
+//     output may then differ by one unit from onnxruntime's.
 #pragma once
 
 #include <string>
@@ -28,10 +34,13 @@
 
 namespace vdla::quant {
 
+enum class RequantForm { Float, Integer };
+
 struct QLinearConversionReport {
   size_t signed_values = 0;  // uint8 activations turned into int8
   size_t convolutions = 0;   // QLinearConv -> vdla.QConv
   size_t dense = 0;          // QGemm -> vdla.QConv
+  RequantForm form = RequantForm::Float;
   // Integer operators left as they are, with the reason (node name, why).
   std::vector<std::pair<std::string, std::string>> kept;
 };
@@ -42,6 +51,6 @@ bool hasQLinearOperators(const ir::Graph& graph);
 
 // Rewrites `graph` in place (typed, after the standard pipeline); the result
 // is re-typed and verified.
-QLinearConversionReport convertQLinearToQConv(ir::Graph& graph);
+QLinearConversionReport convertQLinearToQConv(ir::Graph& graph, RequantForm form = RequantForm::Float);
 
 }  // namespace vdla::quant
