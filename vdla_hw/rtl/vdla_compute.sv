@@ -494,7 +494,7 @@ module vdla_compute (
       else if (point >= 10'sd0) freq_q = 42'(mant_p << point);
       else if (point >= -10'sd25) freq_q = 42'(shift_round_even(mant_p, 6'(-point)));
       else freq_q = 42'sd0;
-      freq_y = (freq_negative ? -43'(freq_q) : 43'(freq_q)) + 43'(c);
+      freq_y = (freq_negative ? -(43'(freq_q)) : 43'(freq_q)) + 43'(c);  // yosys reads -43'(x) as a cast to size -43
     end
 
     clip_in = req ? mulshr_y[31:0] : a;

@@ -1,6 +1,8 @@
 #include "accel_test_util.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include "vdla/runtime/accel/device_program.h"
@@ -140,6 +142,15 @@ rt::Tensor naiveQConv(const ConvLayer& L, const LayerData& d) {
                                                : (r_prod + (int64_t{1} << (L.residual_shift - 1))) >> L.residual_shift)
                   : 0;
           int32_t t = rshr(wrap(int64_t(wrap(int64_t(wrap(acc)) + in_acc)) + L.bias1[oi]), L.shift1);
+          if (L.float_requant) {  // the host's binary32 arithmetic, as onnxruntime computes it
+            float scale = 0;
+            std::memcpy(&scale, &L.mult[oi], sizeof scale);
+            const float product = static_cast<float>(t) * scale;
+            const int32_t q = static_cast<int32_t>(std::nearbyint(std::clamp(product, -1e6f, 1e6f))) + L.y_zero_point;
+            const int32_t v = std::clamp(std::clamp(q, -128, 127), L.clip_lo, L.clip_hi);
+            y.data<int8_t>()[((n * L.o + o) * L.oh + oy) * L.ow + ox] = static_cast<int8_t>(v);
+            continue;
+          }
           if (L.wide_product) {  // the exact 64-bit product, shifted, then wrapped
             const int64_t prod = int64_t(t) * L.mult[oi];
             const int64_t shifted = L.shift2 == 0 ? prod : (prod + (int64_t{1} << (L.shift2 - 1))) >> L.shift2;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "accel_test_util.h"
@@ -25,6 +26,7 @@ using hw::AluOp;
 hw::HwConfig baseIsaPynq() {
   hw::HwConfig cfg = hw::loadConfig("pynq");
   cfg.fused_requant = false;
+  cfg.float_requant = false;  // which needs fused_requant
   return cfg;
 }
 
@@ -281,6 +283,73 @@ TEST_P(FusedRequantOnDevice, ResidualInTheAccumulatorsMatchesTheDefinition) {
         ASSERT_EQ(got.data<int8_t>()[i], want.data<int8_t>()[i]) << "layer " << k << " element " << i;
     }
   }
+}
+
+// A layer in onnxruntime's form: binary32 scales in mult, a zero point.
+void floatRequantLike(ConvLayer& L, std::mt19937& rng) {
+  const int64_t per = static_cast<int64_t>(L.weights.size()) / L.o;
+  std::uniform_int_distribution<int32_t> bias(-30000, 30000), zp(-128, 127);
+  L.float_requant = true;
+  L.y_zero_point = zp(rng);
+  L.shift1 = L.shift2 = 0;
+  L.wide_product = false;
+  L.bias2.assign(static_cast<size_t>(L.o), 0);
+  for (int64_t o = 0; o < L.o; ++o) {
+    // A scale that maps the channel's accumulator range onto about +-150.
+    const double bound = double(quant::accumulatorBound(L.weights.data() + o * per, per)) + 30000;
+    const float scale = static_cast<float>(150.0 / bound * std::uniform_real_distribution<double>(0.5, 4.0)(rng));
+    std::memcpy(&L.mult[static_cast<size_t>(o)], &scale, sizeof scale);
+    L.bias1[static_cast<size_t>(o)] = bias(rng);
+  }
+}
+
+TEST(AluSequence, FloatRequantIsMovAndOneFreq) {
+  const hw::HwConfig pynq = hw::loadConfig("pynq");
+  ASSERT_TRUE(pynq.float_requant);
+  std::mt19937 rng(21);
+  ConvLayer L = test::randomLayer(rng, false);
+  floatRequantLike(L, rng);
+  L.clip_lo = -128;
+  L.clip_hi = 127;
+  AluSequence s = buildAluSequence(L, pynq);
+  ASSERT_EQ(s.init.size(), 1u);
+  EXPECT_EQ(s.init[0].op, AluOp::Mov);
+  ASSERT_EQ(s.after.size(), 1u);
+  EXPECT_EQ(s.after[0].op, AluOp::FReq);
+  EXPECT_EQ(s.after[0].src, AluPass::Src::Param);
+  EXPECT_EQ(s.after[0].imm, L.y_zero_point);
+  EXPECT_EQ(s.params[static_cast<size_t>(s.after[0].param)], L.mult);
+  L.clip_lo = 0;  // a narrower range: a CLIP after the FREQ
+  s = buildAluSequence(L, pynq);
+  ASSERT_EQ(s.after.size(), 2u);
+  EXPECT_EQ(s.after[1].op, AluOp::Clip);
+  EXPECT_THROW(buildAluSequence(L, baseIsaPynq()), std::logic_error);
+}
+
+// FREQ on every backend (fsim, the RTL, the HLS C simulation) against the
+// host's float arithmetic, with both latency-hiding plans.
+TEST_P(FusedRequantOnDevice, FloatRequantMatchesBinary32Arithmetic) {
+  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  auto dev = driver::createDevice(GetParam(), cfg);
+  std::mt19937 rng(17);
+  const int count = GetParam() == "fsim" ? 12 : 3;
+  int64_t inside = 0, total = 0;
+  for (int k = 0; k < count; ++k) {
+    ConvLayer L = test::randomLayer(rng, false);
+    floatRequantLike(L, rng);
+    L.clip_lo = k % 3 == 0 ? 0 : -128;
+    const test::LayerData d = test::randomData(L, rng);
+    const rt::Tensor want = test::naiveQConv(L, d);
+    for (bool lh : {true, false}) {
+      const ConvProgram prog = generateConvProgram(L, chooseTiling(L, cfg, lh), cfg, 0);
+      const rt::Tensor got = test::runOnDevice(*dev, L, prog, d);
+      for (int64_t i = 0; i < got.numElements(); ++i)
+        ASSERT_EQ(got.data<int8_t>()[i], want.data<int8_t>()[i]) << "layer " << k << " element " << i;
+    }
+    for (int64_t i = 0; i < want.numElements(); ++i, ++total)
+      inside += want.data<int8_t>()[i] > L.clip_lo && want.data<int8_t>()[i] < 127;
+  }
+  EXPECT_GT(inside * 2, total) << "most outputs unsaturated: the roundings are what is compared";
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FusedRequantOnDevice, ::testing::ValuesIn(driver::deviceBackends()),

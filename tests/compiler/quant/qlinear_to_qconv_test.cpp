@@ -129,83 +129,97 @@ rt::Tensor randomInput(uint32_t seed) {
 
 class QLinearToQConv : public ::testing::TestWithParam<DType> {};
 
-TEST_P(QLinearToQConv, MatchesTheIntegerOperatorsWithinOneUnit) {
-  for (uint32_t seed = 1; seed <= 5; ++seed) {
-    auto original = buildIntegerNet(GetParam(), seed);
-    auto converted = buildIntegerNet(GetParam(), seed);
-    ASSERT_TRUE(hasQLinearOperators(*converted));
-    const QLinearConversionReport report = convertQLinearToQConv(*converted);
-    EXPECT_EQ(report.convolutions, 2u);
-    EXPECT_EQ(report.dense, 1u);
-    EXPECT_TRUE(report.kept.empty());
-    if (GetParam() == DType::U8) {
-      EXPECT_GE(report.signed_values, 6u);
-    }
-    EXPECT_FALSE(hasQLinearOperators(*converted));
-    for (const ir::Node* n : converted->nodes())
-      for (const ir::Value* v : n->outputs()) EXPECT_NE(v->type().dtype, DType::U8) << v->name();
+// The float form (onnxruntime's requantisation, and QLinearAdd on the uint8
+// values a signed tensor stands for) gives the integer operators' outputs bit
+// for bit; the integer form within one unit of the classifier's output.
+TEST_P(QLinearToQConv, FloatFormIsExactIntegerFormWithinOneUnit) {
+  for (RequantForm form : {RequantForm::Float, RequantForm::Integer})
+    for (uint32_t seed = 1; seed <= 5; ++seed) {
+      auto original = buildIntegerNet(GetParam(), seed);
+      auto converted = buildIntegerNet(GetParam(), seed);
+      ASSERT_TRUE(hasQLinearOperators(*converted));
+      const QLinearConversionReport report = convertQLinearToQConv(*converted, form);
+      EXPECT_EQ(report.convolutions, 2u);
+      EXPECT_EQ(report.dense, 1u);
+      EXPECT_TRUE(report.kept.empty());
+      if (GetParam() == DType::U8) {
+        EXPECT_GE(report.signed_values, 6u);
+        EXPECT_EQ(converted->findNode("add")->attrs().getInt("unsigned_domain", 0), 1);
+      }
+      EXPECT_FALSE(hasQLinearOperators(*converted));
+      for (const ir::Node* n : converted->nodes())
+        for (const ir::Value* v : n->outputs()) EXPECT_NE(v->type().dtype, DType::U8) << v->name();
 
-    const rt::Tensor x = randomInput(seed + 100);
-    const rt::Tensor want = runReference(*original, {x}).at(0);
-    const rt::Tensor got = runReference(*converted, {x}).at(0);
-    ASSERT_EQ(want.shape(), got.shape());
-    int differing = 0;
-    for (int64_t i = 0; i < want.numElements(); ++i) {
-      // One unit of the classifier's output scale: the requantisation rounds
-      // half up with an integer multiplier where onnxruntime rounds a float
-      // product half to even, and differences of one unit upstream propagate.
-      const double unit = 0.1;
-      EXPECT_NEAR(got.data<float>()[i], want.data<float>()[i], 2 * unit + 1e-6) << "seed " << seed << " element " << i;
-      differing += got.data<float>()[i] != want.data<float>()[i];
+      const rt::Tensor x = randomInput(seed + 100);
+      const rt::Tensor want = runReference(*original, {x}).at(0);
+      const rt::Tensor got = runReference(*converted, {x}).at(0);
+      ASSERT_EQ(want.shape(), got.shape());
+      int differing = 0;
+      for (int64_t i = 0; i < want.numElements(); ++i) {
+        // One unit of the classifier's output scale: the integer form rounds
+        // half up with an integer multiplier where onnxruntime rounds a float
+        // product half to even, and differences of one unit upstream propagate.
+        const double unit = 0.1;
+        EXPECT_NEAR(got.data<float>()[i], want.data<float>()[i], 2 * unit + 1e-6)
+            << "seed " << seed << " element " << i;
+        differing += got.data<float>()[i] != want.data<float>()[i];
+      }
+      if (form == RequantForm::Float)
+        EXPECT_EQ(differing, 0) << "seed " << seed;
+      else
+        EXPECT_LE(differing, want.numElements() / 2) << "most outputs are identical";
     }
-    EXPECT_LE(differing, want.numElements() / 2) << "most outputs are identical";
-  }
 }
 
-// One int8 QLinearConv with nonzero zero points, alone: the integer
-// requantisation (an integer multiplier, rounding half up) differs from
-// onnxruntime's float one (the reference kernel) by at most one unit, on a
-// few outputs in a thousand. Through a network's depth these compound
-// (docs/performance.md, "Agreement with onnxruntime").
-TEST(QLinearToQConvLayer, OutputsWithinOneUnitOfTheFloatRequantisation) {
-  for (uint32_t seed = 1; seed <= 3; ++seed) {
-    auto build = [&] {
-      std::mt19937 rng(seed);
-      auto g = std::make_unique<ir::Graph>();
-      ir::Value* x = g->addInput("x", {DType::I8, {1, 16, 12, 12}, rt::Layout::RowMajor});
-      rt::AttributeMap a;
-      a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-      a.set("kernel_shape", std::vector<int64_t>{3, 3});
-      auto c = [&](const char* name, rt::Tensor t) { return g->addConstant(name, std::move(t)); };
-      g->addOutput(
-          g->addNode(
-               "QLinearConv",
-               {x, c("xs", scalar<float>(0.021f)), c("xz", scalar<int8_t>(-11)), c("w", randomI8({32, 16, 3, 3}, rng)),
-                c("ws", randomScales(32, rng)), c("wz", rt::Tensor(DType::I8, {32})), c("ys", scalar<float>(0.047f)),
-                c("yz", scalar<int8_t>(static_cast<int8_t>(-68 + 20 * int(seed)))), c("b", randomBias(32, rng))},
-               1, a, "conv")
-              ->output(0));
-      passes::inferShapes(*g);
-      return g;
-    };
-    auto original = build(), converted = build();
-    ASSERT_EQ(convertQLinearToQConv(*converted).convolutions, 1u);
-    std::mt19937 rng(seed + 50);
-    rt::Tensor x(DType::I8, {1, 16, 12, 12});
-    for (int64_t i = 0; i < x.numElements(); ++i) x.data<int8_t>()[i] = static_cast<int8_t>(rng());
-    const rt::Tensor want = runReference(*original, {x}).at(0);
-    const rt::Tensor got = runReference(*converted, {x}).at(0);
-    ASSERT_EQ(got.shape(), want.shape());
-    int64_t differing = 0;
-    for (int64_t i = 0; i < want.numElements(); ++i) {
-      const int d = int(got.data<int8_t>()[i]) - int(want.data<int8_t>()[i]);
-      EXPECT_LE(std::abs(d), 1) << "seed " << seed << " element " << i;
-      differing += d != 0;
+// One int8 QLinearConv with nonzero zero points, alone: the float form is
+// onnxruntime's (the reference kernel) bit for bit; the integer
+// requantisation (an integer multiplier, rounding half up) differs by at most
+// one unit, on a few outputs in a thousand, which compound through a
+// network's depth (docs/performance.md, "Agreement with onnxruntime").
+TEST(QLinearToQConvLayer, FloatFormExactIntegerFormWithinOneUnit) {
+  for (RequantForm form : {RequantForm::Float, RequantForm::Integer})
+    for (uint32_t seed = 1; seed <= 3; ++seed) {
+      auto build = [&] {
+        std::mt19937 rng(seed);
+        auto g = std::make_unique<ir::Graph>();
+        ir::Value* x = g->addInput("x", {DType::I8, {1, 16, 12, 12}, rt::Layout::RowMajor});
+        rt::AttributeMap a;
+        a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+        a.set("kernel_shape", std::vector<int64_t>{3, 3});
+        auto c = [&](const char* name, rt::Tensor t) { return g->addConstant(name, std::move(t)); };
+        g->addOutput(g->addNode("QLinearConv",
+                                {x, c("xs", scalar<float>(0.021f)), c("xz", scalar<int8_t>(-11)),
+                                 c("w", randomI8({32, 16, 3, 3}, rng)), c("ws", randomScales(32, rng)),
+                                 c("wz", rt::Tensor(DType::I8, {32})), c("ys", scalar<float>(0.047f)),
+                                 c("yz", scalar<int8_t>(static_cast<int8_t>(-68 + 20 * int(seed)))),
+                                 c("b", randomBias(32, rng))},
+                                1, a, "conv")
+                         ->output(0));
+        passes::inferShapes(*g);
+        return g;
+      };
+      auto original = build(), converted = build();
+      ASSERT_EQ(convertQLinearToQConv(*converted, form).convolutions, 1u);
+      std::mt19937 rng(seed + 50);
+      rt::Tensor x(DType::I8, {1, 16, 12, 12});
+      for (int64_t i = 0; i < x.numElements(); ++i) x.data<int8_t>()[i] = static_cast<int8_t>(rng());
+      const rt::Tensor want = runReference(*original, {x}).at(0);
+      const rt::Tensor got = runReference(*converted, {x}).at(0);
+      ASSERT_EQ(got.shape(), want.shape());
+      int64_t differing = 0;
+      for (int64_t i = 0; i < want.numElements(); ++i) {
+        const int d = int(got.data<int8_t>()[i]) - int(want.data<int8_t>()[i]);
+        EXPECT_LE(std::abs(d), 1) << "seed " << seed << " element " << i;
+        differing += d != 0;
+      }
+      if (form == RequantForm::Float)
+        EXPECT_EQ(differing, 0) << "seed " << seed;
+      else
+        EXPECT_LE(differing * 100, want.numElements()) << "at most 1% of the outputs differ";
+      std::printf("%s form, seed %u: %lld of %lld outputs one unit from onnxruntime's\n",
+                  form == RequantForm::Float ? "float" : "integer", seed, static_cast<long long>(differing),
+                  static_cast<long long>(want.numElements()));
     }
-    EXPECT_LE(differing * 100, want.numElements()) << "at most 1% of the outputs differ";
-    std::printf("seed %u: %lld of %lld outputs one unit from onnxruntime's\n", seed, static_cast<long long>(differing),
-                static_cast<long long>(want.numElements()));
-  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Activations, QLinearToQConv, ::testing::Values(DType::U8, DType::I8),
