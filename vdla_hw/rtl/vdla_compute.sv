@@ -425,15 +425,6 @@ module vdla_compute (
   // an ALU result, not in every GEMM cycle.
   localparam int OpW = vdla_pkg::ALU_ALU_OP_W;
 
-  // v / 2^k rounded half to even, k in [1, 63] (FREQ's two roundings).
-  function automatic logic [63:0] shift_round_even(input logic [63:0] v, input logic [5:0] k);
-    logic [63:0] q, rem, half;
-    q = v >> k;
-    rem = v & ((64'd1 << k) - 64'd1);
-    half = 64'd1 << (k - 6'd1);
-    shift_round_even = q + 64'((rem > half || (rem == half && q[0])) ? 1 : 0);
-  endfunction
-
   function automatic logic signed [31:0] alu_lane(input logic [OpW-1:0] op, input logic signed [31:0] a,
                                                   input logic signed [31:0] b, input logic signed [31:0] c);
     logic signed [31:0] s;
@@ -445,10 +436,12 @@ module vdla_compute (
     logic signed [31:0] clip_in, clip_bounds, clip_lo, clip_hi, clip_raised;
     logic req;
     logic freq, freq_negative;
-    logic [31:0] magnitude;
-    logic [4:0] msb;
-    logic [63:0] mant_a, mant_p;
-    logic [5:0] dropped;
+    logic [31:0] magnitude, below_a;
+    logic [4:0] msb, k_p;
+    logic [2:0] k_a;
+    logic [24:0] mant_a, mant_p, q_p, below_p;
+    logic [23:0] q_a, q_prod;
+    logic guard, sticky;
     logic signed [9:0] point;
     logic signed [41:0] freq_q;
     logic signed [42:0] freq_y;
@@ -464,21 +457,31 @@ module vdla_compute (
     // FREQ (extension float_requant): a's magnitude normalised to a 24-bit
     // mantissa (rounded half to even above 2^24), which the shared multiplier
     // takes times b's mantissa; the product, in [2^46, 2^48), is rounded to
-    // 24 bits and then to the integer point that the exponents give.
-    // (Computed only on a config with the extension: the base hardware's
-    // lanes stay exactly what they were.)
-    mant_a = 64'd0;
+    // 24 bits and then to the integer point that the exponents give. Each
+    // rounding is a shift, a guard bit and a sticky OR of the bits below it,
+    // at the narrowest width its range needs. (Computed only on a config with
+    // the extension: the base hardware's lanes stay what they were.)
+    mant_a = 25'd0;
     msb = 5'd0;
+    magnitude = 32'd0;
     freq_negative = 1'b0;
     if (vdla_pkg::FLOAT_REQUANT != 0) begin
       freq_negative = a[31] ^ b[31];
       magnitude = a[31] ? 32'(-a) : 32'(a);  // -(-2^31) reads as 2^31 unsigned
       for (int i = 1; i < 32; i++)
         if (magnitude[i]) msb = 5'(i);
-      mant_a = (msb <= 5'd23) ? (64'(magnitude) << (5'd23 - msb)) : shift_round_even(64'(magnitude), 6'(msb - 5'd23));
+      if (msb <= 5'd23) begin
+        mant_a = 25'(magnitude << (5'd23 - msb));
+      end else begin
+        k_a = 3'(msb - 5'd24);  // bits dropped - 1, in [0, 7]
+        q_a = 24'(magnitude >> (6'(k_a) + 6'd1));
+        guard = magnitude[5'(k_a)];
+        below_a = magnitude & ((32'd1 << k_a) - 32'd1);
+        mant_a = 25'(q_a) + 25'(guard && (below_a != 32'd0 || q_a[0]));
+      end
     end
     factor = freq ? $signed(32'({1'b1, b[22:0]})) : ((op == OpW'(vdla_pkg::ALU_MULSHR) || req) ? (b >>> 6) : b);
-    product = (freq ? $signed(mant_a) : 64'(a)) * 64'(factor);  // all signed: MULSHR's b >>> 6 stays arithmetic
+    product = (freq ? $signed(64'(mant_a)) : 64'(a)) * 64'(factor);  // all signed: MULSHR's b >>> 6 stays arithmetic
     mulshr_shift = b[5:0];
     mulshr_round = (mulshr_shift == 6'd0) ? 64'sd0 : (64'sd1 <<< (mulshr_shift - 6'd1));
     mulshr_sum = product + mulshr_round;
@@ -486,14 +489,27 @@ module vdla_compute (
 
     freq_y = 43'sd0;
     if (vdla_pkg::FLOAT_REQUANT != 0) begin
-      dropped = product[47] ? 6'd24 : 6'd23;
-      mant_p = shift_round_even(product, dropped);
-      point = 10'(dropped) + 10'(msb) - 10'sd23 + 10'(b[30:23]) - 10'sd150;
-      if (product == 64'd0) freq_q = 42'sd0;  // a = 0
-      else if (point > 10'sd16) freq_q = 42'sd1 <<< 40;
-      else if (point >= 10'sd0) freq_q = 42'(mant_p << point);
-      else if (point >= -10'sd25) freq_q = 42'(shift_round_even(mant_p, 6'(-point)));
-      else freq_q = 42'sd0;
+      // the product to 24 bits: 24 bits dropped when bit 47 is set, else 23
+      q_prod = product[47] ? product[47:24] : product[46:23];
+      guard = product[47] ? product[23] : product[22];
+      sticky = product[47] ? (product[22:0] != 23'd0) : (product[21:0] != 22'd0);
+      mant_p = 25'(q_prod) + 25'(guard && (sticky || q_prod[0]));  // in [2^23, 2^24]
+      point = (product[47] ? 10'sd24 : 10'sd23) + 10'(msb) - 10'sd23 + 10'(b[30:23]) - 10'sd150;
+      freq_q = 42'sd0;
+      if (magnitude == 32'd0) begin
+        freq_q = 42'sd0;
+      end else if (point >= 10'sd0) begin
+        // |result| >= 2^23: saturated whatever an immediate of the package's
+        // width adds, unless the immediate is that wide
+        if (vdla_pkg::ALU_IMM_W <= 22) freq_q = 42'sd1 <<< 40;
+        else freq_q = (point > 10'sd16) ? (42'sd1 <<< 40) : 42'(64'(mant_p) << point);
+      end else if (point >= -10'sd25) begin
+        k_p = 5'(-point - 10'sd1);  // bits dropped - 1, in [0, 24]
+        q_p = mant_p >> (6'(k_p) + 6'd1);
+        guard = mant_p[k_p];
+        below_p = mant_p & ((25'd1 << k_p) - 25'd1);
+        freq_q = 42'(q_p) + 42'(guard && (below_p != 25'd0 || q_p[0]));
+      end
       freq_y = (freq_negative ? -(43'(freq_q)) : 43'(freq_q)) + 43'(c);  // yosys reads -43'(x) as a cast to size -43
     end
 
