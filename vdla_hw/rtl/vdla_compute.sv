@@ -430,7 +430,7 @@ module vdla_compute (
     logic signed [31:0] s;
     logic [4:0] left, right;
     logic signed [32:0] rounded;
-    logic signed [31:0] factor;
+    logic signed [31:0] factor, mul_a;
     logic signed [63:0] product, mulshr_round, mulshr_sum, mulshr_y;
     logic [5:0] mulshr_shift;
     logic signed [31:0] clip_in, clip_bounds, clip_lo, clip_hi, clip_raised;
@@ -480,8 +480,11 @@ module vdla_compute (
         mant_a = 25'(q_a) + 25'(guard && (below_a != 32'd0 || q_a[0]));
       end
     end
+    // The multiplier's operands are muxed at 32 bits (mant_a <= 2^24), so
+    // that synthesis still sees one signed 32x32 product.
     factor = freq ? $signed(32'({1'b1, b[22:0]})) : ((op == OpW'(vdla_pkg::ALU_MULSHR) || req) ? (b >>> 6) : b);
-    product = (freq ? $signed(64'(mant_a)) : 64'(a)) * 64'(factor);  // all signed: MULSHR's b >>> 6 stays arithmetic
+    mul_a = freq ? $signed(32'(mant_a)) : a;  // all signed: MULSHR's b >>> 6 stays arithmetic
+    product = 64'(mul_a) * 64'(factor);
     mulshr_shift = b[5:0];
     mulshr_round = (mulshr_shift == 6'd0) ? 64'sd0 : (64'sd1 <<< (mulshr_shift - 6'd1));
     mulshr_sum = product + mulshr_round;
