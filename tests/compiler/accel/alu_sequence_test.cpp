@@ -304,14 +304,14 @@ void floatRequantLike(ConvLayer& L, std::mt19937& rng) {
 }
 
 TEST(AluSequence, FloatRequantIsMovAndOneFreq) {
-  const hw::HwConfig pynq = hw::loadConfig("pynq");
-  ASSERT_TRUE(pynq.float_requant);
+  const hw::HwConfig zcu104 = hw::loadConfig("zcu104");
+  ASSERT_TRUE(zcu104.float_requant);
   std::mt19937 rng(21);
   ConvLayer L = test::randomLayer(rng, false);
   floatRequantLike(L, rng);
   L.clip_lo = -128;
   L.clip_hi = 127;
-  AluSequence s = buildAluSequence(L, pynq);
+  AluSequence s = buildAluSequence(L, zcu104);
   ASSERT_EQ(s.init.size(), 1u);
   EXPECT_EQ(s.init[0].op, AluOp::Mov);
   ASSERT_EQ(s.after.size(), 1u);
@@ -320,7 +320,7 @@ TEST(AluSequence, FloatRequantIsMovAndOneFreq) {
   EXPECT_EQ(s.after[0].imm, L.y_zero_point);
   EXPECT_EQ(s.params[static_cast<size_t>(s.after[0].param)], L.mult);
   L.clip_lo = 0;  // a narrower range: a CLIP after the FREQ
-  s = buildAluSequence(L, pynq);
+  s = buildAluSequence(L, zcu104);
   ASSERT_EQ(s.after.size(), 2u);
   EXPECT_EQ(s.after[1].op, AluOp::Clip);
   EXPECT_THROW(buildAluSequence(L, baseIsaPynq()), std::logic_error);
@@ -329,7 +329,7 @@ TEST(AluSequence, FloatRequantIsMovAndOneFreq) {
 // FREQ on every backend (fsim, the RTL, the HLS C simulation) against the
 // host's float arithmetic, with both latency-hiding plans.
 TEST_P(FusedRequantOnDevice, FloatRequantMatchesBinary32Arithmetic) {
-  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  const hw::HwConfig cfg = hw::loadConfig("zcu104");  // the shipped config with FREQ
   auto dev = driver::createDevice(GetParam(), cfg);
   std::mt19937 rng(17);
   const int count = GetParam() == "fsim" ? 12 : 3;

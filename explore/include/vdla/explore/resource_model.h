@@ -31,8 +31,8 @@ struct ResourceFeatures {
   double dsp_pairs = 0;      // GEMM DSPs: products sharing an input, two per DSP
   double axi_bits = 0;
   double float_requant_lanes = 0;  // ALU lanes with FREQ's normalising and rounding logic
-  double bram36 = 0;       // block RAM of the memories and command queues
-  double lutram_luts = 0;  // memories too shallow for block RAM
+  double bram36 = 0;               // block RAM of the memories and command queues
+  double lutram_luts = 0;          // memories too shallow for block RAM
 };
 ResourceFeatures resourceFeatures(const hw::HwConfig& cfg);
 
