@@ -218,6 +218,20 @@ TEST(FsimAlu, ReqIsRefusedWithoutTheExtension) {
   }
 }
 
+TEST(FsimAlu, FreqIsRefusedWithoutTheExtension) {
+  const hw::HwConfig pynq = hw::loadConfig("pynq");
+  ASSERT_TRUE(pynq.fused_requant);
+  ASSERT_FALSE(pynq.float_requant);
+  const hw::IsaLayout layout(pynq);
+  hw::Instruction freq = makeAlu(AluOp::FReq, {0, 1, 1, 1, 0, 1, 0, 1});
+  try {
+    layout.encode(freq);
+    FAIL() << "FREQ encoded on pynq";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("float_requant"), std::string::npos) << e.what();
+  }
+}
+
 TEST(FsimAlu, RandomOperandsMatchIsaReference) {
   Rig rig("tiny");
   std::mt19937_64 rng(77);

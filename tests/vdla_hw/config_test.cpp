@@ -229,6 +229,7 @@ TEST(ConfigHashTest, ChangesWithEveryHardwareField) {
          j.erase("extensions");  // REQ needs 16 bits of immediate
        }},
       {"extensions.fused_requant", [](json& j) { j["extensions"]["fused_requant"] = false; }},
+      {"extensions.float_requant", [](json& j) { j["extensions"]["float_requant"] = true; }},
   };
   const uint64_t base = loadConfig("pynq").hash;
   std::set<uint64_t> seen = {base};
@@ -275,6 +276,11 @@ TEST(ConfigErrorTest, InvalidConfigsNameTheFieldAndTheReason) {
       {"unknown extension",
        pynqWith([](json& j) { j["extensions"]["depthwise_engine"] = true; }),
        {"'extensions.depthwise_engine'", "is not a known field"}},
+      {"FREQ without REQ",
+       pynqWith([](json& j) {
+         j["extensions"] = {{"fused_requant", false}, {"float_requant", true}};
+       }),
+       {"'extensions.float_requant'", "needs extensions.fused_requant"}},
       {"REQ without room for its bounds",
        pynqWith([](json& j) { j["isa"]["alu_imm_bits"] = 12; }),
        {"'extensions.fused_requant'", "alu_imm_bits >= 16", "got 12"}},
