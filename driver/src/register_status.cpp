@@ -92,8 +92,7 @@ sim::ExecutionStats statsAfterRun(const hw::HwConfig& cfg, const RegisterReader&
   for (const hw::Instruction& insn :
        hw::decodeInstructionStream(hw::IsaLayout(cfg), stream, uint64_t(count) * hw::kInstructionBytes)) {
     stats.instructions[int(insn.opcode)]++;
-    if (insn.opcode == hw::Opcode::Gemm && !insn.reset)
-      stats.gemm_macs += uint64_t(insn.iter_out) * insn.iter_in * (insn.uop_end - insn.uop_begin) * cfg.macsPerCycle();
+    stats.gemm_macs += hw::gemmMacs(insn, cfg);
   }
   return stats;
 }

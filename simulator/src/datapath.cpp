@@ -117,6 +117,7 @@ void Datapath::execute(const hw::Instruction& insn, const std::string& where, Ex
     case hw::Opcode::Store: store(insn, where, stats); break;
     case hw::Opcode::Gemm: gemm(insn, where, stats); break;
     case hw::Opcode::Alu: alu(insn, where, stats); break;
+    case hw::Opcode::DwGemm: dwgemm(insn, where, stats); break;
     case hw::Opcode::Finish: break;
   }
 }
@@ -238,6 +239,20 @@ void Datapath::checkLoopNest(const hw::Instruction& insn, const std::string& whe
       throw Error(where + ": " + role + " index reaches " + std::to_string(max_index) + " but the " +
                   hw::memoryName(m) + " memory has " + std::to_string(cfg_.depth(m)) + " entries");
   };
+  if (insn.opcode == hw::Opcode::DwGemm) {
+    // Every iteration reads INP and WGT (the weight steps only with o); only
+    // the iterations that complete an output write ACC.
+    max_wgt -= i * insn.wgt_factor_in;
+    check(max_src, Memory::Input, "src (input)");
+    check(max_wgt, Memory::Weight, "wgt (weight)");
+    const uint64_t writes = hw::dwgemmWritesPerRun(insn);
+    if (writes) {
+      max_dst -= i * insn.dst_factor_in;
+      max_dst += (writes - 1) * insn.dst_factor_in;
+      check(max_dst, Memory::Acc, "dst (accumulator)");
+    }
+    return;
+  }
   check(max_dst, Memory::Acc, "dst (accumulator)");
   if (insn.opcode == hw::Opcode::Gemm) {
     if (!insn.reset) {
@@ -286,6 +301,41 @@ void Datapath::gemm(const hw::Instruction& insn, const std::string& where, Execu
           else
             gemmTileGeneric(acc, inp, wgt, cfg_.batch, cfg_.block_in, cfg_.block_out);
         }
+        narrowToOutput(dst);
+      }
+    }
+  }
+}
+
+void Datapath::dwgemm(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats) {
+  checkLoopNest(insn, where);
+  const uint64_t uops = insn.uop_end - insn.uop_begin;
+  stats.gemm_uop_iterations += uint64_t(insn.iter_out) * insn.iter_in * uops;
+  stats.gemm_macs += hw::gemmMacs(insn, cfg_);
+  // window[t]: the input read t iterations ago in this run (t = 0 the newest).
+  const uint32_t T = cfg_.depthwise_taps, E = inp_entry_, N = cfg_.block_out;
+  std::vector<int8_t> window(size_t(T) * E);
+  for (uint32_t u = insn.uop_begin; u < insn.uop_end; ++u) {
+    const hw::Uop& uop = uop_[u];
+    for (uint32_t o = 0; o < insn.iter_out; ++o) {
+      checkCancel(where);
+      std::fill(window.begin(), window.end(), int8_t(0));
+      const int8_t* wgt = &wgt_[size_t(uop.wgt + o * insn.wgt_factor_out) * wgt_entry_];
+      uint32_t j = 0;
+      for (uint32_t i = 0; i < insn.iter_in; ++i) {
+        std::memmove(window.data() + E, window.data(), size_t(T - 1) * E);
+        std::memcpy(window.data(), &inp_[size_t(uop.src + o * insn.src_factor_out + i * insn.src_factor_in) * E], E);
+        if (i + 1 < insn.taps || (i + 1 - insn.taps) % insn.stride != 0) continue;
+        const uint32_t dst = uop.dst + o * insn.dst_factor_out + j++ * insn.dst_factor_in;
+        int32_t* acc = &acc_[size_t(dst) * acc_entry_];
+        // Input entry [b][c] -> accumulator lane [b][c]: block_in == block_out.
+        for (uint32_t b = 0; b < cfg_.batch; ++b)
+          for (uint32_t c = 0; c < cfg_.block_in; ++c) {
+            int32_t sum = 0;
+            for (uint32_t t = 0; t < T; ++t)
+              sum += int32_t(window[size_t(t) * E + b * cfg_.block_in + c]) * int32_t(wgt[size_t(t) * cfg_.block_in + c]);
+            acc[b * N + c] = int32_t(uint32_t(acc[b * N + c]) + uint32_t(sum));
+          }
         narrowToOutput(dst);
       }
     }

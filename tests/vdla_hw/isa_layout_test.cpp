@@ -79,6 +79,16 @@ std::map<Field, uint32_t> expectedWidths(const HwConfig& c, Opcode op) {
       w[Field::SrcFactorOut] = w[Field::SrcFactorIn] = acc;
       w[Field::Imm] = c.alu_imm_bits;
       break;
+    case Opcode::DwGemm:
+      w[Field::UopBegin] = uop;
+      w[Field::UopEnd] = uop + 1;
+      w[Field::IterOut] = w[Field::IterIn] = c.loop_iter_bits;
+      w[Field::DstFactorOut] = w[Field::DstFactorIn] = acc;
+      w[Field::SrcFactorOut] = w[Field::SrcFactorIn] = inp;
+      w[Field::WgtFactorOut] = wgt;
+      w[Field::Taps] = 4;
+      w[Field::Stride] = 2;
+      break;
     case Opcode::Finish: break;
   }
   return w;

@@ -32,6 +32,13 @@ const std::vector<Group>& groupsOf(Opcode op) {
       {"dst", {Field::DstFactorOut, Field::DstFactorIn}, ','}, {"src", {Field::SrcFactorOut, Field::SrcFactorIn}, ','},
       {"wgt", {Field::WgtFactorOut, Field::WgtFactorIn}, ','},
   };
+  // DWGEMM: the weight steps only per outer iteration; taps and output stride.
+  static const std::vector<Group> dwgemm = {
+      {"uops", {Field::UopBegin, Field::UopEnd}, ':'},         {"iters", {Field::IterOut, Field::IterIn}, ','},
+      {"dst", {Field::DstFactorOut, Field::DstFactorIn}, ','}, {"src", {Field::SrcFactorOut, Field::SrcFactorIn}, ','},
+      {"wgt", {Field::WgtFactorOut}, ','},                     {"taps", {Field::Taps}, ','},
+      {"stride", {Field::Stride}, ','},
+  };
   static const std::vector<Group> alu = {
       {"uops", {Field::UopBegin, Field::UopEnd}, ':'},
       {"iters", {Field::IterOut, Field::IterIn}, ','},
@@ -46,6 +53,7 @@ const std::vector<Group>& groupsOf(Opcode op) {
     case Opcode::Gemm: return gemm;
     case Opcode::Alu: return alu;
     case Opcode::Finish: return none;
+    case Opcode::DwGemm: return dwgemm;
   }
   return none;
 }

@@ -11,6 +11,7 @@ const char* opcodeName(Opcode op) {
     case Opcode::Gemm: return "GEMM";
     case Opcode::Alu: return "ALU";
     case Opcode::Finish: return "FINISH";
+    case Opcode::DwGemm: return "DWGEMM";
   }
   return "?";
 }
@@ -53,6 +54,19 @@ Module moduleOf(const Instruction& insn) {
     case Opcode::Store: return Module::Store;
     default: return Module::Compute;
   }
+}
+
+uint64_t dwgemmWritesPerRun(const Instruction& insn) {
+  if (insn.stride == 0 || insn.iter_in < insn.taps) return 0;
+  return (insn.iter_in - insn.taps) / insn.stride + 1;
+}
+
+uint64_t gemmMacs(const Instruction& insn, const HwConfig& cfg) {
+  const uint64_t uops = insn.uop_end > insn.uop_begin ? insn.uop_end - insn.uop_begin : 0;
+  if (insn.opcode == Opcode::Gemm && !insn.reset) return uint64_t(insn.iter_out) * insn.iter_in * uops * cfg.macsPerCycle();
+  if (insn.opcode == Opcode::DwGemm)
+    return uint64_t(insn.iter_out) * uops * dwgemmWritesPerRun(insn) * insn.taps * cfg.batch * cfg.block_in;
+  return 0;
 }
 
 bool Instruction::operator==(const Instruction& o) const {

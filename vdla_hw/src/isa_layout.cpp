@@ -12,6 +12,8 @@ constexpr uint32_t kMemoryBits = 3;
 constexpr uint32_t kAluOpBits = 4;  // 9 ops
 constexpr uint32_t kInstructionBits = 128;
 constexpr uint32_t kUopBits = 32;
+constexpr uint32_t kTapsBits = 4;    // DWGEMM taps, 1 .. kMaxDepthwiseTaps
+constexpr uint32_t kStrideBits = 2;  // DWGEMM output stride, 1 .. 3
 
 struct FieldSpec {
   Field field;
@@ -59,6 +61,21 @@ std::vector<FieldSpec> fieldSpecs(const HwConfig& c, Opcode op) {
                                  {Field::SrcFactorIn, inp_bits},
                                  {Field::WgtFactorOut, wgt_bits},
                                  {Field::WgtFactorIn, wgt_bits}});
+      break;
+    case Opcode::DwGemm:
+      // GEMM's loop nest without the weight's inner factor (a row's inputs
+      // share its weights), with the window's taps and the output stride.
+      specs.insert(specs.end(), {{Field::UopBegin, uop_bits},
+                                 {Field::UopEnd, uop_end_bits},
+                                 {Field::IterOut, c.loop_iter_bits},
+                                 {Field::IterIn, c.loop_iter_bits},
+                                 {Field::DstFactorOut, acc_bits},
+                                 {Field::DstFactorIn, acc_bits},
+                                 {Field::SrcFactorOut, inp_bits},
+                                 {Field::SrcFactorIn, inp_bits},
+                                 {Field::WgtFactorOut, wgt_bits},
+                                 {Field::Taps, kTapsBits},
+                                 {Field::Stride, kStrideBits}});
       break;
     case Opcode::Alu:
       specs.insert(specs.end(), {{Field::AluOp, kAluOpBits},
@@ -140,6 +157,7 @@ IsaLayout::IsaLayout(const HwConfig& cfg) {
   uop_src_bits_ = std::max(cfg.indexBits(Memory::Input), cfg.indexBits(Memory::Acc));
   uop_wgt_bits_ = cfg.indexBits(Memory::Weight);
   num_alu_ops_ = hw::numAluOps(cfg);
+  depthwise_taps_ = cfg.depthwise_taps;
   config_name_ = cfg.name;
 }
 
@@ -151,7 +169,7 @@ uint32_t IsaLayout::usedBits(Opcode op) const {
 std::string IsaLayout::whyUnencodable(const HwConfig& cfg) {
   IsaLayout layout(cfg);
   for (int op = 0; op < kNumOpcodes; ++op)
-    if (layout.usedBits(Opcode(op)) > kInstructionBits)
+    if ((Opcode(op) != Opcode::DwGemm || cfg.depthwise_taps) && layout.usedBits(Opcode(op)) > kInstructionBits)
       return std::string(opcodeName(Opcode(op))) + " needs " + std::to_string(layout.usedBits(Opcode(op))) +
              " bits but instructions are " + std::to_string(kInstructionBits) +
              " bits; reduce buffer depths or ISA field widths";
@@ -180,7 +198,17 @@ namespace {
 // REQ and FREQ are the exceptions: their imm always holds the clip bounds
 // or the zero point. An op the
 // config does not have is refused like an unknown one.
-std::string whyInconsistent(const Instruction& insn, int num_alu_ops, const std::string& config) {
+std::string whyInconsistent(const Instruction& insn, int num_alu_ops, uint32_t depthwise_taps,
+                            const std::string& config) {
+  if (insn.opcode == Opcode::DwGemm) {
+    if (!depthwise_taps)
+      return "DWGEMM needs the depthwise_taps extension, which config '" + config + "' does not enable";
+    if (insn.taps < 1 || insn.taps > depthwise_taps)
+      return "DWGEMM taps = " + std::to_string(insn.taps) + " must be in [1, " + std::to_string(depthwise_taps) +
+             "] (the config's depthwise_taps)";
+    if (insn.stride < 1) return "DWGEMM stride = 0 must be at least 1";
+    return "";
+  }
   if (insn.opcode != Opcode::Alu) return "";
   if (int(insn.alu_op) >= num_alu_ops)
     return std::string("ALU op ") + aluOpName(insn.alu_op) + " needs the " +
@@ -203,7 +231,7 @@ EncodedInstruction IsaLayout::encode(const Instruction& insn, const std::string&
     if (!why.empty()) throw Error(prefix(where) + why);
     putBits(bits, f.offset, f.width, uint64_t(v) & mask(f.width));
   }
-  std::string why = whyInconsistent(insn, num_alu_ops_, config_name_);
+  std::string why = whyInconsistent(insn, num_alu_ops_, depthwise_taps_, config_name_);
   if (!why.empty()) throw Error(prefix(where) + why);
   return bits;
 }
@@ -224,7 +252,7 @@ Instruction IsaLayout::decode(const EncodedInstruction& bits, const std::string&
   }
   if (seen != bits)
     throw Error(prefix(where) + opcodeName(insn.opcode) + " has bits set outside its fields (corrupt instruction?)");
-  std::string why = whyInconsistent(insn, num_alu_ops_, config_name_);
+  std::string why = whyInconsistent(insn, num_alu_ops_, depthwise_taps_, config_name_);
   if (!why.empty()) throw Error(prefix(where) + why);
   return insn;
 }

@@ -50,6 +50,7 @@ std::vector<Param> collectParams(const HwConfig& c) {
       {"UOP_BITS", kUopBytes * 8, "micro-op width"},
       {"FUSED_REQUANT", c.fused_requant ? 1u : 0u, "extension: ALU op REQ"},
       {"FLOAT_REQUANT", c.float_requant ? 1u : 0u, "extension: ALU op FREQ"},
+      {"DEPTHWISE_TAPS", c.depthwise_taps, "extension: DWGEMM window taps (0: no DWGEMM)"},
       {"ALU_OP_LAST", uint64_t(numAluOps(c) - 1), "highest ALU op the config has"},
   };
   const Memory mems[] = {Memory::Uop, Memory::Weight, Memory::Input, Memory::Acc, Memory::Output};

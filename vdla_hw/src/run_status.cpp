@@ -165,7 +165,7 @@ std::string describeRunError(uint32_t code_reg, uint32_t index, uint32_t info, u
           << " entries";
       break;
     case regs::kErrSrcRange: {
-      const bool gemm = insn && insn->opcode == Opcode::Gemm;
+      const bool gemm = insn && (insn->opcode == Opcode::Gemm || insn->opcode == Opcode::DwGemm);
       msg << (gemm ? "src (input)" : "src (accumulator)") << " index reaches " << info << " but the "
           << (gemm ? "INP" : "ACC") << " memory has " << cfg.depth(gemm ? Memory::Input : Memory::Acc) << " entries";
       break;

@@ -24,8 +24,9 @@ ExecutionStats programStats(const hw::HwConfig& cfg, const std::vector<hw::Instr
         s.dram_bytes_written += uint64_t(insn.y_size) * insn.x_size * cfg.entryBytes(hw::Memory::Output);
         break;
       case hw::Opcode::Gemm:
+      case hw::Opcode::DwGemm:
         s.gemm_uop_iterations += iterations;
-        if (!insn.reset) s.gemm_macs += iterations * cfg.macsPerCycle();
+        s.gemm_macs += hw::gemmMacs(insn, cfg);
         break;
       case hw::Opcode::Alu: s.alu_element_ops += iterations * cfg.batch * cfg.block_out; break;
       case hw::Opcode::Finish: break;

@@ -22,6 +22,7 @@ bool isEmpty(const Instruction& i) {
              0;
     case Opcode::Store: return uint64_t(i.y_size) * i.x_size == 0;
     case Opcode::Gemm:
+    case Opcode::DwGemm:
     case Opcode::Alu: return i.iter_out == 0 || i.iter_in == 0 || i.uop_begin == i.uop_end;
     case Opcode::Finish: return false;
   }
@@ -50,6 +51,9 @@ void countStatic(const Instruction& i, ProgramFeatures& f) {
     f.padding_only_loads += (i.y_size == 0 || i.x_size == 0);
   } else if (i.opcode == Opcode::Gemm) {
     (i.reset ? f.gemm_reset : f.gemm_accumulate)++;
+  } else if (i.opcode == Opcode::DwGemm) {
+    f.dwgemm_strided += i.stride > 1;
+    f.dwgemm_short_runs += i.iter_in < i.taps;
   } else if (i.opcode == Opcode::Alu) {
     (i.use_imm ? f.alu_imm : f.alu_tensor)[int(i.alu_op)]++;
     if (i.use_imm && i.imm < 0) f.alu_negative_imm++;
@@ -80,6 +84,11 @@ void countOperandReuse(const hw::HwConfig& cfg, const RandomProgram& p, ProgramF
       const uint64_t n =
           (uint64_t(i.y_pad_top) + i.y_size + i.y_pad_bottom) * (uint64_t(i.x_pad_left) + i.x_size + i.x_pad_right);
       for (uint64_t e = 0; e < n; ++e) write(i.sram_base + e);
+    } else if (i.opcode == Opcode::DwGemm) {
+      for (uint32_t u = i.uop_begin; u < i.uop_end; ++u)
+        for (uint32_t o = 0; o < i.iter_out; ++o)
+          for (uint64_t j = 0; j < hw::dwgemmWritesPerRun(i); ++j)
+            write(uint64_t(uop_sram[u].dst) + uint64_t(o) * i.dst_factor_out + j * i.dst_factor_in);
     } else if (i.opcode == Opcode::Gemm || i.opcode == Opcode::Alu) {
       const bool tensor = i.opcode == Opcode::Alu && !i.use_imm;
       for (uint32_t o = 0; o < i.iter_out; ++o)

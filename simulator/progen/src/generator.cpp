@@ -80,7 +80,7 @@ struct Shape {
   uint64_t span() const { return (y == 0 || x == 0) ? 0 : uint64_t(y - 1) * stride + x; }
 };
 
-enum class Kind { LoadUop, LoadWgt, LoadInp, LoadAcc, LoadAcc8, Store, Gemm, Alu, Nop };
+enum class Kind { LoadUop, LoadWgt, LoadInp, LoadAcc, LoadAcc8, Store, Gemm, DwGemm, Alu, Nop };
 
 class Generator {
  public:
@@ -389,9 +389,24 @@ class Generator {
 
   struct Touch {
     uint32_t dst, src, wgt;
+    bool writes = true;  // false: a DWGEMM iteration that only fills the window
   };
   std::vector<Touch> touches(const Instruction& insn) const {
     std::vector<Touch> t;
+    if (insn.opcode == Opcode::DwGemm) {  // u outermost; dst steps with the outputs
+      for (uint32_t u = insn.uop_begin; u < insn.uop_end; ++u) {
+        const hw::Uop& uop = table_[size_t(uop_sram_[u])];
+        for (uint32_t o = 0; o < insn.iter_out; ++o)
+          for (uint32_t i = 0, j = 0; i < insn.iter_in; ++i) {
+            const bool writes = i + 1 >= insn.taps && (i + 1 - insn.taps) % insn.stride == 0;
+            t.push_back({uop.dst + o * insn.dst_factor_out + j * insn.dst_factor_in,
+                         uop.src + o * insn.src_factor_out + i * insn.src_factor_in, uop.wgt + o * insn.wgt_factor_out,
+                         writes});
+            j += writes;
+          }
+      }
+      return t;
+    }
     for (uint32_t o = 0; o < insn.iter_out; ++o)
       for (uint32_t i = 0; i < insn.iter_in; ++i)
         for (uint32_t u = insn.uop_begin; u < insn.uop_end; ++u) {
@@ -406,10 +421,16 @@ class Generator {
   // Emits a GEMM or ALU and updates the hazard state.
   void emitLoop(const Instruction& insn) {
     const std::vector<Touch> t = touches(insn);
-    const bool gemm = insn.opcode == Opcode::Gemm;
+    const bool gemm = insn.opcode == Opcode::Gemm || insn.opcode == Opcode::DwGemm;
     const bool reads_inputs = gemm && !insn.reset;
     uint64_t need[3] = {0, 0, 0};
     for (const Touch& x : t) {
+      if (!x.writes) {  // reads INP and WGT only
+        internalCheck(inp_[x.src].defined && wgt_[x.wgt].defined, "DWGEMM reads an undefined entry");
+        need[kLoadModule] = std::max<uint64_t>(need[kLoadModule], uint64_t(inp_[x.src].writer + 1));
+        need[kLoadModule] = std::max<uint64_t>(need[kLoadModule], uint64_t(wgt_[x.wgt].writer + 1));
+        continue;
+      }
       internalCheck(acc_win_.contains(x.dst), "accumulator index outside its window");
       if (reads_inputs) {
         internalCheck(inp_[x.src].defined && wgt_[x.wgt].defined && acc_defined_[x.dst],
@@ -424,6 +445,7 @@ class Generator {
     const int64_t idx = emit(insn, -1, need);
     for (const Touch& x : t) {
       if (reads_inputs) inp_[x.src].reader = wgt_[x.wgt].reader = idx;
+      if (!x.writes) continue;
       acc_defined_[x.dst] = true;
       out_[x.dst].defined = true;
       out_[x.dst].writer = idx;
@@ -634,6 +656,39 @@ class Generator {
     return true;
   }
 
+  // A DWGEMM over loaded micro-ops: random taps (up to the config's window)
+  // and stride, inner runs sometimes shorter than the taps (no output).
+  bool genDwGemm() {
+    hw::LoopNest l;
+    bool found = findUops(
+        [&](const hw::Uop& u) {
+          return acc_win_.contains(u.dst) && inp_win_.contains(u.src) && wgt_win_.contains(u.wgt);
+        },
+        l.uop_begin, l.uop_end);
+    if (!found) return false;
+    uint64_t max_dst = 0, max_src = 0, max_wgt = 0;
+    for (uint32_t u = l.uop_begin; u < l.uop_end; ++u) {
+      const hw::Uop& uop = table_[size_t(uop_sram_[u])];
+      max_dst = std::max<uint64_t>(max_dst, uop.dst);
+      max_src = std::max<uint64_t>(max_src, uop.src);
+      max_wgt = std::max<uint64_t>(max_wgt, uop.wgt);
+    }
+    const uint32_t taps = uint32_t(rng_.range(1, cfg_.depthwise_taps));
+    const uint32_t stride = rng_.chance(0.6) ? 1u : uint32_t(rng_.range(2, 3));
+    l.iter_out = pickIters();
+    l.iter_in = rng_.chance(0.1) ? uint32_t(rng_.range(1, taps)) : taps - 1 + pickIters();
+    if (l.iter_in >= (1u << cfg_.loop_iter_bits)) l.iter_in = (1u << cfg_.loop_iter_bits) - 1;
+    Instruction probe = hw::makeDwGemm(l, taps, stride);
+    const uint32_t writes = uint32_t(hw::dwgemmWritesPerRun(probe));
+    pickFactors(l.iter_out, l.iter_in, max_src, inp_win_.end(), cfg_.indexBits(Memory::Input), l.src_out, l.src_in);
+    uint32_t unused = 0;
+    pickFactors(l.iter_out, 1, max_wgt, wgt_win_.end(), cfg_.indexBits(Memory::Weight), l.wgt_out, unused);
+    pickFactors(l.iter_out, std::max(writes, 1u), max_dst, acc_win_.end(), cfg_.indexBits(Memory::Acc), l.dst_out,
+                l.dst_in);
+    emitLoop(hw::makeDwGemm(l, taps, stride));
+    return true;
+  }
+
   int32_t pickImm(AluOp op) {
     const int64_t hi = (int64_t(1) << (cfg_.alu_imm_bits - 1)) - 1, lo = -hi - 1;
     const int64_t full = rng_.range(lo, hi);
@@ -725,6 +780,7 @@ class Generator {
       case Kind::LoadAcc8: return genLoad(Memory::Acc8);
       case Kind::Store: return genStore();
       case Kind::Gemm: return genGemm();
+      case Kind::DwGemm: return genDwGemm();
       case Kind::Alu: return genAlu();
       case Kind::Nop: return genNop();
     }
@@ -748,10 +804,11 @@ class Generator {
     };
     const Choice all[] = {{Kind::LoadUop, kLoadUop, 1}, {Kind::LoadWgt, kLoadWgt, 2},   {Kind::LoadInp, kLoadInp, 2},
                           {Kind::LoadAcc, kLoadAcc, 1}, {Kind::LoadAcc8, kLoadAcc8, 1}, {Kind::Store, kStore, 3},
-                          {Kind::Gemm, kGemm, 3},       {Kind::Alu, kAlu, 3},           {Kind::Nop, kAllOps, 0.4}};
+                          {Kind::Gemm, kGemm, 3},       {Kind::Alu, kAlu, 3},           {Kind::Nop, kAllOps, 0.4},
+                          {Kind::DwGemm, kGemm, 2}};
     std::vector<Choice> choices;
     for (const Choice& c : all)
-      if (opts_.ops & c.op) choices.push_back(c);
+      if ((opts_.ops & c.op) && (c.kind != Kind::DwGemm || cfg_.depthwise_taps)) choices.push_back(c);
     uint64_t attempts = 0;
     for (uint32_t n = 0; n < opts_.length;) {
       if (++attempts > 100ull * opts_.length + 1000)

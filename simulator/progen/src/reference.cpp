@@ -109,6 +109,7 @@ class Interpreter {
         case Opcode::Load: load(insn, p_.buffer_of[i]); break;
         case Opcode::Store: store(insn, p_.buffer_of[i]); break;
         case Opcode::Gemm: gemm(insn); break;
+        case Opcode::DwGemm: dwgemm(insn); break;
         case Opcode::Alu: alu(insn); break;
         case Opcode::Finish: break;
       }
@@ -264,6 +265,43 @@ class Interpreter {
       }
       writeOut(d);
     });
+  }
+
+  // Written from the definition rather than as a shift register: output j of
+  // a run completes at iteration n = taps-1 + j*stride, and window entry t is
+  // the input of iteration n - t (zero before the run's first iteration).
+  void dwgemm(const Instruction& insn) {
+    if (cfg_.depthwise_taps == 0) fail("DWGEMM on a config without the depthwise_taps extension");
+    if (insn.uop_begin > insn.uop_end || insn.uop_end > cfg_.depth(Memory::Uop)) fail("micro-op range outside UOP");
+    const uint64_t T = cfg_.depthwise_taps;
+    for (uint32_t u = insn.uop_begin; u < insn.uop_end; ++u) {
+      if (!uop_ok_[u]) fail("uses micro-op " + std::to_string(u) + " that was not loaded");
+      for (uint64_t o = 0; o < insn.iter_out; ++o) {
+        const uint64_t w = uop_[u].wgt + o * insn.wgt_factor_out;
+        auto srcOf = [&](uint64_t n) { return uop_[u].src + o * insn.src_factor_out + n * insn.src_factor_in; };
+        for (uint64_t n = 0; n < insn.iter_in; ++n) {  // every iteration reads INP and WGT
+          checkIndex(srcOf(n), Memory::Input, "src");
+          checkIndex(w, Memory::Weight, "wgt");
+          if (!inp_ok_[srcOf(n)] || !wgt_ok_[w]) fail("DWGEMM reads an entry the program did not write");
+        }
+        for (uint64_t j = 0;; ++j) {
+          const uint64_t n = insn.taps - 1 + j * insn.stride;
+          if (n >= insn.iter_in) break;
+          const uint64_t d = uop_[u].dst + o * insn.dst_factor_out + j * insn.dst_factor_in;
+          checkIndex(d, Memory::Acc, "dst");
+          if (!acc_ok_[d]) fail("DWGEMM accumulates into an entry the program did not write");
+          for (uint32_t bb = 0; bb < B_; ++bb)
+            for (uint32_t c = 0; c < BI_; ++c) {
+              int64_t sum = 0;
+              for (uint64_t t = 0; t < T && t <= n; ++t)
+                sum += int64_t(inp_[(srcOf(n - t) * B_ + bb) * BI_ + c]) * int64_t(wgt_[(w * BO_ + t) * BI_ + c]);
+              int32_t& a = acc_[(d * B_ + bb) * BO_ + c];
+              a = int32_t(uint32_t(uint64_t(int64_t(a) + sum)));
+            }
+          writeOut(d);
+        }
+      }
+    }
   }
 
   void alu(const Instruction& insn) {

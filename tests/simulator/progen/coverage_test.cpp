@@ -34,6 +34,8 @@ ProgramFeatures sumFeatures(const std::string& config, int seeds, const ProgenOp
     total.overlapping_rows += f.overlapping_rows;
     total.gemm_reset += f.gemm_reset;
     total.gemm_accumulate += f.gemm_accumulate;
+    total.dwgemm_strided += f.dwgemm_strided;
+    total.dwgemm_short_runs += f.dwgemm_short_runs;
     total.empty_ops += f.empty_ops;
     total.alu_src_repeats += f.alu_src_repeats;
     total.alu_src_repeats_rewritten += f.alu_src_repeats_rewritten;
@@ -52,7 +54,12 @@ ProgramFeatures sumFeatures(const std::string& config, int seeds, const ProgenOp
 TEST(ProgenCoverage, TinyProgramsCoverTheIsa) {
   const hw::HwConfig cfg = hw::loadConfig("tiny");
   const ProgramFeatures f = sumFeatures("tiny", 300);
-  for (int op = 0; op < hw::kNumOpcodes; ++op) EXPECT_GT(f.opcodes[op], 0u) << hw::opcodeName(hw::Opcode(op));
+  ASSERT_EQ(cfg.depthwise_taps, 0u);
+  for (int op = 0; op < hw::kNumOpcodes; ++op) {
+    if (hw::Opcode(op) == hw::Opcode::DwGemm) continue;
+    EXPECT_GT(f.opcodes[op], 0u) << hw::opcodeName(hw::Opcode(op));
+  }
+  EXPECT_EQ(f.opcodes[int(hw::Opcode::DwGemm)], 0u);    // not on a config without the extension
   EXPECT_EQ(f.opcodes[int(hw::Opcode::Finish)], 300u);  // exactly one per program
   for (hw::Memory m : {hw::Memory::Uop, hw::Memory::Weight, hw::Memory::Input, hw::Memory::Acc, hw::Memory::Acc8})
     EXPECT_GT(f.loads_by_memory[int(m)], 0u) << hw::memoryName(m);
@@ -86,6 +93,17 @@ TEST(ProgenCoverage, TinyProgramsCoverTheIsa) {
   // and a producer waiting on a full token queue.
   EXPECT_GT(f.fetch_stalls, 0u);
   EXPECT_GT(f.push_stalls[0] + f.push_stalls[1] + f.push_stalls[2] + f.push_stalls[3], 0u);
+}
+
+// On a config with the depthwise extension the GEMM kind includes DWGEMM, with
+// strides above 1 and inner runs too short to complete an output.
+TEST(ProgenCoverage, PynqProgramsCoverDwgemm) {
+  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  ASSERT_GT(cfg.depthwise_taps, 0u);
+  const ProgramFeatures f = sumFeatures("pynq", 100);
+  EXPECT_GT(f.opcodes[int(hw::Opcode::DwGemm)], 50u);
+  EXPECT_GT(f.dwgemm_strided, 10u);
+  EXPECT_GT(f.dwgemm_short_runs, 0u);
 }
 
 TEST(ProgenCoverage, OptionsRestrictTheProgram) {

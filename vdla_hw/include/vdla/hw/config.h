@@ -20,6 +20,7 @@ const char* memoryName(Memory m);  // "UOP", "WGT", "INP", "ACC", "OUT", "ACC8"
 constexpr uint32_t kMaxDramAddrBits = 32;      // AXI byte addresses are 32 bits
 constexpr uint32_t kMaxTokenQueueDepth = 255;  // token counts are reported in 8 bits
 constexpr uint32_t kMaxAxiDataBits = 128;      // the RTL's fetch takes whole instructions from one or more beats
+constexpr uint32_t kMaxDepthwiseTaps = 15;     // DWGEMM's taps field is 4 bits
 
 struct HwConfig {
   std::string name;
@@ -51,6 +52,11 @@ struct HwConfig {
   // float_requant: the ALU op FREQ, onnxruntime's float requantisation in one
   // pass (docs/isa.md); needs fused_requant.
   bool float_requant = false;
+  // depthwise_taps: the instruction DWGEMM, a depthwise convolution row with up
+  // to this many horizontal taps per pass (docs/isa.md); 0 = off. Needs
+  // block_in == block_out and at most ceil(block_out / 2) taps (one multiplier
+  // pair of the GEMM core per tap).
+  uint32_t depthwise_taps = 0;
 
   // 64-bit FNV-1a of the canonical form of every hardware-relevant field
   // (everything but name and description). The hardware exposes it; the

@@ -62,6 +62,17 @@ inline Instruction makeGemm(const LoopNest& l, bool reset = false) {
   return i;
 }
 
+// DWGEMM (extension depthwise_taps): l.wgt_in must be 0 (it has no field).
+inline Instruction makeDwGemm(const LoopNest& l, uint32_t taps, uint32_t stride) {
+  Instruction i;
+  i.opcode = Opcode::DwGemm;
+  i = applyLoopNest(i, l);
+  i.wgt_factor_out = l.wgt_out;
+  i.taps = taps;
+  i.stride = stride;
+  return i;
+}
+
 // ALU with acc[src] as the second operand.
 inline Instruction makeAlu(AluOp op, const LoopNest& l) {
   Instruction i;

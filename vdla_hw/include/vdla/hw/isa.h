@@ -4,7 +4,7 @@
 // A program is a stream of 128-bit instructions fetched from DRAM and dispatched
 // in order to three modules that run concurrently:
 //   load    : LOAD WGT, LOAD INP
-//   compute : LOAD UOP, LOAD ACC, LOAD ACC8, GEMM, ALU, FINISH
+//   compute : LOAD UOP, LOAD ACC, LOAD ACC8, GEMM, DWGEMM, ALU, FINISH
 //   store   : STORE OUT
 // Each module executes its own instructions in order. They synchronise only
 // through four dependency-token queues (load->compute, compute->load,
@@ -17,8 +17,9 @@
 
 namespace vdla::hw {
 
-enum class Opcode : uint8_t { Load = 0, Store = 1, Gemm = 2, Alu = 3, Finish = 4 };
-constexpr int kNumOpcodes = 5;
+// DwGemm exists only on configs with the depthwise_taps extension.
+enum class Opcode : uint8_t { Load = 0, Store = 1, Gemm = 2, Alu = 3, Finish = 4, DwGemm = 5 };
+constexpr int kNumOpcodes = 6;
 const char* opcodeName(Opcode op);  // "LOAD", ...
 
 enum class AluOp : uint8_t {
@@ -73,6 +74,18 @@ struct Instruction {
   //   src = uop[u].src + o*src_factor_out + i*src_factor_in   (GEMM: input, ALU: accumulator)
   //   wgt = uop[u].wgt + o*wgt_factor_out + i*wgt_factor_in   (GEMM only)
   bool reset = false;  // GEMM: write zero instead of accumulating
+  // DWGEMM (extension depthwise_taps): a depthwise convolution along rows. The
+  // loop order is u outermost, then o, then i; the last inputs read in the
+  // current i-run form a window (win[0] the newest, entries before the run's
+  // first input read as zero), and
+  //   for u, for o, for i:
+  //     window.push(INP[uop[u].src + o*src_factor_out + i*src_factor_in])
+  //     if i >= taps-1 and (i - (taps-1)) % stride == 0, with j = (i - (taps-1)) / stride:
+  //       d = uop[u].dst + o*dst_factor_out + j*dst_factor_in
+  //       w = uop[u].wgt + o*wgt_factor_out
+  //       ACC[d][b][c] += sum over t < depthwise_taps of win[t][b][c] * WGT[w][t][c]
+  // Iterations that write nothing only fill the window.
+  uint32_t taps = 0, stride = 0;
   uint32_t uop_begin = 0, uop_end = 0;
   uint32_t iter_out = 0, iter_in = 0;
   uint32_t dst_factor_out = 0, dst_factor_in = 0;
@@ -85,6 +98,13 @@ struct Instruction {
   bool operator==(const Instruction& o) const;
   bool operator!=(const Instruction& o) const { return !(*this == o); }
 };
+
+// Outputs a DWGEMM completes per run of its inner loop: the iterations i >=
+// taps-1 with (i - (taps-1)) divisible by stride.
+uint64_t dwgemmWritesPerRun(const Instruction& insn);
+// Multiply-adds of a GEMM (every product of every iteration) or a DWGEMM
+// (taps products per output lane); 0 for every other instruction.
+uint64_t gemmMacs(const Instruction& insn, const HwConfig& cfg);
 
 // Which module executes an instruction (the fetch unit's routing rule).
 Module moduleOf(const Instruction& insn);

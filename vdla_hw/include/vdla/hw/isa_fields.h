@@ -35,4 +35,6 @@
   X(SrcFactorIn, src_factor_in)   \
   X(WgtFactorOut, wgt_factor_out) \
   X(WgtFactorIn, wgt_factor_in)   \
+  X(Taps, taps)                   \
+  X(Stride, stride)               \
   X(Imm, imm)

@@ -64,7 +64,8 @@ class IsaLayout {
  private:
   std::vector<BitField> fields_[kNumOpcodes];
   uint32_t uop_dst_bits_, uop_src_bits_, uop_wgt_bits_;
-  int num_alu_ops_;  // numAluOps(cfg): ops beyond the config's extensions are refused
+  int num_alu_ops_;
+  uint32_t depthwise_taps_;  // 0: DWGEMM is refused  // numAluOps(cfg): ops beyond the config's extensions are refused
   std::string config_name_;
 };
 

@@ -42,7 +42,7 @@ enum OpKind : uint32_t {
   kLoadAcc = 1u << 3,
   kLoadAcc8 = 1u << 4,
   kStore = 1u << 5,
-  kGemm = 1u << 6,
+  kGemm = 1u << 6,  // GEMM, and DWGEMM on configs with the depthwise_taps extension
   kAlu = 1u << 7,
   kAllOps = (1u << 8) - 1,
 };

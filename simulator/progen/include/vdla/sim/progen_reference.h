@@ -32,6 +32,8 @@ struct ProgramFeatures {
   uint64_t padding_only_loads = 0;               // y or x zero but padded: zeros without a DRAM read
   uint64_t overlapping_rows = 0;                 // LOAD/STORE with y > 1 and stride < x
   uint64_t gemm_reset = 0, gemm_accumulate = 0;  // non-empty GEMMs
+  uint64_t dwgemm_strided = 0;                   // non-empty DWGEMMs with stride > 1
+  uint64_t dwgemm_short_runs = 0;                // ... whose inner runs are shorter than the taps (no output)
   uint64_t empty_ops = 0;                        // zero-size transfers and loops (token-only NOPs)
   // Tensor-operand ALU micro-ops (in program order, across instructions) that
   // read the same ACC entry as the tensor-operand micro-op before them: the
