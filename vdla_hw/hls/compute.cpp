@@ -1,10 +1,11 @@
-// Compute module: LOAD UOP / ACC / ACC8 into its own memories, GEMM and ALU
-// over the micro-op loop nest, and FINISH. Both neighbours exist: load before
-// it (tokens load->compute in, compute->load out) and store after it
-// (store->compute in, compute->store out).
+// Compute module: LOAD UOP / ACC / ACC8 into its own memories, GEMM, DWGEMM
+// (extension depthwise_taps) and ALU over the micro-op loop nest, and FINISH.
+// Both neighbours exist: load before it (tokens load->compute in,
+// compute->load out) and store after it (store->compute in, compute->store
+// out).
 //
-// Every GEMM/ALU write of ACC[d] also writes OUT[d], the low byte of each
-// accumulator. Indices are checked before the loop nest runs (the largest
+// Every GEMM/DWGEMM/ALU write of ACC[d] also writes OUT[d], the low byte of
+// each accumulator. Indices are checked before the loop nest runs (the largest
 // index is reached in the last iteration, factors being unsigned), so a bad
 // instruction changes nothing, exactly as in fsim.
 #include "load_block.h"
@@ -128,9 +129,34 @@ MAX:
     if (uop_wgt(word) > max_wgt) max_wgt = uop_wgt(word);
   }
   const uint64_t o = n.iter_out - 1, i = n.iter_in - 1;
-  max_dst += o * n.dst_out + i * n.dst_in;
   max_src += o * n.src_out + i * n.src_in;
-  max_wgt += o * n.wgt_out + i * n.wgt_in;
+  max_wgt += o * n.wgt_out + i * n.wgt_in;  // DWGEMM: wgt_in is 0
+  if (DEPTHWISE_TAPS > 0 && n.is_dw) {
+    // Every iteration reads INP and WGT, so both are checked over the whole
+    // nest; only the iterations that complete a window write ACC, and the
+    // last of a run's (iter_in - taps) / stride + 1 writes reaches the
+    // largest dst. A run too short for one window writes nothing, so no dst
+    // is checked at all (fsim's order: src, wgt, dst).
+    if (max_src >= uint64_t(INP_DEPTH)) {
+      info = uint32_t(max_src);
+      return ERR_SRC_INDEX;
+    }
+    if (max_wgt >= uint64_t(WGT_DEPTH)) {
+      info = uint32_t(max_wgt);
+      return ERR_WGT_INDEX;
+    }
+    if (n.iter_in >= n.taps) {
+      // Once per instruction, by a divisor of DWGEMM_STRIDE_W bits.
+      const uint64_t last_write = (n.iter_in - n.taps) / n.stride;
+      max_dst += o * n.dst_out + last_write * n.dst_in;
+      if (max_dst >= uint64_t(ACC_DEPTH)) {
+        info = uint32_t(max_dst);
+        return ERR_DST_INDEX;
+      }
+    }
+    return ERR_NONE;
+  }
+  max_dst += o * n.dst_out + i * n.dst_in;
   if (max_dst >= uint64_t(ACC_DEPTH)) {
     info = uint32_t(max_dst);
     return ERR_DST_INDEX;
@@ -183,6 +209,114 @@ OUTER:
             acc[d][b][c] = value;
             out[d][b][c] = int8_t(uint32_t(value) & 0xff);
           }
+        }
+      }
+    }
+  }
+}
+
+// DWGEMM's arrays keep an extent of at least 1 where the config has no
+// extension (the code is there but never synthesised); where it has one,
+// BLOCK_IN == BLOCK_OUT is the channel count and DEPTHWISE_TAPS <= BLOCK_OUT
+// (the config reader's rules), so a weight entry holds a row per tap.
+constexpr int DW_TAPS = DEPTHWISE_TAPS > 0 ? DEPTHWISE_TAPS : 1;
+constexpr int DW_LANES = min_int(BLOCK_IN, BLOCK_OUT);
+
+// A depthwise convolution along a run of inputs: channel c of an input entry
+// meets only channel c of the filter, so instead of GEMM's dot products each
+// lane is a DEPTHWISE_TAPS-tap FIR over the last inputs of the run. The loop
+// order is u, o, i (not GEMM's o, i, u) so that i walks one run and the
+// window is a shift register: one input per cycle, and an output whenever
+// the window completes one (taps - 1 inputs in, then every stride-th). The
+// window restarts from zeros with each run, and all DEPTHWISE_TAPS taps are
+// summed whatever the instruction's taps, exactly as fsim (a shorter filter
+// has zero weights in its unused rows).
+void dwgemm(const LoopNest& n, const uint32_t* uop, const int8_t (*inp)[BATCH][BLOCK_IN],
+            const int8_t (*wgt)[BLOCK_OUT][BLOCK_IN], int32_t (*acc)[BATCH][BLOCK_OUT],
+            int8_t (*out)[BATCH][BLOCK_OUT]) {
+UOPS:
+  for (uint32_t u = n.uop_begin; u < n.uop_end; ++u) {
+#pragma HLS loop_tripcount max = 16
+    const uint32_t word = uop[u];
+  OUTER:
+    for (uint32_t o = 0; o < n.iter_out; ++o) {
+#pragma HLS loop_tripcount max = 16
+      VDLA_HLS_POLL_CANCEL();
+      // A run's weight entry does not change (no wgt_in), so it is read once
+      // into registers and the pipelined loop below does not read WGT at all.
+      int8_t taps_w[DW_TAPS][DW_LANES];
+#pragma HLS array_partition variable = taps_w complete dim = 0
+      int8_t win[DW_TAPS][BATCH][DW_LANES];
+#pragma HLS array_partition variable = win complete dim = 0
+      const uint32_t w = uop_wgt(word) + o * n.wgt_out;
+    RUN_START:
+      for (int t = 0; t < DW_TAPS; ++t) {
+#pragma HLS unroll
+      W_LANES:
+        for (int c = 0; c < DW_LANES; ++c) {
+#pragma HLS unroll
+          taps_w[t][c] = wgt[w][t][c];
+        WIN_ROWS:
+          for (int b = 0; b < BATCH; ++b) {
+#pragma HLS unroll
+            win[t][b][c] = 0;
+          }
+        }
+      }
+      // Running indices and a countdown to the next output instead of
+      // multiplications and a modulo per iteration; the index check bounds
+      // them, so they cannot wrap.
+      uint32_t s = uop_src(word) + o * n.src_out;
+      uint32_t d = uop_dst(word) + o * n.dst_out;
+      uint32_t until_output = n.taps - 1;
+    INNER:
+      for (uint32_t i = 0; i < n.iter_in; ++i) {
+#pragma HLS pipeline II = 1
+#pragma HLS loop_tripcount max = 16
+      SHIFT:
+        for (int t = DW_TAPS - 1; t > 0; --t) {
+#pragma HLS unroll
+        SHIFT_ROWS:
+          for (int b = 0; b < BATCH; ++b) {
+#pragma HLS unroll
+          SHIFT_LANES:
+            for (int c = 0; c < DW_LANES; ++c) {
+#pragma HLS unroll
+              win[t][b][c] = win[t - 1][b][c];
+            }
+          }
+        }
+      PUSH_ROWS:
+        for (int b = 0; b < BATCH; ++b) {
+#pragma HLS unroll
+        PUSH_LANES:
+          for (int c = 0; c < DW_LANES; ++c) {
+#pragma HLS unroll
+            win[0][b][c] = inp[s][b][c];
+          }
+        }
+        s += n.src_in;
+        const bool completes = until_output == 0;
+        until_output = completes ? n.stride - 1 : until_output - 1;
+        if (completes) {
+        LANES_B:
+          for (int b = 0; b < BATCH; ++b) {
+#pragma HLS unroll
+          LANES_C:
+            for (int c = 0; c < DW_LANES; ++c) {
+#pragma HLS unroll
+              int32_t sum = 0;  // at most DEPTHWISE_TAPS * 2^14: no overflow
+            TAPS:
+              for (int t = 0; t < DW_TAPS; ++t) {
+#pragma HLS unroll
+                sum += int32_t(win[t][b][c]) * int32_t(taps_w[t][c]);
+              }
+              const int32_t value = int32_t(uint32_t(acc[d][b][c]) + uint32_t(sum));  // wraps
+              acc[d][b][c] = value;
+              out[d][b][c] = int8_t(uint32_t(value) & 0xff);
+            }
+          }
+          d += n.dst_in;
         }
       }
     }
@@ -250,15 +384,19 @@ StepResult compute_step(ModuleRegs& r, hls::stream<Command>& queue, TokenCounts&
     uint32_t info = 0;
     const uint8_t err = load_block(decode_xfer(r.head.insn), writer, info);
     if (err != ERR_NONE) return step_error(err, r.head.index, info);
-  } else if (op == OPCODE_GEMM || op == OPCODE_ALU) {
+  } else if (op == OPCODE_GEMM || op == OPCODE_ALU || (DEPTHWISE_TAPS > 0 && op == OPCODE_DWGEMM)) {
     const LoopNest n = decode_loop(r.head.insn);
     uint32_t info = 0;
     const uint8_t err = check_loop_nest(n, uop, info);
     if (err != ERR_NONE) return step_error(err, r.head.index, info);
+    // DWGEMM counts every (u, o, i) iteration as a GEMM micro-op, as fsim.
     const uint64_t iterations = uint64_t(n.iter_out) * n.iter_in * (n.uop_end - n.uop_begin);
     if (n.is_alu) {
       alu(n, uop, acc, out);
       res.alu_vectors = iterations;
+    } else if (DEPTHWISE_TAPS > 0 && n.is_dw) {
+      dwgemm(n, uop, inp, wgt, acc, out);
+      res.gemm_uops = iterations;
     } else {
       gemm(n, uop, inp, wgt, acc, out);
       res.gemm_uops = iterations;

@@ -15,6 +15,7 @@ unsigned used_bits(unsigned opcode) {
     case OPCODE_STORE: return LOAD_X_PAD_RIGHT_LSB + LOAD_X_PAD_RIGHT_W;
     case OPCODE_GEMM: return GEMM_WGT_FACTOR_IN_LSB + GEMM_WGT_FACTOR_IN_W;
     case OPCODE_ALU: return ALU_IMM_LSB + ALU_IMM_W;
+    case OPCODE_DWGEMM: return DWGEMM_STRIDE_LSB + DWGEMM_STRIDE_W;
     default: return FINISH_PUSH_NEXT_LSB + FINISH_PUSH_NEXT_W;
   }
 }
@@ -41,7 +42,10 @@ uint8_t queue_of(unsigned opcode, unsigned memory) {
 
 uint8_t check(const insn_t& insn, uint32_t index, uint32_t count) {
   const unsigned op = opcode_of(insn);
-  if (op > OPCODE_FINISH) return ERR_OPCODE;
+  // A config without the depthwise extension has no DWGEMM: refused like an
+  // opcode the ISA does not define, as IsaLayout::decode refuses it.
+  const bool dw = DEPTHWISE_TAPS > 0 && op == OPCODE_DWGEMM;
+  if (op > OPCODE_FINISH && !dw) return ERR_OPCODE;
   if (stray_bits(insn, used_bits(op))) return ERR_STRAY_BITS;
   const Flags f = flags_of(insn);
   if (op == OPCODE_LOAD || op == OPCODE_STORE) {
@@ -60,6 +64,13 @@ uint8_t check(const insn_t& insn, uint32_t index, uint32_t count) {
     // REQ's imm holds its clip bounds and FREQ's its zero point with either operand
     if (!n.use_imm && n.imm != 0 && n.alu_op != unsigned(ALU_REQ) && n.alu_op != unsigned(ALU_FREQ))
       return ERR_IMM_WITHOUT_USE_IMM;
+  }
+  if (dw) {
+    // The window holds DEPTHWISE_TAPS inputs, so a longer filter does not fit;
+    // stride 0 would never complete an output (and divides by zero in the
+    // index check).
+    const LoopNest n = decode_loop(insn);
+    if (n.taps == 0 || n.taps > uint32_t(DEPTHWISE_TAPS) || n.stride == 0) return ERR_DW_SHAPE;
   }
   const uint8_t q = queue_of(op, op == OPCODE_LOAD ? decode_xfer(insn).memory : 0);
   if (q == 0 && (f.pop_prev || f.push_prev)) return ERR_MISSING_NEIGHBOUR;

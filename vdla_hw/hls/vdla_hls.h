@@ -137,6 +137,7 @@ enum ErrorCode {
   ERR_AXI_WRITE = regs::kErrAxiWrite,
   ERR_ADDR_OVERFLOW = regs::kErrAddrOverflow,
   ERR_TOKENS_LEFT = regs::kErrTokensLeft,
+  ERR_DW_SHAPE = regs::kErrDwShape,
 };
 
 enum ModuleId { MOD_FETCH = 0, MOD_LOAD = 1, MOD_COMPUTE = 2, MOD_STORE = 3 };
@@ -214,18 +215,36 @@ inline Xfer decode_xfer(const insn_t& i) {
   return x;
 }
 
-// GEMM and ALU: the loop nest over micro-ops.
+// GEMM, DWGEMM and ALU: the loop nest over micro-ops.
 struct LoopNest {
-  bool is_alu, reset, use_imm;
+  bool is_alu, is_dw, reset, use_imm;
   unsigned alu_op;
   uint32_t uop_begin, uop_end, iter_out, iter_in;
   uint32_t dst_out, dst_in, src_out, src_in, wgt_out, wgt_in;
+  uint32_t taps, stride;  // DWGEMM
   int32_t imm;
 };
 
 inline LoopNest decode_loop(const insn_t& i) {
   LoopNest n = {};
-  if (opcode_of(i) == OPCODE_GEMM) {
+  const unsigned op = opcode_of(i);
+  // DEPTHWISE_TAPS is a constant: without the extension the DWGEMM decoder
+  // (and everything behind is_dw) is not synthesised.
+  if (DEPTHWISE_TAPS > 0 && op == OPCODE_DWGEMM) {
+    n.is_dw = true;
+    n.uop_begin = uint32_t(field<DWGEMM_UOP_BEGIN_LSB, DWGEMM_UOP_BEGIN_W>(i));
+    n.uop_end = uint32_t(field<DWGEMM_UOP_END_LSB, DWGEMM_UOP_END_W>(i));
+    n.iter_out = uint32_t(field<DWGEMM_ITER_OUT_LSB, DWGEMM_ITER_OUT_W>(i));
+    n.iter_in = uint32_t(field<DWGEMM_ITER_IN_LSB, DWGEMM_ITER_IN_W>(i));
+    n.dst_out = uint32_t(field<DWGEMM_DST_FACTOR_OUT_LSB, DWGEMM_DST_FACTOR_OUT_W>(i));
+    n.dst_in = uint32_t(field<DWGEMM_DST_FACTOR_IN_LSB, DWGEMM_DST_FACTOR_IN_W>(i));
+    n.src_out = uint32_t(field<DWGEMM_SRC_FACTOR_OUT_LSB, DWGEMM_SRC_FACTOR_OUT_W>(i));
+    n.src_in = uint32_t(field<DWGEMM_SRC_FACTOR_IN_LSB, DWGEMM_SRC_FACTOR_IN_W>(i));
+    n.wgt_out = uint32_t(field<DWGEMM_WGT_FACTOR_OUT_LSB, DWGEMM_WGT_FACTOR_OUT_W>(i));
+    // No wgt_in: every input of a run meets the same weight entry (wgt_in stays 0).
+    n.taps = uint32_t(field<DWGEMM_TAPS_LSB, DWGEMM_TAPS_W>(i));
+    n.stride = uint32_t(field<DWGEMM_STRIDE_LSB, DWGEMM_STRIDE_W>(i));
+  } else if (op == OPCODE_GEMM) {
     n.reset = field<GEMM_RESET_LSB, GEMM_RESET_W>(i) != 0;
     n.uop_begin = uint32_t(field<GEMM_UOP_BEGIN_LSB, GEMM_UOP_BEGIN_W>(i));
     n.uop_end = uint32_t(field<GEMM_UOP_END_LSB, GEMM_UOP_END_W>(i));
