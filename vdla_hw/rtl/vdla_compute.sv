@@ -100,6 +100,9 @@ module vdla_compute (
   wire is_load = opcode == 3'(vdla_pkg::OPCODE_LOAD);
   wire is_gemm = opcode == 3'(vdla_pkg::OPCODE_GEMM);
   wire is_alu = opcode == 3'(vdla_pkg::OPCODE_ALU);
+  // DWGEMM: fetch refuses it on configs without the extension
+  wire is_dw = vdla_pkg::DEPTHWISE_TAPS != 0 && opcode == 3'(vdla_pkg::OPCODE_DWGEMM);
+  wire is_mm = is_gemm || is_dw;  // reads INP and WGT and runs the GEMM core
   wire [2:0] memory = insn[vdla_pkg::LOAD_MEMORY_LSB+:3];
   wire ld_uop = memory == 3'(vdla_pkg::MEM_UOP);
   wire ld_acc8 = memory == 3'(vdla_pkg::MEM_ACC8);
@@ -119,28 +122,39 @@ module vdla_compute (
       (ld_acc8 ? 4'($clog2(vdla_pkg::ACC8_ENTRY_BITS / 8)) : 4'($clog2(vdla_pkg::ACC_ENTRY_BITS / 8)));
 
   // GEMM / ALU fields (the loop nest fields differ in position between them)
-  wire gemm_reset = insn[vdla_pkg::GEMM_RESET_LSB];
+  wire gemm_reset = is_gemm && insn[vdla_pkg::GEMM_RESET_LSB];  // the bit is a DWGEMM field
   wire [vdla_pkg::ALU_ALU_OP_W-1:0] alu_op = insn[vdla_pkg::ALU_ALU_OP_LSB+:vdla_pkg::ALU_ALU_OP_W];
   wire use_imm = insn[vdla_pkg::ALU_USE_IMM_LSB];
   wire [31:0] imm = 32'($signed(insn[vdla_pkg::ALU_IMM_LSB+:vdla_pkg::ALU_IMM_W]));
   wire [31:0] uop_begin = is_gemm ? 32'(insn[vdla_pkg::GEMM_UOP_BEGIN_LSB+:vdla_pkg::GEMM_UOP_BEGIN_W]) :
+      is_dw ? 32'(insn[vdla_pkg::DWGEMM_UOP_BEGIN_LSB+:vdla_pkg::DWGEMM_UOP_BEGIN_W]) :
       32'(insn[vdla_pkg::ALU_UOP_BEGIN_LSB+:vdla_pkg::ALU_UOP_BEGIN_W]);
   wire [31:0] uop_end = is_gemm ? 32'(insn[vdla_pkg::GEMM_UOP_END_LSB+:vdla_pkg::GEMM_UOP_END_W]) :
+      is_dw ? 32'(insn[vdla_pkg::DWGEMM_UOP_END_LSB+:vdla_pkg::DWGEMM_UOP_END_W]) :
       32'(insn[vdla_pkg::ALU_UOP_END_LSB+:vdla_pkg::ALU_UOP_END_W]);
   wire [31:0] iter_out = is_gemm ? 32'(insn[vdla_pkg::GEMM_ITER_OUT_LSB+:vdla_pkg::GEMM_ITER_OUT_W]) :
+      is_dw ? 32'(insn[vdla_pkg::DWGEMM_ITER_OUT_LSB+:vdla_pkg::DWGEMM_ITER_OUT_W]) :
       32'(insn[vdla_pkg::ALU_ITER_OUT_LSB+:vdla_pkg::ALU_ITER_OUT_W]);
   wire [31:0] iter_in = is_gemm ? 32'(insn[vdla_pkg::GEMM_ITER_IN_LSB+:vdla_pkg::GEMM_ITER_IN_W]) :
+      is_dw ? 32'(insn[vdla_pkg::DWGEMM_ITER_IN_LSB+:vdla_pkg::DWGEMM_ITER_IN_W]) :
       32'(insn[vdla_pkg::ALU_ITER_IN_LSB+:vdla_pkg::ALU_ITER_IN_W]);
   wire [31:0] dst_out = is_gemm ? 32'(insn[vdla_pkg::GEMM_DST_FACTOR_OUT_LSB+:vdla_pkg::GEMM_DST_FACTOR_OUT_W]) :
+      is_dw ? 32'(insn[vdla_pkg::DWGEMM_DST_FACTOR_OUT_LSB+:vdla_pkg::DWGEMM_DST_FACTOR_OUT_W]) :
       32'(insn[vdla_pkg::ALU_DST_FACTOR_OUT_LSB+:vdla_pkg::ALU_DST_FACTOR_OUT_W]);
   wire [31:0] dst_in = is_gemm ? 32'(insn[vdla_pkg::GEMM_DST_FACTOR_IN_LSB+:vdla_pkg::GEMM_DST_FACTOR_IN_W]) :
+      is_dw ? 32'(insn[vdla_pkg::DWGEMM_DST_FACTOR_IN_LSB+:vdla_pkg::DWGEMM_DST_FACTOR_IN_W]) :
       32'(insn[vdla_pkg::ALU_DST_FACTOR_IN_LSB+:vdla_pkg::ALU_DST_FACTOR_IN_W]);
   wire [31:0] src_out = is_gemm ? 32'(insn[vdla_pkg::GEMM_SRC_FACTOR_OUT_LSB+:vdla_pkg::GEMM_SRC_FACTOR_OUT_W]) :
+      is_dw ? 32'(insn[vdla_pkg::DWGEMM_SRC_FACTOR_OUT_LSB+:vdla_pkg::DWGEMM_SRC_FACTOR_OUT_W]) :
       32'(insn[vdla_pkg::ALU_SRC_FACTOR_OUT_LSB+:vdla_pkg::ALU_SRC_FACTOR_OUT_W]);
   wire [31:0] src_in = is_gemm ? 32'(insn[vdla_pkg::GEMM_SRC_FACTOR_IN_LSB+:vdla_pkg::GEMM_SRC_FACTOR_IN_W]) :
+      is_dw ? 32'(insn[vdla_pkg::DWGEMM_SRC_FACTOR_IN_LSB+:vdla_pkg::DWGEMM_SRC_FACTOR_IN_W]) :
       32'(insn[vdla_pkg::ALU_SRC_FACTOR_IN_LSB+:vdla_pkg::ALU_SRC_FACTOR_IN_W]);
-  wire [31:0] wgt_out = is_gemm ? 32'(insn[vdla_pkg::GEMM_WGT_FACTOR_OUT_LSB+:vdla_pkg::GEMM_WGT_FACTOR_OUT_W]) : '0;
+  wire [31:0] wgt_out = is_gemm ? 32'(insn[vdla_pkg::GEMM_WGT_FACTOR_OUT_LSB+:vdla_pkg::GEMM_WGT_FACTOR_OUT_W]) :
+      is_dw ? 32'(insn[vdla_pkg::DWGEMM_WGT_FACTOR_OUT_LSB+:vdla_pkg::DWGEMM_WGT_FACTOR_OUT_W]) : '0;
   wire [31:0] wgt_in = is_gemm ? 32'(insn[vdla_pkg::GEMM_WGT_FACTOR_IN_LSB+:vdla_pkg::GEMM_WGT_FACTOR_IN_W]) : '0;
+  wire [3:0] dw_taps = 4'(insn[vdla_pkg::DWGEMM_TAPS_LSB+:vdla_pkg::DWGEMM_TAPS_W]);
+  wire [1:0] dw_stride = 2'(insn[vdla_pkg::DWGEMM_STRIDE_LSB+:vdla_pkg::DWGEMM_STRIDE_W]);
   wire tensor_alu = is_alu && !use_imm;
 
   // ---------------- control ----------------
@@ -180,7 +194,7 @@ module vdla_compute (
               engine_start <= 1'b1;
               cstate <= C_LOAD;
             end
-          end else if (is_gemm || is_alu) begin
+          end else if (is_mm || is_alu) begin
             if (uop_begin > uop_end || uop_end > vdla_pkg::UOP_DEPTH) begin
               err_valid <= 1'b1;
               err_code <= vdla_pkg::E_UOP_RANGE;
@@ -245,11 +259,14 @@ module vdla_compute (
   logic lg_valid;
   logic s1_stall;  // the op in S1 waits a cycle (a tensor-operand src read)
   logic [31:0] lg_u, lg_dst, lg_src, lg_wgt;
+  logic lg_wr, lg_first;
   vdla_loop_gen loop (
       .clk, .rst, .start(loop_start), .abort(loop_abort || idx_err), .hold(s1_stall),
       .uop_begin, .uop_end, .iter_out, .iter_in,
       .dst_out, .dst_in, .src_out, .src_in, .wgt_out, .wgt_in,
-      .valid(lg_valid), .u(lg_u), .dst_off(lg_dst), .src_off(lg_src), .wgt_off(lg_wgt), .active(loop_active)
+      .dw(is_dw), .taps(dw_taps), .stride(dw_stride),
+      .valid(lg_valid), .wr(lg_wr), .first(lg_first),
+      .u(lg_u), .dst_off(lg_dst), .src_off(lg_src), .wgt_off(lg_wgt), .active(loop_active)
   );
 
   // ---------------- UOP memory ----------------
@@ -267,7 +284,9 @@ module vdla_compute (
   // ---------------- S1: indices and range checks ----------------
   // While S1 stalls the loop nest holds (no UOP read, so uop_rdata stays) and
   // S1 keeps its op.
-  logic s1_valid;
+  // `wr`: the op writes ACC[dst] (DWGEMM's window fills do not, and their dst
+  // is not checked); `first`: a DWGEMM inner run starts (the window empties).
+  logic s1_valid, s1_wr, s1_first;
   logic [31:0] s1_dst_off, s1_src_off, s1_wgt_off;
   always_ff @(posedge clk) begin
     if (rst) s1_valid <= 1'b0;
@@ -276,6 +295,8 @@ module vdla_compute (
       s1_dst_off <= lg_dst;
       s1_src_off <= lg_src;
       s1_wgt_off <= lg_wgt;
+      s1_wr <= lg_wr;
+      s1_first <= lg_first;
     end
   end
   wire [31:0] d1 = 32'(uop_rdata[vdla_pkg::UOP_DST_BITS-1:0]) + s1_dst_off;
@@ -287,15 +308,15 @@ module vdla_compute (
     idx_err_code = vdla_pkg::E_NONE;
     idx_err_info = '0;
     if (s1_live) begin
-      if (d1 >= vdla_pkg::ACC_DEPTH) begin
+      if (s1_wr && d1 >= vdla_pkg::ACC_DEPTH) begin
         idx_err = 1'b1;
         idx_err_code = vdla_pkg::E_DST_RANGE;
         idx_err_info = d1;
-      end else if (is_gemm && !gemm_reset && s1 >= vdla_pkg::INP_DEPTH) begin
+      end else if ((is_dw || (is_gemm && !gemm_reset)) && s1 >= vdla_pkg::INP_DEPTH) begin
         idx_err = 1'b1;
         idx_err_code = vdla_pkg::E_SRC_RANGE;
         idx_err_info = s1;
-      end else if (is_gemm && !gemm_reset && w1 >= vdla_pkg::WGT_DEPTH) begin
+      end else if ((is_dw || (is_gemm && !gemm_reset)) && w1 >= vdla_pkg::WGT_DEPTH) begin
         idx_err = 1'b1;
         idx_err_code = vdla_pkg::E_WGT_RANGE;
         idx_err_info = w1;
@@ -332,6 +353,7 @@ module vdla_compute (
 
   // ---------------- S2..S5 ----------------
   logic s3_valid, s4_valid, s5_valid;
+  logic s2_wr, s3_wr, s4_wr, s5_wr, s2_first, s3_first;
   logic s2_opr_hit, s3_opr_hit;  // the op takes ACC[src] from the operand register
   logic [vdla_pkg::ACC_IDX_BITS-1:0] s2_dst, s3_dst, s4_dst, s5_dst;
   logic [31:0] s2_src, s3_src;
@@ -349,6 +371,12 @@ module vdla_compute (
       s5_valid <= s4_valid;
     end
     s2_opr_hit <= s1_opr_hit;
+    s2_wr <= s1_wr;
+    s3_wr <= s2_wr;
+    s4_wr <= s3_wr;
+    s5_wr <= s4_wr;
+    s2_first <= s1_first;
+    s3_first <= s2_first;
     s3_opr_hit <= s2_opr_hit;
     s2_dst <= d1[vdla_pkg::ACC_IDX_BITS-1:0];
     s2_src <= s1;
@@ -360,7 +388,7 @@ module vdla_compute (
   end
   assign pipe_busy = s1_valid || s2_valid || s3_valid || s4_valid || s5_valid;
 
-  wire gemm_reads = s2_valid && is_gemm && !gemm_reset;
+  wire gemm_reads = s2_valid && (is_dw || (is_gemm && !gemm_reset));
   assign inp_re = gemm_reads;
   assign inp_raddr = s2_src[vdla_pkg::INP_IDX_BITS-1:0];
   assign wgt_re = gemm_reads;
@@ -368,9 +396,12 @@ module vdla_compute (
 
   logic [ACC_W-1:0] gemm_sum;
   vdla_gemm gemm (
-      .clk, .en_mul(s3_valid && is_gemm && !gemm_reset), .en_sum(s4_valid && is_gemm && !gemm_reset),
+      .clk, .en_mul(s3_valid && (is_dw || (is_gemm && !gemm_reset))),
+      .en_sum(s4_valid && (is_dw || (is_gemm && !gemm_reset))), .dw(is_dw), .first(s3_first),
       .inp(inp_rdata), .wgt(wgt_rdata), .sum(gemm_sum)
   );
+  // The op in S5 writes ACC and OUT (all but DWGEMM's window fills).
+  wire s5_write = s5_valid && s5_wr;
 
   // ---------------- ACC memory and forwarding ----------------
   logic [LANES-1:0] acc_we;
@@ -381,7 +412,7 @@ module vdla_compute (
       .clk, .we(acc_we), .waddr(acc_waddr), .wdata(acc_wdata), .re(acc_re), .raddr(acc_raddr), .rdata(acc_rdata)
   );
   wire src_read = s3_valid && tensor_alu && !s3_opr_hit;
-  assign acc_re = src_read || s4_valid;
+  assign acc_re = src_read || (s4_valid && s4_wr);
   assign acc_raddr = src_read ? s3_src[vdla_pkg::ACC_IDX_BITS-1:0] : s4_dst;
 
   logic last_wr_valid;
@@ -397,12 +428,12 @@ module vdla_compute (
     if (s4_src_pending) begin
       src_operand <= (last_wr_valid && last_wr_addr == s4_src_addr) ? last_wr_data : acc_rdata;
       opr_idx <= s4_src_addr;
-    end else if (s5_valid && s5_dst == opr_idx) begin
+    end else if (s5_write && s5_dst == opr_idx) begin
       src_operand <= result;  // the entry it holds is written (GEMM or ALU)
     end
-    last_wr_valid <= s5_valid;
+    last_wr_valid <= s5_write;
     last_wr_addr <= s5_dst;
-    if (s5_valid) last_wr_data <= result;
+    if (s5_write) last_wr_data <= result;
   end
   wire [ACC_W-1:0] dst_operand = (last_wr_valid && last_wr_addr == s5_dst) ? last_wr_data : acc_rdata;
 
@@ -547,7 +578,7 @@ module vdla_compute (
   for (genvar e = 0; e < LANES; e++) begin : g_lane
     always_comb begin
       result[e*32+:32] = gemm_reset ? 32'd0 : dst_operand[e*32+:32] + gemm_sum[e*32+:32];
-      if (!is_gemm)
+      if (!is_mm)
         result[e*32+:32] = alu_lane(
             alu_op, dst_operand[e*32+:32], use_imm ? imm : src_operand[e*32+:32], imm);
     end
@@ -570,12 +601,12 @@ module vdla_compute (
       for (int j = 0; j < LANES; j++) load_data[j*32+:32] = wr_data[(j%(ACC_BEAT/32))*32+:32];
     end
   end
-  assign acc_we = s5_valid ? '1 : (load_acc_wr ? load_lanes : '0);
-  assign acc_waddr = s5_valid ? s5_dst : wr_addr[vdla_pkg::ACC_IDX_BITS-1:0];
-  assign acc_wdata = s5_valid ? result : load_data;
+  assign acc_we = s5_write ? '1 : (load_acc_wr ? load_lanes : '0);
+  assign acc_waddr = s5_write ? s5_dst : wr_addr[vdla_pkg::ACC_IDX_BITS-1:0];
+  assign acc_wdata = s5_write ? result : load_data;
 
-  assign out_we = s5_valid;
+  assign out_we = s5_write;
   assign out_waddr = s5_dst;
-  assign gemm_fire = s5_valid && is_gemm;
+  assign gemm_fire = s5_valid && is_mm;  // every DWGEMM iteration takes the core for a cycle
   assign alu_fire = s5_valid && is_alu;
 endmodule

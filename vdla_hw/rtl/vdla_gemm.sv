@@ -14,10 +14,20 @@
 // its neighbours': the compiler can add four outputs' trees at once with
 // vector instructions.
 // Synthesis sees registers (mem2reg), each the output register of one DSP.
+//
+// DWGEMM (`dw`, configs with DEPTHWISE_TAPS > 0): pair t < DEPTHWISE_TAPS
+// multiplies the input read t iterations ago in the current inner run
+// (`win`, zero before the run's first input) by weight row t, and output
+// lane [b][c] is the sum over t of the low products of column c: a
+// depthwise convolution row on one input read per cycle. The pair keeps one
+// activation for both of its products, so the DSP packing is unchanged; only
+// the activation's source and the adders differ.
 module vdla_gemm (
     input  logic clk,
     input  logic en_mul,  // inp/wgt valid this cycle
     input  logic en_sum,  // products valid this cycle
+    input  logic dw,      // DWGEMM (constant during an instruction)
+    input  logic first,   // with en_mul: the first input of a DWGEMM inner run
     input  logic [vdla_pkg::INP_ENTRY_BITS-1:0] inp,  // [b][k]
     input  logic [vdla_pkg::WGT_ENTRY_BITS-1:0] wgt,  // [o][k]
     output logic [vdla_pkg::ACC_ENTRY_BITS-1:0] sum   // [b][o], int32
@@ -53,6 +63,20 @@ module vdla_gemm (
     tree_sum = 32'($signed(centred));
   endfunction
 
+  // DWGEMM's window: win[t] holds the input read t iterations ago (t >= 1).
+  localparam int DWT = vdla_pkg::DEPTHWISE_TAPS;
+  localparam int WIN = (DWT > 1) ? DWT : 2;  // entries 1 .. DWT-1 are used
+  logic [vdla_pkg::INP_ENTRY_BITS-1:0] win[WIN];
+  // Column sums of the low products over the taps: each is x*w + 2^15 in
+  // [16512, 49152], so DWT of them are exact in 16 + clog2(DWT) + 1 bits.
+  localparam int CW = 17 + $clog2(WIN);
+  function automatic logic signed [31:0] column_sum(input int b, input int c);  // sum over t of win[t]*w[t][c]
+    logic [CW-1:0] total;
+    total = '0;
+    for (int t = 0; t < DWT; t++) total = total + CW'(pair_p[(b*K+c)*PAIRS+t][15:0]);
+    column_sum = 32'(total) - 32'(DWT) * 32'd32768;
+  endfunction
+
   // Both stages in one block: the trees read the products registered in the
   // previous cycle, then the products are updated. The products are written
   // with blocking assignments after those reads; no other block reads them,
@@ -61,10 +85,28 @@ module vdla_gemm (
   // delayed-write bookkeeping for arrays (a flag, a value and a copy per
   // element per cycle).
   always_ff @(posedge clk) begin
-    if (en_sum)
+    if (DWT != 0 && en_sum && dw) begin
+      // block_in == block_out on configs with DWGEMM: lane [b][c] is channel c
+      for (int b = 0; b < B; b++)
+        for (int c = 0; c < N; c++) sum[(b*N+c)*32+:32] <= column_sum(b, c);
+    end else if (en_sum) begin
       for (int b = 0; b < B; b++)
         for (int o = 0; o < N; o++) sum[(b*N+o)*32+:32] <= tree_sum(b, o);
-    if (en_mul)
+    end
+    if (DWT != 0 && en_mul && dw) begin
+      for (int b = 0; b < B; b++)
+        for (int k = 0; k < K; k++)
+          for (int p = 0; p < PAIRS; p++)
+            pair_p[(b*K+k)*PAIRS+p] = vdla_mul_pair_pkg::mul_pair(
+                // pairs past the taps keep the input: their products are unused
+                (p == 0 || p >= DWT) ? 32'(inp[(b*K+k)*8+:8]) : (first ? 32'd0 : 32'(win[p < WIN ? p : 0][(b*K+k)*8+:8])),
+                32'(wgt[(p*K+k)*8+:8]),
+                (p + PAIRS < N) ? 32'(wgt[((p + PAIRS < N ? p + PAIRS : p)*K+k)*8+:8]) : 32'd0);
+      // the window shifts: the oldest entry drops out; a run's first input
+      // leaves only itself
+      for (int t = WIN - 1; t >= 2; t--) win[t] <= first ? '0 : win[t-1];
+      win[1] <= inp;
+    end else if (en_mul) begin
       for (int b = 0; b < B; b++)
         for (int k = 0; k < K; k++)
           for (int p = 0; p < PAIRS; p++)
@@ -73,5 +115,6 @@ module vdla_gemm (
             pair_p[(b*K+k)*PAIRS+p] = vdla_mul_pair_pkg::mul_pair(
                 32'(inp[(b*K+k)*8+:8]), 32'(wgt[(p*K+k)*8+:8]),
                 (p + PAIRS < N) ? 32'(wgt[((p + PAIRS < N ? p + PAIRS : p)*K+k)*8+:8]) : 32'd0);
+    end
   end
 endmodule

@@ -13,6 +13,7 @@ module vdla_insn_check (
   localparam int STORE_USED = vdla_pkg::STORE_X_PAD_RIGHT_LSB + vdla_pkg::STORE_X_PAD_RIGHT_W;
   localparam int GEMM_USED = vdla_pkg::GEMM_WGT_FACTOR_IN_LSB + vdla_pkg::GEMM_WGT_FACTOR_IN_W;
   localparam int ALU_USED = vdla_pkg::ALU_IMM_LSB + vdla_pkg::ALU_IMM_W;
+  localparam int DWGEMM_USED = vdla_pkg::DWGEMM_STRIDE_LSB + vdla_pkg::DWGEMM_STRIDE_W;
   localparam int FINISH_USED = vdla_pkg::FINISH_PUSH_NEXT_LSB + vdla_pkg::FINISH_PUSH_NEXT_W;
 
   // Bits at or above `used` must be zero.
@@ -33,6 +34,9 @@ module vdla_insn_check (
       insn[vdla_pkg::LOAD_Y_PAD_BOTTOM_LSB+:vdla_pkg::LOAD_Y_PAD_BOTTOM_W] != '0 ||
       insn[vdla_pkg::LOAD_X_PAD_LEFT_LSB+:vdla_pkg::LOAD_X_PAD_LEFT_W] != '0 ||
       insn[vdla_pkg::LOAD_X_PAD_RIGHT_LSB+:vdla_pkg::LOAD_X_PAD_RIGHT_W] != '0;
+
+  wire [vdla_pkg::DWGEMM_TAPS_W-1:0] dw_taps = insn[vdla_pkg::DWGEMM_TAPS_LSB+:vdla_pkg::DWGEMM_TAPS_W];
+  wire [vdla_pkg::DWGEMM_STRIDE_W-1:0] dw_stride = insn[vdla_pkg::DWGEMM_STRIDE_LSB+:vdla_pkg::DWGEMM_STRIDE_W];
 
   wire is_load = opcode == 3'(vdla_pkg::OPCODE_LOAD);
   wire is_store = opcode == 3'(vdla_pkg::OPCODE_STORE);
@@ -72,6 +76,12 @@ module vdla_insn_check (
         else if (!use_imm && imm_nonzero && alu_op != vdla_pkg::ALU_ALU_OP_W'(vdla_pkg::ALU_REQ) &&
                  alu_op != vdla_pkg::ALU_ALU_OP_W'(vdla_pkg::ALU_FREQ))
           error = vdla_pkg::E_IMM;
+      end
+      3'(vdla_pkg::OPCODE_DWGEMM): begin  // only with the depthwise extension
+        if (vdla_pkg::DEPTHWISE_TAPS == 0) error = vdla_pkg::E_OPCODE;
+        else if (stray(insn, DWGEMM_USED)) error = vdla_pkg::E_STRAY_BITS;
+        else if (dw_taps == '0 || 32'(dw_taps) > vdla_pkg::DEPTHWISE_TAPS || dw_stride == '0)
+          error = vdla_pkg::E_DW_SHAPE;
       end
       3'(vdla_pkg::OPCODE_FINISH): begin
         if (stray(insn, FINISH_USED)) error = vdla_pkg::E_STRAY_BITS;

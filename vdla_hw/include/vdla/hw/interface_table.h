@@ -65,7 +65,8 @@
   X(AxiWrite, AXI_WRITE, 17, "AXI write response error (info: byte address of the row written)")            \
   X(AddrOverflow, ADDR_OVERFLOW, 18, "row address beyond the 32-bit AXI space (info: DRAM entry)")          \
   X(TokensLeft, TOKENS_LEFT, 19,                                                                            \
-    "tokens left at the end (module: compute, whose FINISH ends the run; info: the four counts, one byte each)")
+    "tokens left at the end (module: compute, whose FINISH ends the run; info: the four counts, one byte each)") \
+  X(DwShape, DW_SHAPE, 20, "DWGEMM taps outside [1, depthwise_taps] or stride 0")
 
 // X(Name, SV_NAME, index, label, producer, consumer): the dependency-token
 // queues between neighbouring modules, in the byte order of TOKENS (and of
