@@ -50,6 +50,8 @@ TEST(AssemblyTest, DisassembleCanonicalForms) {
   EXPECT_EQ(disassemble(gemm), "GEMM uops=0:4 iters=2,3 dst=16,1 src=16,1 wgt=0,1 reset push_prev");
   EXPECT_EQ(disassemble(makeAluImm(AluOp::Shr, l, -3)), "ALU SHR uops=0:4 iters=2,3 dst=16,1 src=16,1 imm=-3");
   EXPECT_EQ(disassemble(makeAlu(AluOp::Max, l)), "ALU MAX uops=0:4 iters=2,3 dst=16,1 src=16,1");
+  // DWGEMM's weight steps only with the outer loop (wgt_in has no field)
+  EXPECT_EQ(disassemble(makeDwGemm(l, 3, 2)), "DWGEMM uops=0:4 iters=2,3 dst=16,1 src=16,1 wgt=0 taps=3 stride=2");
 }
 
 TEST(AssemblyTest, RandomRoundTripUnderEveryConfig) {
@@ -58,7 +60,7 @@ TEST(AssemblyTest, RandomRoundTripUnderEveryConfig) {
     IsaLayout layout(c);
     int failures = 0;
     for (int trial = 0; trial < 3000 && failures < 5; ++trial) {
-      Instruction insn = canonicalRandom(rng, layout, testing::randomOpcode(rng));
+      Instruction insn = canonicalRandom(rng, layout, testing::randomOpcode(rng, layout));
       const std::string text = disassemble(insn);
       std::vector<Instruction> back;
       try {
@@ -81,7 +83,7 @@ TEST(AssemblyTest, ProgramRoundTripIgnoresIndexComments) {
   std::mt19937_64 rng(99);
   IsaLayout layout(loadConfig("tiny"));
   std::vector<Instruction> program;
-  for (int i = 0; i < 300; ++i) program.push_back(canonicalRandom(rng, layout, testing::randomOpcode(rng)));
+  for (int i = 0; i < 300; ++i) program.push_back(canonicalRandom(rng, layout, testing::randomOpcode(rng, layout)));
   const std::string text = disassembleProgram(program);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 300);
   EXPECT_NE(text.find("; 299\n"), std::string::npos);

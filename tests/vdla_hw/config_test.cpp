@@ -206,8 +206,17 @@ TEST(ConfigHashTest, ChangesWithEveryHardwareField) {
       {"target.clock_mhz", [](json& j) { j["target"]["clock_mhz"] = 150; }},
       {"target.clock_mhz fractional", [](json& j) { j["target"]["clock_mhz"] = 100.5; }},
       {"gemm.batch", [](json& j) { j["gemm"]["batch"] = 2; }},
-      {"gemm.block_in", [](json& j) { j["gemm"]["block_in"] = 32; }},
-      {"gemm.block_out", [](json& j) { j["gemm"]["block_out"] = 32; }},
+      // DWGEMM needs block_in == block_out
+      {"gemm.block_in",
+       [](json& j) {
+         j["gemm"]["block_in"] = 32;
+         j["extensions"].erase("depthwise_taps");
+       }},
+      {"gemm.block_out",
+       [](json& j) {
+         j["gemm"]["block_out"] = 32;
+         j["extensions"].erase("depthwise_taps");
+       }},
       {"buffers_kib.uop", [](json& j) { j["buffers_kib"]["uop"] = 16; }},
       {"buffers_kib.input", [](json& j) { j["buffers_kib"]["input"] = 16; }},
       {"buffers_kib.weight", [](json& j) { j["buffers_kib"]["weight"] = 128; }},
@@ -230,6 +239,8 @@ TEST(ConfigHashTest, ChangesWithEveryHardwareField) {
        }},
       {"extensions.fused_requant", [](json& j) { j["extensions"]["fused_requant"] = false; }},
       {"extensions.float_requant", [](json& j) { j["extensions"]["float_requant"] = true; }},
+      {"extensions.depthwise_taps", [](json& j) { j["extensions"]["depthwise_taps"] = 2; }},
+      {"extensions.depthwise_taps off", [](json& j) { j["extensions"]["depthwise_taps"] = 0; }},
   };
   const uint64_t base = loadConfig("pynq").hash;
   std::set<uint64_t> seen = {base};

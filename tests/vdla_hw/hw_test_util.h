@@ -76,10 +76,20 @@ inline Instruction randomInstruction(std::mt19937_64& rng, const IsaLayout& layo
   for (const BitField& f : layout.fields(op)) setField(insn, f.field, randomFieldValue(rng, op, f));
   if (op == Opcode::Alu) insn.alu_op = AluOp(uint64_t(insn.alu_op) % layout.numAluOps());  // the config's ops
   if (op == Opcode::Alu && !insn.use_imm) insn.imm = 0;  // imm is only encodable with use_imm
+  if (op == Opcode::DwGemm) {  // taps within the config's window, a nonzero stride
+    insn.taps = 1 + uint32_t(rng() % layout.depthwiseTaps());
+    insn.stride = 1 + uint32_t(rng() % 3);
+  }
   return insn;
 }
 
-inline Opcode randomOpcode(std::mt19937_64& rng) { return Opcode(rng() % kNumOpcodes); }
+// An opcode the layout's config has.
+inline Opcode randomOpcode(std::mt19937_64& rng, const IsaLayout& layout) {
+  for (;;) {
+    const Opcode op = Opcode(rng() % kNumOpcodes);
+    if (layout.hasOpcode(op)) return op;
+  }
+}
 
 // Runs `fn` and returns the vdla::Error message it throws; fails the test (and
 // returns "") if it throws nothing or something else.

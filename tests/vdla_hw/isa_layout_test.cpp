@@ -197,6 +197,7 @@ TEST(IsaLayoutTest, RandomRoundTripEveryOpcodeEveryConfig) {
   for (const HwConfig& c : allTestConfigs()) {
     IsaLayout layout(c);
     for (int op = 0; op < kNumOpcodes; ++op) {
+      if (!layout.hasOpcode(Opcode(op))) continue;
       SCOPED_TRACE(c.name + " " + opcodeName(Opcode(op)));
       // Over the trials, every bit of every field must have been seen as 0 and 1.
       EncodedInstruction ones{0, 0}, zeros{0, 0};
@@ -241,7 +242,9 @@ TEST(IsaLayoutTest, RandomRoundTripEveryOpcodeEveryConfig) {
       // STORE's memory is always OUT).
       const uint32_t used = layout.usedBits(Opcode(op));
       for (const BitField& f : layout.fields(Opcode(op))) {
-        if (f.field == Field::Opcode || (op == int(Opcode::Store) && f.field == Field::Memory)) continue;
+        // (DWGEMM's taps stay within the config's window: its upper bits are 0)
+        if (f.field == Field::Opcode || f.field == Field::Taps || (op == int(Opcode::Store) && f.field == Field::Memory))
+          continue;
         for (uint32_t b = f.offset; b < f.offset + f.width; ++b) {
           bool one = (ones[b / 64] >> (b % 64)) & 1, zero = (zeros[b / 64] >> (b % 64)) & 1;
           EXPECT_TRUE(one && zero) << fieldName(f.field) << ": bit " << b << " never toggled";
@@ -256,6 +259,7 @@ TEST(IsaLayoutTest, ExtremeValuesRoundTrip) {
   for (const HwConfig& c : allTestConfigs()) {
     IsaLayout layout(c);
     for (int op = 0; op < kNumOpcodes; ++op) {
+      if (!layout.hasOpcode(Opcode(op))) continue;
       SCOPED_TRACE(c.name + " " + opcodeName(Opcode(op)));
       for (int which = 0; which < 2; ++which) {
         Instruction insn;
@@ -268,6 +272,10 @@ TEST(IsaLayoutTest, ExtremeValuesRoundTrip) {
           setField(insn, f.field, v);
         }
         if (insn.imm != 0) insn.use_imm = true;  // imm is only encodable with use_imm
+        if (op == int(Opcode::DwGemm)) {         // the extremes DWGEMM accepts
+          insn.taps = which ? c.depthwise_taps : 1;
+          insn.stride = which ? 3 : 1;
+        }
         EXPECT_EQ(layout.decode(layout.encode(insn)), insn);
       }
     }
@@ -299,6 +307,8 @@ TEST(IsaLayoutTest, DecodeSingleBitsGiveFieldValues) {
   for (const HwConfig& c : allTestConfigs()) {
     IsaLayout layout(c);
     for (int op = 0; op < kNumOpcodes; ++op) {
+      // DWGEMM has no all-zero form (taps and stride are at least 1)
+      if (!layout.hasOpcode(Opcode(op)) || op == int(Opcode::DwGemm)) continue;
       SCOPED_TRACE(c.name + " " + opcodeName(Opcode(op)));
       for (const BitField& f : layout.fields(Opcode(op))) {
         if (f.field == Field::Opcode || f.field == Field::Memory || f.field == Field::AluOp) continue;
@@ -321,10 +331,12 @@ TEST(IsaLayoutTest, EncodeOnePastTheMaximumNamesTheField) {
   for (const HwConfig& c : allTestConfigs()) {
     IsaLayout layout(c);
     for (int op = 0; op < kNumOpcodes; ++op) {
+      if (!layout.hasOpcode(Opcode(op))) continue;
       for (const BitField& f : layout.fields(Opcode(op))) {
         // Flags are bools (cannot hold 2); an opcode past the field is not an
-        // instruction kind at all.
-        if (f.width == 1 || f.field == Field::Opcode) continue;
+        // instruction kind at all. DWGEMM's taps are refused below the field's
+        // maximum (DwgemmTapsAndStrideAreChecked).
+        if (f.width == 1 || f.field == Field::Opcode || f.field == Field::Taps) continue;
         SCOPED_TRACE(c.name + " " + opcodeName(Opcode(op)) + " " + fieldName(f.field));
         std::vector<int64_t> bad = {fieldMax(f) + 1};
         if (f.is_signed) bad.push_back(fieldMin(f) - 1);
@@ -332,6 +344,7 @@ TEST(IsaLayoutTest, EncodeOnePastTheMaximumNamesTheField) {
           Instruction insn;
           insn.opcode = Opcode(op);
           if (op == int(Opcode::Store)) insn.memory = Memory::Output;
+          if (op == int(Opcode::DwGemm)) insn.taps = insn.stride = 1;
           insn.use_imm = f.field == Field::Imm;
           setField(insn, f.field, v);
           if (getField(insn, f.field) != v) continue;  // not representable in the struct (32-bit imm)
@@ -370,13 +383,13 @@ TEST(IsaLayoutTest, EncodeRejectsIllegalEnumValues) {
 TEST(IsaLayoutTest, EncodeRejectsInvalidOpcode) {
   IsaLayout l(loadConfig("pynq"));
   Instruction insn;
-  setField(insn, Field::Opcode, 5);
+  setField(insn, Field::Opcode, 6);
   EXPECT_NE(errorOf([&] { l.encode(insn); }).find("opcode"), std::string::npos);
 }
 
 TEST(IsaLayoutTest, DecodeRejectsUnknownOpcodes) {
   IsaLayout l(loadConfig("pynq"));
-  for (uint64_t op : {5, 6, 7}) {
+  for (uint64_t op : {6, 7}) {
     const std::string msg = errorOf([&] { l.decode({op, 0}, "instruction 9"); });
     EXPECT_NE(msg.find("instruction 9: unknown opcode " + std::to_string(op)), std::string::npos) << msg;
   }
@@ -430,10 +443,15 @@ TEST(IsaLayoutTest, DecodeRejectsStrayBits) {
   for (const HwConfig& c : allTestConfigs()) {
     IsaLayout l(c);
     for (int op = 0; op < kNumOpcodes; ++op) {
+      if (!l.hasOpcode(Opcode(op))) continue;
       SCOPED_TRACE(c.name + " " + opcodeName(Opcode(op)));
       EncodedInstruction base{0, 0};
       setBits(base, 0, 3, uint64_t(op));
       if (op == int(Opcode::Store)) setBits(base, findField(l, Opcode::Store, Field::Memory)->offset, 3, 4);
+      if (op == int(Opcode::DwGemm)) {
+        setBits(base, findField(l, Opcode::DwGemm, Field::Taps)->offset, 4, 1);
+        setBits(base, findField(l, Opcode::DwGemm, Field::Stride)->offset, 2, 1);
+      }
       ASSERT_NO_THROW(l.decode(base));
       for (uint32_t b = l.usedBits(Opcode(op)); b < 128; ++b) {
         EncodedInstruction w = base;
@@ -505,10 +523,34 @@ TEST(IsaLayoutTest, MicroOpOverflowNamesTheIndex) {
   }
 }
 
+// DWGEMM exists only with the depthwise extension, with taps in [1, the
+// config's depthwise_taps] and a nonzero stride; the errors say so.
+TEST(IsaLayoutTest, DwgemmTapsAndStrideAreChecked) {
+  const HwConfig pynq = loadConfig("pynq");
+  ASSERT_EQ(pynq.depthwise_taps, 3u);
+  IsaLayout l(pynq);
+  Instruction dw = makeDwGemm(LoopNest{}, 3, 2);
+  EXPECT_EQ(l.decode(l.encode(dw)), dw);
+  dw.taps = 4;
+  EXPECT_NE(errorOf([&] { l.encode(dw, "instruction 3"); }).find("DWGEMM taps = 4 must be in [1, 3]"), std::string::npos);
+  dw.taps = 0;
+  EXPECT_NE(errorOf([&] { l.encode(dw); }).find("DWGEMM taps = 0"), std::string::npos);
+  dw.taps = 1;
+  dw.stride = 0;
+  EXPECT_NE(errorOf([&] { l.encode(dw); }).find("stride = 0 must be at least 1"), std::string::npos);
+  IsaLayout z(loadConfig("zcu104"));
+  EXPECT_FALSE(z.hasOpcode(Opcode::DwGemm));
+  dw.stride = 1;
+  EXPECT_NE(errorOf([&] { z.encode(dw); }).find("DWGEMM needs the depthwise_taps extension, which config 'zcu104'"),
+            std::string::npos);
+  EncodedInstruction raw{uint64_t(Opcode::DwGemm), 0};
+  EXPECT_NE(errorOf([&] { l.decode(raw); }).find("DWGEMM taps = 0"), std::string::npos);
+}
+
 // ---- names and field accessors ----
 
 TEST(IsaTest, Names) {
-  const char* ops[] = {"LOAD", "STORE", "GEMM", "ALU", "FINISH"};
+  const char* ops[] = {"LOAD", "STORE", "GEMM", "ALU", "FINISH", "DWGEMM"};
   for (int i = 0; i < kNumOpcodes; ++i) EXPECT_STREQ(opcodeName(Opcode(i)), ops[i]);
   const char* alus[] = {"MIN", "MAX", "ADD", "MUL", "SHR", "RSHR", "MOV", "CLIP", "MULSHR", "REQ", "FREQ"};
   static_assert(std::size(alus) == kNumAluOps);

@@ -156,7 +156,7 @@ TEST(ParamGenTest, FieldPositionsMatchIsaLayout) {
       }
       // No position parameter for a field that the layout does not have.
       size_t lsb_count = 0, w_count = 0;
-      const std::regex field_param("^(LOAD|STORE|GEMM|ALU|FINISH)_[A-Z_]+_(LSB|W)$");
+      const std::regex field_param("^(LOAD|STORE|GEMM|ALU|FINISH|DWGEMM)_[A-Z_]+_(LSB|W)$");
       for (const auto& [name, value] : params) {
         std::smatch m;
         if (!std::regex_match(name, m, field_param)) continue;
@@ -225,7 +225,7 @@ TEST(ParamGenTest, RtlPackageCarriesTheHostInterfaceTable) {
 #undef VDLA_HW_X
   expect("NUM_COUNTERS", regs::kNumCounters);
   expect("UNMAPPED_READ", regs::kUnmappedRead);
-  EXPECT_EQ(checked, 18u + 4 + 19 + 8 + 18 + 2);
+  EXPECT_EQ(checked, 18u + 4 + 20 + 8 + 18 + 2);
   EXPECT_EQ(regs::kCntAluVectors + 1, regs::kNumCounters);
   EXPECT_STREQ(regs::errorName(regs::kErrTokensLeft), "TOKENS_LEFT");
   EXPECT_EQ(regs::errorName(200), nullptr);

@@ -28,7 +28,7 @@ void writeLe(std::vector<uint8_t>& b, size_t at, uint64_t v, int bytes) {
 
 std::vector<Instruction> randomProgram(std::mt19937_64& rng, const IsaLayout& layout, int n) {
   std::vector<Instruction> p;
-  for (int i = 0; i < n; ++i) p.push_back(testing::randomInstruction(rng, layout, testing::randomOpcode(rng)));
+  for (int i = 0; i < n; ++i) p.push_back(testing::randomInstruction(rng, layout, testing::randomOpcode(rng, layout)));
   return p;
 }
 
