@@ -353,6 +353,19 @@ TEST(ConfigErrorTest, InvalidConfigsNameTheFieldAndTheReason) {
       {"AXI beat of several instructions",
        pynqWith([](json& j) { j["axi"]["data_bits"] = 512; }),
        {"'axi.data_bits'", "must be at most 128", "got 512"}},
+      {"AXI beat wider than an OUT entry",
+       pynqWith([](json& j) {
+         j["gemm"]["block_out"] = 8;
+         j["gemm"]["block_in"] = 8;
+         j["axi"]["data_bits"] = 128;
+       }),
+       {"'axi.data_bits'", "at most the OUT entry's 64 bits", "got 128", "store"}},
+      {"depthwise taps past the multiplier pairs",
+       pynqWith([](json& j) { j["extensions"]["depthwise_taps"] = 9; }),
+       {"'extensions.depthwise_taps'", "at most 8", "got 9"}},
+      {"depthwise taps with unequal blocks",
+       pynqWith([](json& j) { j["gemm"]["block_out"] = 32; }),
+       {"'extensions.depthwise_taps'", "block_in == gemm.block_out", "16 and 32"}},
       {"unknown field (typo)",
        pynqWith([](json& j) { j["gemm"]["blok_in"] = 16; }),
        {"'gemm.blok_in'", "is not a known field"}},

@@ -260,6 +260,12 @@ HwConfig parseConfig(const std::string& json_text, const std::string& origin) {
                                   std::to_string(c.axi_data_bits) +
                                   ": the RTL's instruction fetch takes one 128-bit instruction from one or more "
                                   "whole AXI beats and cannot split a wider beat into several instructions");
+  // The RTL's store (vdla_store.sv) writes each OUT entry as one or more whole
+  // beats; a beat wider than an entry would need byte strobes it does not drive.
+  if (c.axi_data_bits > c.entryBytes(Memory::Output) * 8)
+    axi.fail("axi.data_bits", "must be at most the OUT entry's " + std::to_string(c.entryBytes(Memory::Output) * 8) +
+                                  " bits (batch x block_out x 8), got " + std::to_string(c.axi_data_bits) +
+                                  ": the RTL's store writes each OUT entry as whole AXI beats");
   axi.rejectUnknown();
 
   FieldReader queues = top.object("queues");

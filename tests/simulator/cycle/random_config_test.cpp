@@ -8,7 +8,9 @@
 // each, AXI from 32 to 512 bits (narrower and wider than the memories'
 // entries), queue depths from 1 up, and every ISA width (dram_addr_bits,
 // xfer_size_bits, pad_bits, loop_iter_bits, alu_imm_bits) anywhere in its
-// range. Draws the validator refuses are skipped and counted by reason, so
+// range, and the datapath extensions (fused_requant, float_requant,
+// depthwise_taps with any legal window; the GEMM blocks are made equal in
+// some draws, which DWGEMM needs). Draws the validator refuses are skipped and counted by reason, so
 // the test also shows which corners the validator closes. Two limits are the
 // test's own, to keep each model quick to build and to run: buffers of at
 // most 64 KiB and at most 1024 MACs per cycle (batch x block_in x block_out).
@@ -51,7 +53,7 @@ using sim::progen::ProgenOptions;
 // (4 bits), pad_bits 1, loop_iter_bits 2, a 3-bit immediate and 21 address
 // bits; seed 2 is batch 4, 2 in, 128 out, AXI 128 bits (wider than an input
 // entry), pad_bits 8 and 25 address bits.
-constexpr uint64_t kCiSeeds[] = {1, 2};
+constexpr uint64_t kCiSeeds[] = {1, 2, 11};  // 11: batch 4, 4x4 blocks, DWGEMM with 2 taps
 constexpr int kDefaultPrograms = 24;
 
 // splitmix64, written out so that a seed names the same config with every
@@ -93,10 +95,22 @@ std::string drawConfigJson(Rng& rng, const std::string& name) {
     uint32_t* pick = e[rng.range(0, 2)];
     if (*pick > 0) --*pick;
   }
+  if (rng.chance(30)) ei = eo = std::min(ei, eo);            // square blocks, which DWGEMM needs
   auto kib = [&] { return uint64_t(1) << rng.range(0, 6); };  // 1 .. 64 KiB
   const uint64_t acc_kib = kib();
   const uint64_t out_kib = (rng.chance(80) && acc_kib >= 4) ? acc_kib / 4 : kib();
   const uint64_t axi_bits = uint64_t(32) << rng.range(0, 4);
+  const uint64_t imm_bits = rng.range(2, 32);
+  // Extensions: REQ needs 16 immediate bits and FREQ needs REQ; DWGEMM square
+  // blocks and at most one tap per multiplier pair (ceil(block_out / 2)).
+  const bool fused = imm_bits >= 16 && rng.chance(50), freq = fused && rng.chance(30);
+  const uint64_t max_taps = std::min<uint64_t>(15, ((uint64_t(1) << eo) + 1) / 2);
+  const uint64_t taps = (ei == eo && rng.chance(60)) ? rng.range(1, max_taps) : 0;
+  std::string extensions;
+  auto add = [&](const std::string& kv) { extensions += (extensions.empty() ? "" : ", ") + kv; };
+  if (fused) add("\"fused_requant\": true");
+  if (freq) add("\"float_requant\": true");
+  if (taps) add("\"depthwise_taps\": " + std::to_string(taps));
   const std::string j =
       "{\n"
       "  \"name\": \"" +
@@ -123,9 +137,8 @@ std::string drawConfigJson(Rng& rng, const std::string& name) {
       std::to_string(rng.range(16, 32)) + ", \"xfer_size_bits\": " + std::to_string(rng.range(4, 16)) +
       ", \"pad_bits\": " + std::to_string(rng.range(1, 8)) +
       ", \"loop_iter_bits\": " + std::to_string(rng.range(1, 16)) +
-      ", \"alu_imm_bits\": " + std::to_string(rng.range(2, 32)) +
-      "}\n"
-      "}";
+      ", \"alu_imm_bits\": " + std::to_string(imm_bits) + "}" +
+      (extensions.empty() ? "" : ",\n  \"extensions\": {" + extensions + "}") + "\n}";
   return j;
 }
 
@@ -196,6 +209,7 @@ TEST(RandomConfigDraw, CoversEveryFieldsRangeReproducibly) {
   };
   int refused = 0;
   bool batch_and_unequal_blocks = false, narrow_axi = false, wide_axi = false;
+  int fused = 0, freq = 0, depthwise = 0, depthwise_batch = 0;
   for (uint64_t seed = 1; seed <= 400; ++seed) {
     const ConfigDraw d = drawValidConfig(seed);
     const hw::HwConfig& c = d.cfg;
@@ -214,6 +228,11 @@ TEST(RandomConfigDraw, CoversEveryFieldsRangeReproducibly) {
     note("uop_kib", c.uop_bytes / 1024);
     note("acc_kib", c.acc_bytes / 1024);
     batch_and_unequal_blocks |= c.batch > 1 && c.block_in != c.block_out;
+    fused += c.fused_requant;
+    freq += c.float_requant;
+    depthwise += c.depthwise_taps > 0;
+    depthwise_batch += c.depthwise_taps > 0 && c.batch > 1;
+    if (c.depthwise_taps) note("depthwise_taps", c.depthwise_taps);
     const uint32_t inp_entry_bits = c.entryBytes(hw::Memory::Input) * 8;
     narrow_axi |= c.axi_data_bits < inp_entry_bits;
     wide_axi |= c.axi_data_bits > inp_entry_bits;
@@ -223,7 +242,7 @@ TEST(RandomConfigDraw, CoversEveryFieldsRangeReproducibly) {
       {"axi", {32, 128}},           {"command_depth", {1, 2048}}, {"token_depth", {1, 200}},
       {"dram_addr_bits", {16, 32}}, {"xfer_size_bits", {4, 16}},  {"pad_bits", {1, 8}},
       {"loop_iter_bits", {1, 16}},  {"alu_imm_bits", {2, 32}},    {"uop_kib", {1, 64}},
-      {"acc_kib", {4, 64}},
+      {"acc_kib", {4, 64}},         {"depthwise_taps", {1, 8}},
   };
   // Depths are log-uniform: reaching the top octave is enough (2048+ of 4096,
   // 200+ of 255).
@@ -232,6 +251,10 @@ TEST(RandomConfigDraw, CoversEveryFieldsRangeReproducibly) {
     EXPECT_GE(seen[field].second, range.second) << field;
   }
   EXPECT_TRUE(batch_and_unequal_blocks);
+  EXPECT_GT(fused, 20);
+  EXPECT_GT(freq, 5);
+  EXPECT_GT(depthwise, 20);
+  EXPECT_GT(depthwise_batch, 5);
   EXPECT_TRUE(narrow_axi);
   EXPECT_TRUE(wide_axi);
   EXPECT_GT(refused, 0) << "the validator refused no draw: the drawer stays inside a safe corner";
