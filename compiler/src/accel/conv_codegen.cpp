@@ -8,6 +8,7 @@
 
 #include "vdla/compiler/accel/alu_sequence.h"
 #include "vdla/compiler/accel/border_correction.h"
+#include "vdla/compiler/accel/depthwise_gemm.h"
 #include "vdla/hw/instruction_builders.h"
 #include "vdla/hw/isa_layout.h"
 
@@ -110,13 +111,14 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
   // CB: channel blocks of the input tensor; RB: reduction blocks per oc block
   // (all CB for a dense layer, the groups' blocks for a grouped one).
   const int64_t T = plan.threads, kk = L.kh * L.kw, CB = b.input_planes, RB = b.in_blocks, OCB = b.out_blocks;
+  const bool dw = plan.dwgemm;  // DWGEMM (depthwise_gemm.h) instead of GEMM
   const int64_t ih_full = (plan.rows - 1) * L.sh + L.kh, iw_full = (plan.cols - 1) * L.sw + L.kw;
   const int64_t tile_pixels = plan.rows * plan.cols;  // ACC entries per oc block of a tile
   const int64_t tile_entries = plan.oc_blocks * tile_pixels;
 
   // ---- constant image of the layer: weights | parameter vectors | micro-ops
   const uint32_t acc_entry = cfg.entryBytes(Memory::Acc), wgt_entry = cfg.entryBytes(Memory::Weight);
-  out.constants = packWeights(L, cfg);
+  out.constants = dw ? packDepthwiseWeights(L, cfg) : packWeights(L, cfg);
   const uint64_t params_at = alignUp(out.constants.size(), kRegionAlign);
   // Parameter vectors: the ALU sequence's, then the border corrections'.
   const std::vector<BorderCorrection> corrections = borderCorrections(L);
@@ -174,10 +176,16 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
 
   const int64_t row_tiles = ceilDiv(L.oh, plan.rows), col_tiles = ceilDiv(L.ow, plan.cols),
                 oc_tiles = ceilDiv(OCB, plan.oc_blocks);
-  // Reduction chunks of an oc tile (its blocks' input range, in ic_blocks).
-  auto chunksOf = [&](int64_t ocb0) {
-    return ceilDiv(inputBlocksOf(L, ocb0, cfg.block_in, cfg.block_out).count, plan.ic_blocks);
+  // The input blocks an oc tile reads: those of its groups, or with DWGEMM
+  // the input block of each of its oc blocks (channel c of block q is input
+  // channel c of block q).
+  auto inputRangeOf = [&](int64_t ocb0) {
+    return dw ? BlockRange{ocb0, std::min(plan.oc_blocks, OCB - ocb0)}
+              : inputBlocksOf(L, ocb0, cfg.block_in, cfg.block_out);
   };
+  // Reduction chunks of an oc tile (its input range, in ic_blocks; with
+  // DWGEMM one chunk of all of them).
+  auto chunksOf = [&](int64_t ocb0) { return dw ? int64_t(1) : ceilDiv(inputRangeOf(ocb0).count, plan.ic_blocks); };
   int64_t chunks_per_position = 0;
   for (int64_t ot = 0; ot < oc_tiles; ++ot) chunks_per_position += chunksOf(ot * plan.oc_blocks);
   const int64_t I = b.batch_groups * row_tiles * col_tiles * oc_tiles;
@@ -312,11 +320,12 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
           if (valid_rows <= 0 || valid_cols <= 0)
             throw DoesNotFit("layer '" + L.name + "': a tile's input lies entirely in the padding");
 
-          const BlockRange in_range = inputBlocksOf(L, ocb0, cfg.block_in, cfg.block_out);
+          const BlockRange in_range = inputRangeOf(ocb0);
           const int64_t ic_tiles = chunksOf(ocb0);
+          const int64_t chunk_blocks = dw ? in_range.count : plan.ic_blocks;
           for (int64_t it = 0; it < ic_tiles; ++it, ++j) {
             // cb0 counts from the first input block the oc tile reads.
-            const int64_t cb0 = it * plan.ic_blocks, cbs = std::min(plan.ic_blocks, in_range.count - cb0);
+            const int64_t cb0 = it * chunk_blocks, cbs = std::min(chunk_blocks, in_range.count - cb0);
             const int64_t v = j % T;
             const int64_t inp_base = v * inp_half, wgt_base = v * wgt_half;
             std::vector<size_t> loads;
@@ -337,16 +346,38 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             // range), it is not loaded again.
             const std::array<int64_t, 3> key{ocb0, in_range.first + cb0, cbs};
             if (wgt_in_half[static_cast<size_t>(v)] != key) {
-              loads.push_back(em.emit(
-                  hw::makeLoad(Memory::Weight, static_cast<uint32_t>(wgt_base),
-                               w_base + static_cast<uint64_t>((ocb0 * RB + cb0) * kk), static_cast<uint32_t>(ocbs),
-                               static_cast<uint32_t>(cbs * kk), static_cast<uint32_t>(RB * kk)),
-                  Region::Constants));
+              // GEMM: [oc block][ic block][kh][kw]; DWGEMM: [oc block][kh].
+              const Instruction load =
+                  dw ? hw::makeLoad(Memory::Weight, static_cast<uint32_t>(wgt_base),
+                                    w_base + static_cast<uint64_t>(ocb0 * L.kh), 1, static_cast<uint32_t>(ocbs * L.kh),
+                                    static_cast<uint32_t>(ocbs * L.kh))
+                     : hw::makeLoad(Memory::Weight, static_cast<uint32_t>(wgt_base),
+                                    w_base + static_cast<uint64_t>((ocb0 * RB + cb0) * kk), static_cast<uint32_t>(ocbs),
+                                    static_cast<uint32_t>(cbs * kk), static_cast<uint32_t>(RB * kk));
+              loads.push_back(em.emit(load, Region::Constants));
               wgt_in_half[static_cast<size_t>(v)] = key;
             }
             if (j >= T) em.at(loads.front()).pop_next = true;
             em.at(loads.back()).push_next = true;
 
+            if (dw) {
+              DepthwiseTile t;
+              t.acc_base = acc_base;
+              t.inp_base = inp_base;
+              t.wgt_base = wgt_base;
+              t.oc_blocks = ocbs;
+              t.rows = rows;
+              t.pitch = pitch;
+              t.acc_block = tile_pixels;
+              t.acc_row = plan.cols;
+              t.inp_plane = ih_full * iw_full;
+              const auto range = uops.add(depthwiseKernel(L, t));
+              Instruction insn = depthwiseGemm(L, t, range.first, range.second);
+              insn.pop_prev = true;
+              insn.push_prev = j <= J - 1 - T;
+              em.emit(insn);
+              continue;
+            }
             std::vector<hw::Uop> kernel;
             kernel.reserve(static_cast<size_t>(ocbs * cbs * kk));
             for (int64_t oq = 0; oq < ocbs; ++oq)

@@ -53,9 +53,9 @@ void printPartition(std::ostream& out, const AccelLowering& l) {
         << (d.im2col           ? "im2col"
             : d.space_to_depth ? "space-to-depth"
                                : "direct")
-        << ", tile " << p.rows << "x" << p.cols << " px x " << p.oc_blocks << " oc x " << p.ic_blocks << " ic blocks, "
-        << p.threads << " thread" << (p.threads == 1 ? "" : "s") << ", " << d.macs << " MACs, estimate "
-        << int64_t(d.estimate.cycles) << " cycles\n";
+        << (p.dwgemm ? " on DWGEMM" : "") << ", tile " << p.rows << "x" << p.cols << " px x " << p.oc_blocks << " oc x "
+        << p.ic_blocks << " ic blocks, " << p.threads << " thread" << (p.threads == 1 ? "" : "s") << ", " << d.macs
+        << " MACs, estimate " << int64_t(d.estimate.cycles) << " cycles\n";
   }
 }
 

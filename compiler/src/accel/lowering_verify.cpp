@@ -52,6 +52,10 @@ void verifyPartition(const ir::Graph& graph, const AccelLowering& l) {
     if (p.rows < 1 || p.cols < 1 || p.oc_blocks < 1 || p.ic_blocks < 1 || p.threads < 1)
       fail(node, "offloaded with an empty tiling");
     if (!d.estimate.fits) fail(node, "offloaded with a tiling the cost model says does not fit: " + d.estimate.why_not);
+    // DWGEMM runs depthwise convolutions only (the config's side, taps and
+    // stride, is the estimate's, which fits).
+    if (p.dwgemm && (!o.isConv() || o.form.layer.group != o.form.layer.c || o.form.layer.c != o.form.layer.o))
+      fail(node, std::string("planned on DWGEMM, but it is not a depthwise convolution (a ") + kind + ")");
   }
 }
 

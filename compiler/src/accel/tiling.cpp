@@ -7,6 +7,7 @@
 
 #include "vdla/compiler/accel/alu_sequence.h"
 #include "vdla/compiler/accel/border_correction.h"
+#include "vdla/compiler/accel/depthwise_gemm.h"
 
 namespace vdla::accel {
 
@@ -50,6 +51,7 @@ LayerBlocks layerBlocks(const ConvLayer& L, const hw::HwConfig& cfg) {
   for (const auto* passes : {&seq.init, &seq.after})
     for (const AluPass& pass : *passes) b.alu_cycles_per_vector += pass.src == AluPass::Src::Residual ? 2 : 1;
   b.residual_region = L.residual && !seq.residual_in_acc;
+  b.dwgemm = whyNoDepthwiseGemm(L, cfg).empty();
   return b;
 }
 
@@ -60,18 +62,27 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
 CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwConfig& cfg, const LayerBlocks& b) {
   CostEstimate e;
   const int64_t T = p.threads;
+  const bool dw = p.dwgemm;
   const int64_t kk = L.kh * L.kw;
+  // WGT entries per (oc block, ic block): a GEMM tap each, or a DWGEMM
+  // entry per kernel row (its columns are the entry's rows).
+  const int64_t wgt_per_block = dw ? L.kh : kk;
   const int64_t ih_full = (p.rows - 1) * L.sh + L.kh, iw_full = (p.cols - 1) * L.sw + L.kw;
-  const int64_t inp_tile = p.ic_blocks * ih_full * iw_full;
-  const int64_t wgt_tile = p.oc_blocks * p.ic_blocks * kk;
+  // A DWGEMM tile loads the input plane of each of its oc blocks.
+  const int64_t inp_tile = (dw ? p.oc_blocks : p.ic_blocks) * ih_full * iw_full;
+  const int64_t wgt_tile = p.oc_blocks * p.ic_blocks * wgt_per_block;
   const int64_t acc_tile = p.oc_blocks * p.rows * p.cols * (b.residual_region ? 2 : 1);
   const int64_t acc_avail = int64_t(cfg.depth(hw::Memory::Acc)) - b.param_vectors;
   const int64_t iter_limit = (int64_t(1) << cfg.loop_iter_bits) - 1;
   const int64_t xfer_limit = (int64_t(1) << cfg.xfer_size_bits) - 1;
   const int64_t pad_limit = (int64_t(1) << cfg.pad_bits) - 1;
   if (p.rows < 1 || p.cols < 1 || p.oc_blocks < 1 || p.ic_blocks < 1 || p.rows > L.oh || p.cols > L.ow ||
-      p.oc_blocks > b.out_blocks || p.ic_blocks > b.in_blocks || (b.grouped && p.oc_blocks != 1))
+      p.oc_blocks > b.out_blocks || p.ic_blocks > b.in_blocks || (b.grouped && !dw && p.oc_blocks != 1))
     e.why_not = "tile outside the layer";
+  else if (dw && !b.dwgemm)
+    e.why_not = "no DWGEMM form: " + whyNoDepthwiseGemm(L, cfg);
+  else if (dw && p.ic_blocks != 1)
+    e.why_not = "a DWGEMM tile reads one input block per oc block";
   else if (inp_tile > int64_t(cfg.depth(hw::Memory::Input)) / T)
     e.why_not = "input tile of " + std::to_string(inp_tile) + " entries exceeds the INP buffer";
   else if (wgt_tile > int64_t(cfg.depth(hw::Memory::Weight)) / T)
@@ -81,7 +92,8 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
                 std::to_string(std::max<int64_t>(acc_avail, 0)) + " of its " +
                 std::to_string(cfg.depth(hw::Memory::Acc)) + " entries left beside " + std::to_string(b.param_vectors) +
                 " parameter vectors" + (T > 1 ? ", halved for latency hiding)" : ")");
-  else if (p.rows * p.cols > iter_limit || L.w > xfer_limit || L.h > xfer_limit || L.oh * L.ow > xfer_limit)
+  else if (p.rows * p.cols > iter_limit || L.w > xfer_limit || L.h > xfer_limit || L.oh * L.ow > xfer_limit ||
+           (dw && iw_full > iter_limit))
     e.why_not = "tile exceeds the loop or transfer size fields";
   else if (std::max({L.pad_top, L.pad_bottom, L.pad_left, L.pad_right}) > pad_limit)
     e.why_not = "padding exceeds the DMA's pad field";
@@ -93,8 +105,9 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   const Split rs = split(L.oh, p.rows), cs = split(L.ow, p.cols), os = split(b.out_blocks, p.oc_blocks),
               is = split(b.in_blocks, p.ic_blocks);
   int64_t uops = 0;
-  forEachExtent(os,
-                [&](int64_t oc, int64_t) { forEachExtent(is, [&](int64_t ic, int64_t) { uops += oc * ic * kk; }); });
+  forEachExtent(os, [&](int64_t oc, int64_t) {
+    forEachExtent(is, [&](int64_t ic, int64_t) { uops += oc * ic * wgt_per_block; });
+  });
   uops *= T * T * (cs.edge ? 2 : 1);
   uops += T * (3 + os.tiles() * b.param_kinds);
   // Border corrections: one micro-op per oc block, at a few distinct tile offsets.
@@ -132,22 +145,30 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   double pipeline_ends = 0;
   // Weight tiles repeat with period (oc tiles x chunks); when that divides the
   // number of halves, every half keeps its weights and they load only once.
-  const bool weights_stay = !b.grouped && (os.tiles() * is.tiles()) <= T && T % (os.tiles() * is.tiles()) == 0;
+  // (A grouped GEMM layer's oc tiles have different numbers of chunks, so
+  // the period does not hold; a DWGEMM layer's have one each.)
+  const bool weights_stay = (!b.grouped || dw) && (os.tiles() * is.tiles()) <= T && T % (os.tiles() * is.tiles()) == 0;
   // Every (row tile, column tile, oc tile) is one output tile; it has
   // is.tiles() load tiles.
   forEachExtent(rs, [&](int64_t rows, int64_t nr) {
     const int64_t ih = std::min((rows - 1) * L.sh + L.kh, L.h);
     forEachExtent(cs, [&](int64_t cols, int64_t nc) {
-      const int64_t iw = std::min((cols - 1) * L.sw + L.kw, L.w);
+      const int64_t pitch = (cols - 1) * L.sw + L.kw;  // the tile's input row, padding included
+      const int64_t iw = std::min(pitch, L.w);
       forEachExtent(os, [&](int64_t oc, int64_t no) {
         const double tiles = double(nr * nc * no * b.batch_groups);
         const double vectors = double(oc * rows * cols);
         double compute = 0, load = 0;
         forEachExtent(is, [&](int64_t ic, int64_t ni) {
-          const double inp_bytes = double(ic * ih * iw) * inp_entry;
-          const double wgt_bytes = weights_stay ? 0.0 : double(oc * ic * kk) * wgt_entry;
-          const double ld = double(ic + (weights_stay ? 0 : 1)) * kDmaOverhead + (inp_bytes + wgt_bytes) / bus;
-          const double gemm = vectors * double(ic * kk) + kPipelineOverhead;
+          const int64_t planes = dw ? oc : ic;  // input transfers of the load tile
+          const double inp_bytes = double(planes * ih * iw) * inp_entry;
+          const double wgt_bytes = weights_stay ? 0.0 : double(oc * ic * wgt_per_block) * wgt_entry;
+          const double ld = double(planes + (weights_stay ? 0 : 1)) * kDmaOverhead + (inp_bytes + wgt_bytes) / bus;
+          // GEMM: a micro-op per tap, block and output vector. DWGEMM: an
+          // iteration per input pixel of each output row, per kernel row
+          // and oc block (the kernel's columns are its window).
+          const double iterations = dw ? double(oc * L.kh * rows * pitch) : vectors * double(ic * kk);
+          const double gemm = iterations + kPipelineOverhead;
           e.gemm_cycles += tiles * double(ni) * (gemm - kPipelineOverhead);
           e.load_cycles += tiles * double(ni) * ld;
           e.dram_bytes += tiles * double(ni) * (inp_bytes + wgt_bytes);
@@ -189,7 +210,10 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
     serial += alu;
   }
   double fill = 2 * kDmaOverhead + double(b.param_vectors) * 64 / bus + double(uops) * 4 / bus;
-  if (weights_stay) fill += double(T) * (kDmaOverhead + double(wgt_tile) * wgt_entry / bus);
+  // Weights that stay load once into each half a load tile uses (a layer of
+  // one load tile fills one half).
+  const int64_t load_tiles = b.batch_groups * rs.tiles() * cs.tiles() * os.tiles() * is.tiles();
+  if (weights_stay) fill += double(std::min(T, load_tiles)) * (kDmaOverhead + double(wgt_tile) * wgt_entry / bus);
   e.cycles = fill + (p.threads > 1 ? std::max({overlapped, e.load_cycles, e.store_cycles}) + pipeline_ends : serial);
   return e;
 }
@@ -218,26 +242,32 @@ TilePlan chooseTiling(const ConvLayer& L, const hw::HwConfig& cfg, bool latency_
   TilePlan p;
   p.threads = latency_hiding ? 2 : 1;
   const std::vector<int64_t> rows = candidateExtents(L.oh), cols = candidateExtents(L.ow),
-                             ocs = b.grouped ? std::vector<int64_t>{1} : candidateExtents(b.out_blocks),
-                             ics = candidateExtents(b.in_blocks);
-  for (int64_t r : rows)
-    for (int64_t c : cols)
-      for (int64_t oc : ocs)
-        for (int64_t ic : ics) {
-          p.rows = r;
-          p.cols = c;
-          p.oc_blocks = oc;
-          p.ic_blocks = ic;
-          const CostEstimate e = estimatePlan(L, p, cfg, b);
-          if (!e.fits) {
-            last_reason = e.why_not;
-            continue;
+                             all_ocs = candidateExtents(b.out_blocks), ics = candidateExtents(b.in_blocks);
+  // GEMM plans, and DWGEMM plans where the layer has the form: the cost
+  // model decides between them as between tile shapes.
+  for (bool dw : {false, true}) {
+    if (dw && !b.dwgemm) continue;
+    p.dwgemm = dw;
+    const std::vector<int64_t>& ocs = b.grouped && !dw ? std::vector<int64_t>{1} : all_ocs;
+    for (int64_t r : rows)
+      for (int64_t c : cols)
+        for (int64_t oc : ocs)
+          for (int64_t ic : dw ? std::vector<int64_t>{1} : ics) {
+            p.rows = r;
+            p.cols = c;
+            p.oc_blocks = oc;
+            p.ic_blocks = ic;
+            const CostEstimate e = estimatePlan(L, p, cfg, b);
+            if (!e.fits) {
+              last_reason = e.why_not;
+              continue;
+            }
+            if (e.cycles < best_cost.cycles || (e.cycles == best_cost.cycles && e.dram_bytes < best_cost.dram_bytes)) {
+              best = p;
+              best_cost = e;
+            }
           }
-          if (e.cycles < best_cost.cycles || (e.cycles == best_cost.cycles && e.dram_bytes < best_cost.dram_bytes)) {
-            best = p;
-            best_cost = e;
-          }
-        }
+  }
   if (!best_cost.fits)
     throw DoesNotFit("layer '" + L.name + "': no tiling fits the on-chip buffers of config '" + cfg.name +
                      "' (smallest tile: " + last_reason + ")");

@@ -103,6 +103,36 @@ ConvLayer randomLayer(std::mt19937& rng, bool allow_residual) {
   return L;
 }
 
+ConvLayer randomDepthwiseLayer(std::mt19937& rng, int64_t max_kw, int64_t max_stride) {
+  ConvLayer L = randomLayer(rng);
+  L.name = "random_depthwise";
+  L.c = L.o = L.group = uniform(rng, 0, 3) == 0 ? 16 * uniform(rng, 1, 3) : uniform(rng, 1, 70);
+  L.kh = uniform(rng, 1, 5);
+  L.kw = uniform(rng, 1, max_kw);
+  L.sh = uniform(rng, 1, max_stride);
+  L.sw = uniform(rng, 1, max_stride);
+  L.pad_top = uniform(rng, 0, L.kh - 1);
+  L.pad_bottom = uniform(rng, 0, L.kh - 1);
+  L.pad_left = uniform(rng, 0, L.kw - 1);
+  L.pad_right = uniform(rng, 0, L.kw - 1);
+  L.h = uniform(rng, std::max<int64_t>(1, L.kh - L.pad_top - L.pad_bottom), 20);
+  L.w = uniform(rng, std::max<int64_t>(1, L.kw - L.pad_left - L.pad_right), 24);
+  L.oh = (L.h + L.pad_top + L.pad_bottom - L.kh) / L.sh + 1;
+  L.ow = (L.w + L.pad_left + L.pad_right - L.kw) / L.sw + 1;
+  // Half of them pad with a nonzero value (MobileNetV2's zero points).
+  L.pad_value = uniform(rng, 0, 1) == 0 ? static_cast<int32_t>(uniform(rng, -128, 127)) : 0;
+  // Per-channel vectors keep their kind: a uniform one stays uniform.
+  for (auto* v : {&L.bias1, &L.mult, &L.bias2, &L.residual_mult}) {
+    if (v->empty()) continue;
+    const std::vector<int32_t> old = *v;
+    v->resize(static_cast<size_t>(L.o));
+    for (size_t i = 0; i < v->size(); ++i) (*v)[i] = old[i % old.size()];
+  }
+  L.weights.resize(static_cast<size_t>(L.o * L.kh * L.kw));
+  for (auto& w : L.weights) w = static_cast<int8_t>(uniform(rng, -128, 127));
+  return L;
+}
+
 LayerData randomData(const ConvLayer& L, std::mt19937& rng) {
   LayerData d;
   d.x = rt::Tensor(rt::DType::I8, {L.n, L.c, L.h, L.w});

@@ -21,6 +21,10 @@ struct LayerData {
 
 // A random layer (no host transform) small enough for every shipped config.
 ConvLayer randomLayer(std::mt19937& rng, bool allow_residual = true);
+// A random depthwise layer (group == c == o), its requantisation as
+// randomLayer's: kernels up to 5 x `max_kw`, strides 1 to `max_stride`, any
+// padding and pad value, channel counts that rarely fill the last block.
+ConvLayer randomDepthwiseLayer(std::mt19937& rng, int64_t max_kw, int64_t max_stride = 2);
 LayerData randomData(const ConvLayer& layer, std::mt19937& rng);
 
 // vdla.QConv of a layer without host transform (zero padding), in 64-bit

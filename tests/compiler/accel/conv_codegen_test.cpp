@@ -41,7 +41,8 @@ void checkLayer(driver::Device& dev, const ConvLayer& L, const TilePlan& plan, c
   for (int64_t i = 0; i < got.numElements(); ++i)
     ASSERT_EQ(got.data<int8_t>()[i], want.data<int8_t>()[i])
         << what << ": element " << i << " of " << rt::shapeToString(want.shape()) << " (tile " << plan.rows << "x"
-        << plan.oc_blocks << "x" << plan.ic_blocks << ", threads " << plan.threads << ")";
+        << plan.oc_blocks << "x" << plan.ic_blocks << ", threads " << plan.threads << (plan.dwgemm ? ", DWGEMM" : "")
+        << ")";
 }
 
 std::string describe(const ConvLayer& L) {

@@ -11,7 +11,9 @@
 #include <cstring>
 #include <map>
 #include <random>
+#include <sstream>
 
+#include "vdla/compiler/accel/lowering.h"
 #include "vdla/compiler/compile.h"
 #include "vdla/compiler/reference_executor.h"
 #include "vdla/compiler/zoo/model_zoo.h"
@@ -111,6 +113,13 @@ void expectBitExact(const Compiled& c, const std::string& backend, const std::st
 
 int64_t intAttr(const rt::ArtifactStep& step, const char* name) { return step.attrs.getInt(name, -1); }
 
+// The offloaded layers planned on DWGEMM (depthwise_gemm.h).
+size_t dwgemmLayers(const Compiled& c) {
+  size_t n = 0;
+  for (const LayerDecision& d : c.report.layers) n += d.offloaded && d.plan.dwgemm;
+  return n;
+}
+
 TEST(AcceleratorLowering, ResNet18BitExactOnFsim) {
   const Compiled c = compileZoo("resnet18", 64, "pynq");
   for (const LayerDecision& d : c.report.layers) {
@@ -138,14 +147,22 @@ TEST(AcceleratorLowering, ResNet18WithoutLatencyHidingBitExactOnFsim) {
 }
 
 // ResNet-50 (1x1 bottlenecks, 2048 channels) and MobileNetV2 (depthwise,
-// ReLU6, linear bottlenecks with residuals) at a reduced input size.
+// ReLU6, linear bottlenecks with residuals) at a reduced input size. pynq
+// has DWGEMM: MobileNetV2's 17 depthwise layers run on it, and the
+// partition's printout says so.
 TEST(AcceleratorLowering, ResNet50AndMobileNetV2BitExactOnFsim) {
-  for (const char* model : {"resnet50", "mobilenetv2"}) {
+  for (const std::string model : {"resnet50", "mobilenetv2"}) {
     const Compiled c = compileZoo(model, 64, "pynq");
     for (const LayerDecision& d : c.report.layers) {
       if (d.op == "vdla.QConv") {
         EXPECT_TRUE(d.offloaded) << model << " " << d.name << ": " << d.reason;
       }
+    }
+    EXPECT_EQ(dwgemmLayers(c), model == "mobilenetv2" ? 17u : 0u) << model;
+    if (model == "mobilenetv2") {
+      std::ostringstream printed;
+      printPartition(printed, partitionForAccelerator(*c.graph, hw::loadConfig("pynq"), AccelOptions{}));
+      EXPECT_NE(printed.str().find("direct on DWGEMM"), std::string::npos) << printed.str();
     }
     expectBitExact(c, "fsim", "pynq");
     if (HasFatalFailure()) return;
@@ -156,6 +173,7 @@ TEST(AcceleratorLowering, SmallCnnBitExactOnEveryDevice) {
   for (const std::string config : {"pynq", "tiny"})
     for (const std::string& backend : driver::deviceBackends()) {
       const Compiled c = compileZoo("cnn", 32, config);
+      EXPECT_EQ(dwgemmLayers(c), config == "pynq" ? 1u : 0u) << "the depthwise layer on DWGEMM";
       // pynq runs every layer; tiny's accumulator cannot hold the classifier's
       // 1000 channels of parameters, which then runs on the CPU.
       for (const LayerDecision& d : c.report.layers) {

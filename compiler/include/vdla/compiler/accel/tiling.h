@@ -8,6 +8,11 @@
 // instruction consumes them. With latency hiding every buffer is split in two
 // halves used by alternating tiles (virtual threads), so the loads of one tile
 // and the store of another overlap the compute of a third.
+//
+// A depthwise layer on a config with DWGEMM (depthwise_gemm.h) has a second
+// kind of plan: each load tile is the input planes of the tile's oc blocks
+// and one DWGEMM instead of the GEMM. The search tries both kinds and keeps
+// the cheaper.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +42,10 @@ constexpr double kPipelineOverheadCycles = 8;
 struct TilePlan {
   int64_t rows = 1, cols = 1, oc_blocks = 1, ic_blocks = 1;
   int threads = 1;  // 2 with latency hiding (double buffering), else 1
+  // DWGEMM instead of GEMM (a depthwise layer, LayerBlocks::dwgemm): a tile
+  // may then hold several oc blocks, each with its own input plane, and
+  // ic_blocks is 1.
+  bool dwgemm = false;
   // Output tiles run batch group, row tile, column tile, oc tile (innermost).
 };
 
@@ -73,6 +82,7 @@ struct LayerBlocks {
   // register, one (docs/hardware.md, "ALU with a tensor operand").
   int alu_cycles_per_vector;
   bool residual_region;  // R needs its own ACC region beside the tile's
+  bool dwgemm;           // the layer has a DWGEMM form on the config (depthwise_gemm.h)
 };
 LayerBlocks layerBlocks(const ConvLayer& layer, const hw::HwConfig& cfg);
 

@@ -1,0 +1,63 @@
+// A depthwise convolution on DWGEMM (extension depthwise_taps, vdla/hw/isa.h).
+//
+// On GEMM a depthwise layer is block-diagonal: each output vector takes one
+// micro-op per kernel tap, and only block_out of the core's
+// block_in x block_out products count. DWGEMM instead streams one input row
+// of a tile through a window of the last `depthwise_taps` input vectors and,
+// every `stride` inputs, adds the window times one weight entry to one
+// output vector: a kernel row costs one cycle per input pixel of the row
+// (kw products per lane) instead of kw cycles per output pixel.
+//
+// The mapping used here (one DWGEMM per load tile, one micro-op per kernel
+// row ky and output-channel block q of the tile):
+//   uop     {dst: acc_base + q*acc_block, src: inp_base + q*inp_plane + ky*pitch, wgt: wgt_base + q*kh + ky}
+//   loops   iter_out = rows (dst_out = acc_row, src_out = sh*pitch), iter_in = pitch (dst_in = 1, src_in = 1)
+//   fields  taps = kw, stride = sw, wgt_out = 0
+// `pitch` = (cols - 1)*sw + kw is the tile's input row in INP, so each run
+// of the inner loop completes exactly `cols` outputs: output j at input
+// i = kw-1 + j*sw, when the window's entry t holds input column
+// j*sw + kw-1-t, which weight row t multiplies by kernel column kw-1-t.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vdla/compiler/accel/conv_layer.h"
+#include "vdla/hw/config.h"
+#include "vdla/hw/isa.h"
+
+namespace vdla::accel {
+
+// Why the layer has no DWGEMM form on the config ("" when it has one): it
+// needs the extension, one input channel per group and one output channel
+// per input channel (group == c == o), a kernel at most depthwise_taps wide
+// and a horizontal stride that fits DWGEMM's stride field (at most 3).
+std::string whyNoDepthwiseGemm(const ConvLayer& layer, const hw::HwConfig& cfg);
+
+// Packs the weights for DWGEMM: one WGT entry per (output-channel block,
+// kernel row ky), laid out [oc block][ky]; row t, column c of entry
+// (ocb, ky) holds w[ocb*block_out + c][0][ky][kw-1-t] for t < kw. Every other
+// row is zero (the window holds older inputs there), and so are the
+// columns of channels past the layer's.
+std::vector<uint8_t> packDepthwiseWeights(const ConvLayer& layer, const hw::HwConfig& cfg);
+
+// One load tile's DWGEMM: where its accumulators, input planes and weights
+// lie on chip, and its extent.
+struct DepthwiseTile {
+  int64_t acc_base = 0, inp_base = 0, wgt_base = 0;
+  int64_t oc_blocks = 1;  // blocks of the tile; block q reads input plane q and weights q*kh..
+  int64_t rows = 1;       // output rows
+  int64_t pitch = 1;      // INP entries per input row: (cols - 1)*sw + kw
+  int64_t acc_block = 0;  // ACC entries between the tile's oc blocks
+  int64_t acc_row = 0;    // ACC entries between output rows
+  int64_t inp_plane = 0;  // INP entries between the tile's input planes
+};
+
+// The micro-ops of a tile's DWGEMM (one per oc block and kernel row).
+std::vector<hw::Uop> depthwiseKernel(const ConvLayer& layer, const DepthwiseTile& tile);
+
+// The DWGEMM over micro-ops [uop_begin, uop_end) (the tile's kernel).
+hw::Instruction depthwiseGemm(const ConvLayer& layer, const DepthwiseTile& tile, uint32_t uop_begin, uint32_t uop_end);
+
+}  // namespace vdla::accel
