@@ -59,7 +59,8 @@ DesignSpace parseDesignSpace(const std::string& json_text, const std::string& or
     throw Error(origin + ": invalid JSON: " + e.what());
   }
   if (!doc.is_object()) throw Error(origin + ": a design space must be a JSON object");
-  rejectUnknown(doc, {"base", "gemm", "buffers_kib", "axi_bits", "clock_mhz", "latency_hiding"}, "", origin);
+  rejectUnknown(doc, {"base", "gemm", "buffers_kib", "axi_bits", "clock_mhz", "latency_hiding", "depthwise_taps"}, "",
+                origin);
   DesignSpace s;
   if (doc.contains("base")) {
     if (!doc["base"].is_string()) throw Error(origin + ": field 'base': must be a config name or file");
@@ -85,6 +86,7 @@ DesignSpace parseDesignSpace(const std::string& json_text, const std::string& or
   s.axi_bits = readList<uint32_t>(doc, "axi_bits", "axi_bits", origin);
   s.clock_mhz = readList<double>(doc, "clock_mhz", "clock_mhz", origin);
   s.latency_hiding = readList<bool>(doc, "latency_hiding", "latency_hiding", origin);
+  s.depthwise_taps = readList<uint32_t>(doc, "depthwise_taps", "depthwise_taps", origin);
   return s;
 }
 
@@ -108,8 +110,19 @@ std::string designSpaceToJson(const DesignSpace& s) {
   put(j, "clock_mhz", s.clock_mhz);
   if (!s.latency_hiding.empty())
     j["latency_hiding"] = std::vector<bool>(s.latency_hiding.begin(), s.latency_hiding.end());
+  put(j, "depthwise_taps", s.depthwise_taps);
   return j.dump(2);
 }
+
+namespace {
+
+// The base's DWGEMM window where a point's array can hold it (docs above).
+uint32_t defaultTaps(const hw::HwConfig& base, uint32_t block_in, uint32_t block_out) {
+  if (block_in != block_out) return 0;
+  return std::min<uint32_t>(base.depthwise_taps, (block_out + 1) / 2);
+}
+
+}  // namespace
 
 std::vector<DesignPoint> enumerateDesignSpace(const DesignSpace& s, std::vector<RefusedPoint>* refused) {
   const hw::HwConfig base = hw::loadConfig(s.base);
@@ -123,7 +136,8 @@ std::vector<DesignPoint> enumerateDesignSpace(const DesignSpace& s, std::vector<
             for (uint64_t acc : orBase(s.acc_kib, base.acc_bytes / 1024))
               for (uint64_t uop : orBase(s.uop_kib, base.uop_bytes / 1024))
                 for (uint32_t axi : orBase(s.axi_bits, base.axi_data_bits))
-                  for (double clock : orBase(s.clock_mhz, base.clock_mhz)) {
+                  for (double clock : orBase(s.clock_mhz, base.clock_mhz))
+                    for (uint32_t taps : orBase(s.depthwise_taps, defaultTaps(base, bi, bo))) {
                     json j = base_json;
                     j.erase("derived");
                     j["gemm"] = {{"batch", batch}, {"block_in", bi}, {"block_out", bo}};
@@ -133,10 +147,15 @@ std::vector<DesignPoint> enumerateDesignSpace(const DesignSpace& s, std::vector<
                         {"uop", uop}, {"input", inp}, {"weight", wgt}, {"accumulator", acc}, {"output", out}};
                     j["axi"]["data_bits"] = axi;
                     j["target"]["clock_mhz"] = clock;
+                    if (taps)
+                      j["extensions"]["depthwise_taps"] = taps;
+                    else if (j.contains("extensions"))
+                      j["extensions"].erase("depthwise_taps");
                     const std::string name =
                         "b" + std::to_string(batch) + "-" + std::to_string(bi) + "x" + std::to_string(bo) + "-i" +
                         std::to_string(inp) + "-w" + std::to_string(wgt) + "-a" + std::to_string(acc) + "-u" +
-                        std::to_string(uop) + "-axi" + std::to_string(axi) + "-" + clockText(clock) + "mhz";
+                        std::to_string(uop) + "-axi" + std::to_string(axi) + "-" + clockText(clock) + "mhz" +
+                        (taps ? "-dw" + std::to_string(taps) : "");
                     j["name"] = name;
                     j["description"] = "design point of a sweep over " + base.name;
                     hw::HwConfig cfg;

@@ -64,7 +64,7 @@ TEST(DesignSpaceTest, EnumeratesTheProductOnTheBase) {
   for (const DesignPoint& p : points)
     if (p.config.block_out == 16 && p.config.weight_bytes == 256 * 1024 && p.latency_hiding) {
       EXPECT_EQ(p.config.hash, pynq.hash);
-      EXPECT_EQ(p.config.name, "b1-16x16-i32-w256-a128-u32-axi64-100mhz");
+      EXPECT_EQ(p.config.name, "b1-16x16-i32-w256-a128-u32-axi64-100mhz-dw3");
       found = true;
     }
   EXPECT_TRUE(found);
@@ -78,8 +78,37 @@ TEST(DesignSpaceTest, RefusedCombinationsCarryTheValidatorsReason) {
   const std::vector<DesignPoint> points = enumerateDesignSpace(s, &refused);
   ASSERT_EQ(points.size(), 1u);
   ASSERT_EQ(refused.size(), 1u);
-  EXPECT_EQ(refused[0].name, "b1-16x16-i32-w256-a1024-u32-axi64-100mhz");
+  EXPECT_EQ(refused[0].name, "b1-16x16-i32-w256-a1024-u32-axi64-100mhz-dw3");
   EXPECT_NE(refused[0].reason.find("bits but instructions are 128 bits"), std::string::npos) << refused[0].reason;
+}
+
+// Unlisted, the base's DWGEMM window goes where the array can hold it (square
+// blocks, a pair per tap); listed, it is swept like any field.
+TEST(DesignSpaceTest, DepthwiseWindowFollowsTheArray) {
+  DesignSpace s;
+  s.base = "pynq";
+  s.block_in = {4, 16};
+  s.block_out = {4, 16};
+  s.axi_bits = {32};  // a 1x4 OUT entry is 32 bits
+  s.input_kib = {4};  // few enough entries for 4-wide blocks' index fields
+  s.weight_kib = {4};
+  s.acc_kib = {16};
+  std::vector<RefusedPoint> refused;
+  std::vector<DesignPoint> points = enumerateDesignSpace(s, &refused);
+  ASSERT_EQ(points.size(), 4u) << (refused.empty() ? "" : refused[0].reason);
+  for (const DesignPoint& p : points) {
+    const uint32_t expected = p.config.block_in != p.config.block_out ? 0 : (p.config.block_out == 4 ? 2 : 3);
+    EXPECT_EQ(p.config.depthwise_taps, expected) << p.config.name;
+  }
+  s.block_in = {16};
+  s.block_out = {16, 32};
+  s.depthwise_taps = {0, 3};
+  points = enumerateDesignSpace(s, &refused);
+  ASSERT_EQ(points.size(), 3u);  // 16x32 with 3 taps is refused
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0].name, "b1-16x32-i4-w4-a16-u32-axi32-100mhz-dw3");
+  EXPECT_NE(refused[0].reason.find("block_in == gemm.block_out"), std::string::npos) << refused[0].reason;
+  EXPECT_EQ(parseDesignSpace(designSpaceToJson(s), "x").depthwise_taps, s.depthwise_taps);
 }
 
 TEST(DesignSpaceTest, ClockCapMovesFasterPointsToRefused) {

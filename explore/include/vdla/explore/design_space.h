@@ -4,9 +4,14 @@
 //   {"base": "zcu104",
 //    "gemm": {"batch": [1], "block_in": [16, 32], "block_out": [16, 32, 64]},
 //    "buffers_kib": {"input": [32, 64], "weight": [256, 512], "accumulator": [128, 256]},
-//    "axi_bits": [64, 128], "clock_mhz": [200, 250, 300], "latency_hiding": [true, false]}
+//    "axi_bits": [64, 128], "clock_mhz": [200, 250, 300], "latency_hiding": [true, false],
+//    "depthwise_taps": [0, 3]}
 // Every field is optional (a missing one keeps the base's value). The output
 // buffer follows the accumulator (the ISA needs one entry per ACC entry).
+// Without "depthwise_taps" each point keeps the base's DWGEMM window where its
+// array can hold it (square blocks, one multiplier pair per tap: at most
+// ceil(block_out / 2) taps) and goes without it elsewhere; listed values are
+// applied as given (the validator refuses the ones a point cannot hold).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +30,7 @@ struct DesignSpace {
   std::vector<uint32_t> axi_bits;
   std::vector<double> clock_mhz;
   std::vector<bool> latency_hiding;
+  std::vector<uint32_t> depthwise_taps;  // 0: without DWGEMM
 };
 
 // Parses the JSON form; errors name `origin` and the field.

@@ -31,6 +31,9 @@ struct ResourceFeatures {
   double dsp_pairs = 0;      // GEMM DSPs: products sharing an input, two per DSP
   double axi_bits = 0;
   double float_requant_lanes = 0;  // ALU lanes with FREQ's normalising and rounding logic
+  // DWGEMM: input bytes of the window (batch * block_in * depthwise_taps),
+  // each with its activation select, window register and column adder input
+  double depthwise_window = 0;
   double bram36 = 0;               // block RAM of the memories and command queues
   double lutram_luts = 0;          // memories too shallow for block RAM
 };
