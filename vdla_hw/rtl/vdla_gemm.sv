@@ -93,28 +93,24 @@ module vdla_gemm (
       for (int b = 0; b < B; b++)
         for (int o = 0; o < N; o++) sum[(b*N+o)*32+:32] <= tree_sum(b, o);
     end
-    if (DWT != 0 && en_mul && dw) begin
-      for (int b = 0; b < B; b++)
-        for (int k = 0; k < K; k++)
-          for (int p = 0; p < PAIRS; p++)
-            pair_p[(b*K+k)*PAIRS+p] = vdla_mul_pair_pkg::mul_pair(
-                // pairs past the taps keep the input: their products are unused
-                (p == 0 || p >= DWT) ? 32'(inp[(b*K+k)*8+:8]) : (first ? 32'd0 : 32'(win[p < WIN ? p : 0][(b*K+k)*8+:8])),
-                32'(wgt[(p*K+k)*8+:8]),
-                (p + PAIRS < N) ? 32'(wgt[((p + PAIRS < N ? p + PAIRS : p)*K+k)*8+:8]) : 32'd0);
-      // the window shifts: the oldest entry drops out; a run's first input
-      // leaves only itself
-      for (int t = WIN - 1; t >= 2; t--) win[t] <= first ? '0 : win[t-1];
-      win[1] <= inp;
-    end else if (en_mul) begin
+    // One multiplier per pair whatever the mode: the activation is selected
+    // before it (two calls in two branches would synthesise two multipliers).
+    if (en_mul)
       for (int b = 0; b < B; b++)
         for (int k = 0; k < K; k++)
           for (int p = 0; p < PAIRS; p++)
             // The high weight of the last pair of an odd BLOCK_OUT is 0 (the
             // multiplier is half used; the clamped index keeps the select in range).
             pair_p[(b*K+k)*PAIRS+p] = vdla_mul_pair_pkg::mul_pair(
-                32'(inp[(b*K+k)*8+:8]), 32'(wgt[(p*K+k)*8+:8]),
+                (p > 0 && p < DWT && dw) ? (first ? 32'd0 : 32'(win[p < WIN ? p : 0][(b*K+k)*8+:8])) :
+                                           32'(inp[(b*K+k)*8+:8]),
+                32'(wgt[(p*K+k)*8+:8]),
                 (p + PAIRS < N) ? 32'(wgt[((p + PAIRS < N ? p + PAIRS : p)*K+k)*8+:8]) : 32'd0);
+    // DWGEMM's window shifts: the oldest entry drops out; a run's first input
+    // leaves only itself.
+    if (DWT > 1 && en_mul && dw) begin
+      for (int t = WIN - 1; t >= 2; t--) win[t] <= first ? '0 : win[t-1];
+      win[1] <= inp;
     end
   end
 endmodule
