@@ -47,7 +47,7 @@ double lutRam(uint64_t width, uint64_t depth) {
 
 // LUT and FF are fitted over these.
 std::vector<double> linearFeatures(const ResourceFeatures& f) {
-  return {1.0, f.alu_lanes, f.gemm_products, f.axi_bits, f.float_requant_lanes, f.depthwise_window};
+  return {1.0, f.alu_lanes, f.gemm_products, f.axi_bits, f.fused_requant_lanes, f.float_requant_lanes, f.depthwise_window};
 }
 
 // Least squares by the normal equations (few points, few unknowns). A tiny
@@ -109,6 +109,7 @@ ResourceFeatures resourceFeatures(const hw::HwConfig& c) {
   f.gemm_products = double(c.batch) * c.block_in * c.block_out;
   f.dsp_pairs = double(c.batch) * c.block_in * ((c.block_out + 1) / 2);
   f.axi_bits = c.axi_data_bits;
+  f.fused_requant_lanes = c.fused_requant ? f.alu_lanes : 0.0;
   f.float_requant_lanes = c.float_requant ? f.alu_lanes : 0.0;
   f.depthwise_window = double(c.batch) * c.block_in * c.depthwise_taps;
   struct Mem {

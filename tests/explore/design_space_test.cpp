@@ -64,7 +64,7 @@ TEST(DesignSpaceTest, EnumeratesTheProductOnTheBase) {
   for (const DesignPoint& p : points)
     if (p.config.block_out == 16 && p.config.weight_bytes == 256 * 1024 && p.latency_hiding) {
       EXPECT_EQ(p.config.hash, pynq.hash);
-      EXPECT_EQ(p.config.name, "b1-16x16-i32-w256-a128-u32-axi64-100mhz-dw3");
+      EXPECT_EQ(p.config.name, "b1-16x16-i32-w256-a128-u32-axi64-100mhz-dw5");
       found = true;
     }
   EXPECT_TRUE(found);
@@ -78,7 +78,7 @@ TEST(DesignSpaceTest, RefusedCombinationsCarryTheValidatorsReason) {
   const std::vector<DesignPoint> points = enumerateDesignSpace(s, &refused);
   ASSERT_EQ(points.size(), 1u);
   ASSERT_EQ(refused.size(), 1u);
-  EXPECT_EQ(refused[0].name, "b1-16x16-i32-w256-a1024-u32-axi64-100mhz-dw3");
+  EXPECT_EQ(refused[0].name, "b1-16x16-i32-w256-a1024-u32-axi64-100mhz-dw5");
   EXPECT_NE(refused[0].reason.find("bits but instructions are 128 bits"), std::string::npos) << refused[0].reason;
 }
 
@@ -97,7 +97,7 @@ TEST(DesignSpaceTest, DepthwiseWindowFollowsTheArray) {
   std::vector<DesignPoint> points = enumerateDesignSpace(s, &refused);
   ASSERT_EQ(points.size(), 4u) << (refused.empty() ? "" : refused[0].reason);
   for (const DesignPoint& p : points) {
-    const uint32_t expected = p.config.block_in != p.config.block_out ? 0 : (p.config.block_out == 4 ? 2 : 3);
+    const uint32_t expected = p.config.block_in != p.config.block_out ? 0 : (p.config.block_out == 4 ? 2 : 5);
     EXPECT_EQ(p.config.depthwise_taps, expected) << p.config.name;
   }
   s.block_in = {16};

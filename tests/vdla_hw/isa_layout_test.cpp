@@ -527,12 +527,12 @@ TEST(IsaLayoutTest, MicroOpOverflowNamesTheIndex) {
 // config's depthwise_taps] and a nonzero stride; the errors say so.
 TEST(IsaLayoutTest, DwgemmTapsAndStrideAreChecked) {
   const HwConfig pynq = loadConfig("pynq");
-  ASSERT_EQ(pynq.depthwise_taps, 3u);
+  ASSERT_EQ(pynq.depthwise_taps, 5u);
   IsaLayout l(pynq);
-  Instruction dw = makeDwGemm(LoopNest{}, 3, 2);
+  Instruction dw = makeDwGemm(LoopNest{}, 5, 2);
   EXPECT_EQ(l.decode(l.encode(dw)), dw);
-  dw.taps = 4;
-  EXPECT_NE(errorOf([&] { l.encode(dw, "instruction 3"); }).find("DWGEMM taps = 4 must be in [1, 3]"), std::string::npos);
+  dw.taps = 6;
+  EXPECT_NE(errorOf([&] { l.encode(dw, "instruction 3"); }).find("DWGEMM taps = 6 must be in [1, 5]"), std::string::npos);
   dw.taps = 0;
   EXPECT_NE(errorOf([&] { l.encode(dw); }).find("DWGEMM taps = 0"), std::string::npos);
   dw.taps = 1;

@@ -158,7 +158,7 @@ void randomLayersOnDwGemm(const hw::HwConfig& cfg, uint32_t seed, int count, int
 
 TEST(DepthwiseGemm, RandomLayersRunOnDwGemmBitExact) {
   const hw::HwConfig cfg = hw::loadConfig("pynq");
-  ASSERT_EQ(cfg.depthwise_taps, 3u);
+  ASSERT_EQ(cfg.depthwise_taps, 5u);
   randomLayersOnDwGemm(cfg, 2031, 70, 2);
 }
 
@@ -212,7 +212,7 @@ TEST(DepthwiseGemm, ConfigsWithoutTheExtensionKeepGemm) {
   }
 }
 
-// On pynq (3 taps): a kernel 5 wide, a horizontal stride of 4, two output
+// On pynq (5 taps): a kernel 7 wide, a horizontal stride of 4, two output
 // channels per input channel and groups of two channels have no DWGEMM form.
 TEST(DepthwiseGemm, LayersWithoutTheFormKeepGemm) {
   const hw::HwConfig cfg = hw::loadConfig("pynq");
@@ -222,7 +222,7 @@ TEST(DepthwiseGemm, LayersWithoutTheFormKeepGemm) {
     for (int k = 0; k < 3; ++k) {
       ConvLayer L = test::randomDepthwiseLayer(rng, 3);
       if (kind == 0) {
-        L.kw = 5;  // wider than the window
+        L.kw = cfg.depthwise_taps + 2;  // wider than the window
       } else if (kind == 1) {
         L.sw = 4;  // past the stride field
       } else if (kind == 2) {

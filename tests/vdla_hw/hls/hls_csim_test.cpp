@@ -399,7 +399,7 @@ TEST(HlsCsimDwgemm, RefusesWhatFsimCannotDecode) {
   const Refused cases[] = {
       {"no depthwise extension", "tiny", nullptr, regs::kErrOpcode},
       {"taps 0", "pynq", [](auto& e, const auto& l) { putField(e, l, vdla::hw::Field::Taps, 0); }, regs::kErrDwShape},
-      {"taps past depthwise_taps", "pynq", [](auto& e, const auto& l) { putField(e, l, vdla::hw::Field::Taps, 4); },
+      {"taps past depthwise_taps", "pynq", [](auto& e, const auto& l) { putField(e, l, vdla::hw::Field::Taps, 6); },
        regs::kErrDwShape},
       {"stride 0", "pynq", [](auto& e, const auto& l) { putField(e, l, vdla::hw::Field::Stride, 0); },
        regs::kErrDwShape},

@@ -30,6 +30,7 @@ struct ResourceFeatures {
   double gemm_products = 0;  // batch * block_in * block_out
   double dsp_pairs = 0;      // GEMM DSPs: products sharing an input, two per DSP
   double axi_bits = 0;
+  double fused_requant_lanes = 0;  // ALU lanes with REQ's clip after the MULSHR
   double float_requant_lanes = 0;  // ALU lanes with FREQ's normalising and rounding logic
   // DWGEMM: input bytes of the window (batch * block_in * depthwise_taps),
   // each with its activation select, window register and column adder input
