@@ -138,36 +138,36 @@ std::vector<DesignPoint> enumerateDesignSpace(const DesignSpace& s, std::vector<
                 for (uint32_t axi : orBase(s.axi_bits, base.axi_data_bits))
                   for (double clock : orBase(s.clock_mhz, base.clock_mhz))
                     for (uint32_t taps : orBase(s.depthwise_taps, defaultTaps(base, bi, bo))) {
-                    json j = base_json;
-                    j.erase("derived");
-                    j["gemm"] = {{"batch", batch}, {"block_in", bi}, {"block_out", bo}};
-                    // OUT holds one int8 entry per ACC entry (int32): a quarter of its bytes.
-                    const uint64_t out = std::max<uint64_t>(1, acc / 4);
-                    j["buffers_kib"] = {
-                        {"uop", uop}, {"input", inp}, {"weight", wgt}, {"accumulator", acc}, {"output", out}};
-                    j["axi"]["data_bits"] = axi;
-                    j["target"]["clock_mhz"] = clock;
-                    if (taps)
-                      j["extensions"]["depthwise_taps"] = taps;
-                    else if (j.contains("extensions"))
-                      j["extensions"].erase("depthwise_taps");
-                    const std::string name =
-                        "b" + std::to_string(batch) + "-" + std::to_string(bi) + "x" + std::to_string(bo) + "-i" +
-                        std::to_string(inp) + "-w" + std::to_string(wgt) + "-a" + std::to_string(acc) + "-u" +
-                        std::to_string(uop) + "-axi" + std::to_string(axi) + "-" + clockText(clock) + "mhz" +
-                        (taps ? "-dw" + std::to_string(taps) : "");
-                    j["name"] = name;
-                    j["description"] = "design point of a sweep over " + base.name;
-                    hw::HwConfig cfg;
-                    try {
-                      cfg = hw::parseConfig(j.dump(), "config");
-                    } catch (const Error& e) {
-                      // "config: field ...": the validator's reason, named by the point.
-                      if (refused) refused->push_back({name, std::string(e.what()).substr(std::strlen("config: "))});
-                      continue;
+                      json j = base_json;
+                      j.erase("derived");
+                      j["gemm"] = {{"batch", batch}, {"block_in", bi}, {"block_out", bo}};
+                      // OUT holds one int8 entry per ACC entry (int32): a quarter of its bytes.
+                      const uint64_t out = std::max<uint64_t>(1, acc / 4);
+                      j["buffers_kib"] = {
+                          {"uop", uop}, {"input", inp}, {"weight", wgt}, {"accumulator", acc}, {"output", out}};
+                      j["axi"]["data_bits"] = axi;
+                      j["target"]["clock_mhz"] = clock;
+                      if (taps)
+                        j["extensions"]["depthwise_taps"] = taps;
+                      else if (j.contains("extensions"))
+                        j["extensions"].erase("depthwise_taps");
+                      const std::string name = "b" + std::to_string(batch) + "-" + std::to_string(bi) + "x" +
+                                               std::to_string(bo) + "-i" + std::to_string(inp) + "-w" +
+                                               std::to_string(wgt) + "-a" + std::to_string(acc) + "-u" +
+                                               std::to_string(uop) + "-axi" + std::to_string(axi) + "-" +
+                                               clockText(clock) + "mhz" + (taps ? "-dw" + std::to_string(taps) : "");
+                      j["name"] = name;
+                      j["description"] = "design point of a sweep over " + base.name;
+                      hw::HwConfig cfg;
+                      try {
+                        cfg = hw::parseConfig(j.dump(), "config");
+                      } catch (const Error& e) {
+                        // "config: field ...": the validator's reason, named by the point.
+                        if (refused) refused->push_back({name, std::string(e.what()).substr(std::strlen("config: "))});
+                        continue;
+                      }
+                      for (bool lh : orBase(s.latency_hiding, true)) points.push_back({cfg, lh});
                     }
-                    for (bool lh : orBase(s.latency_hiding, true)) points.push_back({cfg, lh});
-                  }
   return points;
 }
 

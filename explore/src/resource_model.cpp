@@ -47,7 +47,8 @@ double lutRam(uint64_t width, uint64_t depth) {
 
 // LUT and FF are fitted over these.
 std::vector<double> linearFeatures(const ResourceFeatures& f) {
-  return {1.0, f.alu_lanes, f.gemm_products, f.axi_bits, f.fused_requant_lanes, f.float_requant_lanes, f.depthwise_window};
+  return {
+      1.0, f.alu_lanes, f.gemm_products, f.axi_bits, f.fused_requant_lanes, f.float_requant_lanes, f.depthwise_window};
 }
 
 // Least squares by the normal equations (few points, few unknowns). A tiny

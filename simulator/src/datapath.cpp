@@ -333,7 +333,8 @@ void Datapath::dwgemm(const hw::Instruction& insn, const std::string& where, Exe
           for (uint32_t c = 0; c < cfg_.block_in; ++c) {
             int32_t sum = 0;
             for (uint32_t t = 0; t < T; ++t)
-              sum += int32_t(window[size_t(t) * E + b * cfg_.block_in + c]) * int32_t(wgt[size_t(t) * cfg_.block_in + c]);
+              sum +=
+                  int32_t(window[size_t(t) * E + b * cfg_.block_in + c]) * int32_t(wgt[size_t(t) * cfg_.block_in + c]);
             acc[b * N + c] = int32_t(uint32_t(acc[b * N + c]) + uint32_t(sum));
           }
         narrowToOutput(dst);

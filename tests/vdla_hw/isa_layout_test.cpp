@@ -243,7 +243,8 @@ TEST(IsaLayoutTest, RandomRoundTripEveryOpcodeEveryConfig) {
       const uint32_t used = layout.usedBits(Opcode(op));
       for (const BitField& f : layout.fields(Opcode(op))) {
         // (DWGEMM's taps stay within the config's window: its upper bits are 0)
-        if (f.field == Field::Opcode || f.field == Field::Taps || (op == int(Opcode::Store) && f.field == Field::Memory))
+        if (f.field == Field::Opcode || f.field == Field::Taps ||
+            (op == int(Opcode::Store) && f.field == Field::Memory))
           continue;
         for (uint32_t b = f.offset; b < f.offset + f.width; ++b) {
           bool one = (ones[b / 64] >> (b % 64)) & 1, zero = (zeros[b / 64] >> (b % 64)) & 1;
@@ -532,7 +533,8 @@ TEST(IsaLayoutTest, DwgemmTapsAndStrideAreChecked) {
   Instruction dw = makeDwGemm(LoopNest{}, 5, 2);
   EXPECT_EQ(l.decode(l.encode(dw)), dw);
   dw.taps = 6;
-  EXPECT_NE(errorOf([&] { l.encode(dw, "instruction 3"); }).find("DWGEMM taps = 6 must be in [1, 5]"), std::string::npos);
+  EXPECT_NE(errorOf([&] { l.encode(dw, "instruction 3"); }).find("DWGEMM taps = 6 must be in [1, 5]"),
+            std::string::npos);
   dw.taps = 0;
   EXPECT_NE(errorOf([&] { l.encode(dw); }).find("DWGEMM taps = 0"), std::string::npos);
   dw.taps = 1;

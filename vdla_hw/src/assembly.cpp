@@ -34,9 +34,12 @@ const std::vector<Group>& groupsOf(Opcode op) {
   };
   // DWGEMM: the weight steps only per outer iteration; taps and output stride.
   static const std::vector<Group> dwgemm = {
-      {"uops", {Field::UopBegin, Field::UopEnd}, ':'},         {"iters", {Field::IterOut, Field::IterIn}, ','},
-      {"dst", {Field::DstFactorOut, Field::DstFactorIn}, ','}, {"src", {Field::SrcFactorOut, Field::SrcFactorIn}, ','},
-      {"wgt", {Field::WgtFactorOut}, ','},                     {"taps", {Field::Taps}, ','},
+      {"uops", {Field::UopBegin, Field::UopEnd}, ':'},
+      {"iters", {Field::IterOut, Field::IterIn}, ','},
+      {"dst", {Field::DstFactorOut, Field::DstFactorIn}, ','},
+      {"src", {Field::SrcFactorOut, Field::SrcFactorIn}, ','},
+      {"wgt", {Field::WgtFactorOut}, ','},
+      {"taps", {Field::Taps}, ','},
       {"stride", {Field::Stride}, ','},
   };
   static const std::vector<Group> alu = {

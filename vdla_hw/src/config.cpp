@@ -292,8 +292,8 @@ HwConfig parseConfig(const std::string& json_text, const std::string& origin) {
     c.fused_requant = ext.has("fused_requant") && ext.boolean("fused_requant");
     c.float_requant = ext.has("float_requant") && ext.boolean("float_requant");
     if (ext.has("depthwise_taps"))
-      c.depthwise_taps = uint32_t(ext.unsignedInt("depthwise_taps", 0, kMaxDepthwiseTaps,
-                                                  "DWGEMM's taps field is 4 bits"));
+      c.depthwise_taps =
+          uint32_t(ext.unsignedInt("depthwise_taps", 0, kMaxDepthwiseTaps, "DWGEMM's taps field is 4 bits"));
     ext.rejectUnknown();
     // FREQ is op 10, after REQ: the ops a config has stay one contiguous range.
     if (c.float_requant && !c.fused_requant)
@@ -307,9 +307,10 @@ HwConfig parseConfig(const std::string& json_text, const std::string& origin) {
     // entry, and tap t into the low product of the GEMM core's multiplier
     // pair t (vdla_gemm.sv).
     if (c.depthwise_taps && c.block_in != c.block_out)
-      ext.fail("extensions.depthwise_taps", "needs gemm.block_in == gemm.block_out (channel c of an input entry is "
-                                            "lane c of an accumulator entry), got " +
-                                                std::to_string(c.block_in) + " and " + std::to_string(c.block_out));
+      ext.fail("extensions.depthwise_taps",
+               "needs gemm.block_in == gemm.block_out (channel c of an input entry is "
+               "lane c of an accumulator entry), got " +
+                   std::to_string(c.block_in) + " and " + std::to_string(c.block_out));
     if (c.depthwise_taps > (c.block_out + 1) / 2)
       ext.fail("extensions.depthwise_taps", "at most " + std::to_string((c.block_out + 1) / 2) +
                                                 " (one multiplier pair of the GEMM core per tap, block_out " +

@@ -63,7 +63,8 @@ uint64_t dwgemmWritesPerRun(const Instruction& insn) {
 
 uint64_t gemmMacs(const Instruction& insn, const HwConfig& cfg) {
   const uint64_t uops = insn.uop_end > insn.uop_begin ? insn.uop_end - insn.uop_begin : 0;
-  if (insn.opcode == Opcode::Gemm && !insn.reset) return uint64_t(insn.iter_out) * insn.iter_in * uops * cfg.macsPerCycle();
+  if (insn.opcode == Opcode::Gemm && !insn.reset)
+    return uint64_t(insn.iter_out) * insn.iter_in * uops * cfg.macsPerCycle();
   if (insn.opcode == Opcode::DwGemm)
     return uint64_t(insn.iter_out) * uops * dwgemmWritesPerRun(insn) * insn.taps * cfg.batch * cfg.block_in;
   return 0;

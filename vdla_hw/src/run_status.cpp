@@ -130,7 +130,8 @@ std::string describeRunError(uint32_t code_reg, uint32_t index, uint32_t info, u
     case regs::kErrStrayBits: msg << "bits set outside the opcode's fields (corrupt instruction?)"; break;
     case regs::kErrImm: msg << "ALU imm must be 0 when use_imm is 0"; break;
     case regs::kErrDwShape:
-      msg << "DWGEMM taps must be in [1, " << cfg.depthwise_taps << "] (the config's depthwise_taps) and stride at least 1";
+      msg << "DWGEMM taps must be in [1, " << cfg.depthwise_taps
+          << "] (the config's depthwise_taps) and stride at least 1";
       break;
     case regs::kErrFlags:
       msg << (insn && moduleOf(*insn) == Module::Store

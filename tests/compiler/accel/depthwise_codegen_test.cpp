@@ -191,8 +191,7 @@ void expectGemm(driver::Device& dev, const ConvLayer& L, const LayerData& d, con
 }
 
 TEST(DepthwiseGemm, ConfigsWithoutTheExtensionKeepGemm) {
-  for (const hw::HwConfig& cfg :
-       {hw::parseConfig(kPynqWithoutTaps, "pynq_without_dwgemm"), hw::loadConfig("tiny")}) {
+  for (const hw::HwConfig& cfg : {hw::parseConfig(kPynqWithoutTaps, "pynq_without_dwgemm"), hw::loadConfig("tiny")}) {
     ASSERT_EQ(cfg.depthwise_taps, 0u) << cfg.name;
     auto dev = driver::createDevice("fsim", cfg);
     std::mt19937 rng(5);

@@ -95,7 +95,7 @@ std::string drawConfigJson(Rng& rng, const std::string& name) {
     uint32_t* pick = e[rng.range(0, 2)];
     if (*pick > 0) --*pick;
   }
-  if (rng.chance(30)) ei = eo = std::min(ei, eo);            // square blocks, which DWGEMM needs
+  if (rng.chance(30)) ei = eo = std::min(ei, eo);             // square blocks, which DWGEMM needs
   auto kib = [&] { return uint64_t(1) << rng.range(0, 6); };  // 1 .. 64 KiB
   const uint64_t acc_kib = kib();
   const uint64_t out_kib = (rng.chance(80) && acc_kib >= 4) ? acc_kib / 4 : kib();
@@ -136,9 +136,8 @@ std::string drawConfigJson(Rng& rng, const std::string& name) {
       "  \"isa\": {\"dram_addr_bits\": " +
       std::to_string(rng.range(16, 32)) + ", \"xfer_size_bits\": " + std::to_string(rng.range(4, 16)) +
       ", \"pad_bits\": " + std::to_string(rng.range(1, 8)) +
-      ", \"loop_iter_bits\": " + std::to_string(rng.range(1, 16)) +
-      ", \"alu_imm_bits\": " + std::to_string(imm_bits) + "}" +
-      (extensions.empty() ? "" : ",\n  \"extensions\": {" + extensions + "}") + "\n}";
+      ", \"loop_iter_bits\": " + std::to_string(rng.range(1, 16)) + ", \"alu_imm_bits\": " + std::to_string(imm_bits) +
+      "}" + (extensions.empty() ? "" : ",\n  \"extensions\": {" + extensions + "}") + "\n}";
   return j;
 }
 

@@ -45,26 +45,26 @@
   X(Error, ERROR, 2, "read: the last run stopped with an error")
 
 // X(Name, SV_NAME, code, meaning and what ERROR_INFO holds). Code 0 is "none".
-#define VDLA_HW_ERRORS(X)                                                                                   \
-  X(Opcode, OPCODE, 1, "unknown opcode")                                                                    \
-  X(Memory, MEMORY, 2, "memory not legal for LOAD/STORE")                                                   \
-  X(AluOp, ALU_OP, 3, "unknown ALU op (REQ, FREQ on a config without their extension)")                     \
-  X(StrayBits, STRAY_BITS, 4, "bits set outside the opcode's fields")                                       \
-  X(Imm, IMM, 5, "ALU imm != 0 without use_imm (except REQ and FREQ, whose imm is an operand)")             \
-  X(Flags, FLAGS, 6, "pop/push flag naming a missing neighbour")                                            \
-  X(Pad, PAD, 7, "padding on STORE or LOAD UOP")                                                            \
-  X(FinishNotLast, FINISH_NOT_LAST, 8, "FINISH before the last instruction")                                \
-  X(NoFinish, NO_FINISH, 9, "last instruction is not FINISH")                                               \
-  X(Empty, EMPTY, 10, "instruction count 0")                                                                \
-  X(SramRange, SRAM_RANGE, 11, "LOAD/STORE SRAM block past the memory (info: end index)")                   \
-  X(UopRange, UOP_RANGE, 12, "uop_begin > uop_end or uop_end > UOP depth (info: uop_end)")                  \
-  X(DstRange, DST_RANGE, 13, "loop nest dst index past ACC (info: the index)")                              \
-  X(SrcRange, SRC_RANGE, 14, "loop nest src index past INP/ACC (info: the index)")                          \
-  X(WgtRange, WGT_RANGE, 15, "loop nest wgt index past WGT (info: the index)")                              \
-  X(AxiRead, AXI_READ, 16, "AXI read response error (info: byte address of the instruction or entry read)") \
-  X(AxiWrite, AXI_WRITE, 17, "AXI write response error (info: byte address of the row written)")            \
-  X(AddrOverflow, ADDR_OVERFLOW, 18, "row address beyond the 32-bit AXI space (info: DRAM entry)")          \
-  X(TokensLeft, TOKENS_LEFT, 19,                                                                            \
+#define VDLA_HW_ERRORS(X)                                                                                        \
+  X(Opcode, OPCODE, 1, "unknown opcode")                                                                         \
+  X(Memory, MEMORY, 2, "memory not legal for LOAD/STORE")                                                        \
+  X(AluOp, ALU_OP, 3, "unknown ALU op (REQ, FREQ on a config without their extension)")                          \
+  X(StrayBits, STRAY_BITS, 4, "bits set outside the opcode's fields")                                            \
+  X(Imm, IMM, 5, "ALU imm != 0 without use_imm (except REQ and FREQ, whose imm is an operand)")                  \
+  X(Flags, FLAGS, 6, "pop/push flag naming a missing neighbour")                                                 \
+  X(Pad, PAD, 7, "padding on STORE or LOAD UOP")                                                                 \
+  X(FinishNotLast, FINISH_NOT_LAST, 8, "FINISH before the last instruction")                                     \
+  X(NoFinish, NO_FINISH, 9, "last instruction is not FINISH")                                                    \
+  X(Empty, EMPTY, 10, "instruction count 0")                                                                     \
+  X(SramRange, SRAM_RANGE, 11, "LOAD/STORE SRAM block past the memory (info: end index)")                        \
+  X(UopRange, UOP_RANGE, 12, "uop_begin > uop_end or uop_end > UOP depth (info: uop_end)")                       \
+  X(DstRange, DST_RANGE, 13, "loop nest dst index past ACC (info: the index)")                                   \
+  X(SrcRange, SRC_RANGE, 14, "loop nest src index past INP/ACC (info: the index)")                               \
+  X(WgtRange, WGT_RANGE, 15, "loop nest wgt index past WGT (info: the index)")                                   \
+  X(AxiRead, AXI_READ, 16, "AXI read response error (info: byte address of the instruction or entry read)")      \
+  X(AxiWrite, AXI_WRITE, 17, "AXI write response error (info: byte address of the row written)")                 \
+  X(AddrOverflow, ADDR_OVERFLOW, 18, "row address beyond the 32-bit AXI space (info: DRAM entry)")               \
+  X(TokensLeft, TOKENS_LEFT, 19,                                                                                 \
     "tokens left at the end (module: compute, whose FINISH ends the run; info: the four counts, one byte each)") \
   X(DwShape, DW_SHAPE, 20, "DWGEMM taps outside [1, depthwise_taps] or stride 0")
 

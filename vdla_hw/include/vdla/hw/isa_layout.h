@@ -41,7 +41,7 @@ class IsaLayout {
   uint32_t uopDstBits() const { return uop_dst_bits_; }
   uint32_t uopSrcBits() const { return uop_src_bits_; }
   uint32_t uopWgtBits() const { return uop_wgt_bits_; }
-  int numAluOps() const { return num_alu_ops_; }  // numAluOps(cfg) of the config it was built for
+  int numAluOps() const { return num_alu_ops_; }              // numAluOps(cfg) of the config it was built for
   uint32_t depthwiseTaps() const { return depthwise_taps_; }  // the config's; 0: no DWGEMM
   // Whether the config has the instruction (DWGEMM only with depthwise_taps).
   bool hasOpcode(Opcode op) const { return op != Opcode::DwGemm || depthwise_taps_ != 0; }
