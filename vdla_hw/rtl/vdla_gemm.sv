@@ -22,6 +22,12 @@
 // depthwise convolution row on one input read per cycle. The pair keeps one
 // activation for both of its products, so the DSP packing is unchanged; only
 // the activation's source and the adders differ.
+`ifdef VERILATOR
+`ifndef VDLA_GEMM_SYNTHESIS_FORM
+`define VDLA_GEMM_SPLIT_MODES
+`endif
+`endif
+
 module vdla_gemm (
     input  logic clk,
     input  logic en_mul,  // inp/wgt valid this cycle
@@ -93,8 +99,23 @@ module vdla_gemm (
       for (int b = 0; b < B; b++)
         for (int o = 0; o < N; o++) sum[(b*N+o)*32+:32] <= tree_sum(b, o);
     end
-    // One multiplier per pair whatever the mode: the activation is selected
-    // before it (two calls in two branches would synthesise two multipliers).
+    // Synthesis: one multiplier per pair whatever the mode, the activation
+    // selected before it (a call in each of two branches would synthesise
+    // two multipliers). The simulator takes the modes apart instead, so that
+    // GEMM's products are computed without the select (it cost a sixth of
+    // the simulator's speed on pynq); both forms are the same function, and
+    // the checked model (VDLA_CYCLE_MODEL_CHECKS=1) simulates the synthesis
+    // form.
+`ifdef VDLA_GEMM_SPLIT_MODES
+    if (en_mul && !(DWT > 1 && dw))
+      for (int b = 0; b < B; b++)
+        for (int k = 0; k < K; k++)
+          for (int p = 0; p < PAIRS; p++)
+            pair_p[(b*K+k)*PAIRS+p] = vdla_mul_pair_pkg::mul_pair(
+                32'(inp[(b*K+k)*8+:8]), 32'(wgt[(p*K+k)*8+:8]),
+                (p + PAIRS < N) ? 32'(wgt[((p + PAIRS < N ? p + PAIRS : p)*K+k)*8+:8]) : 32'd0);
+    else
+`endif
     if (en_mul)
       for (int b = 0; b < B; b++)
         for (int k = 0; k < K; k++)
@@ -114,3 +135,5 @@ module vdla_gemm (
     end
   end
 endmodule
+
+`undef VDLA_GEMM_SPLIT_MODES
