@@ -122,6 +122,17 @@ uint32_t defaultTaps(const hw::HwConfig& base, uint32_t block_in, uint32_t block
   return std::min<uint32_t>(base.depthwise_taps, (block_out + 1) / 2);
 }
 
+// Whether the config's instructions fit their 128 bits (any other problem is
+// left to the validator's message).
+bool isaLayoutFits(const json& j) {
+  try {
+    hw::parseConfig(j.dump(), "config");
+    return true;
+  } catch (const Error& e) {
+    return std::string(e.what()).find("bits but instructions are") == std::string::npos;
+  }
+}
+
 }  // namespace
 
 std::vector<DesignPoint> enumerateDesignSpace(const DesignSpace& s, std::vector<RefusedPoint>* refused) {
@@ -160,6 +171,14 @@ std::vector<DesignPoint> enumerateDesignSpace(const DesignSpace& s, std::vector<
                       j["description"] = "design point of a sweep over " + base.name;
                       hw::HwConfig cfg;
                       try {
+                        // A point whose deeper buffers leave no ALU bit for
+                        // bias_clear keeps the rest of the base's extensions.
+                        if (j.contains("extensions") && j["extensions"].contains("alu_bias_clear") &&
+                            !isaLayoutFits(j)) {
+                          j["extensions"].erase("alu_bias_clear");
+                          j["description"] = j["description"].get<std::string>() +
+                                             " (without alu_bias_clear, whose flag the ALU encoding has no bit for)";
+                        }
                         cfg = hw::parseConfig(j.dump(), "config");
                       } catch (const Error& e) {
                         // "config: field ...": the validator's reason, named by the point.

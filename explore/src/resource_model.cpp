@@ -47,8 +47,14 @@ double lutRam(uint64_t width, uint64_t depth) {
 
 // LUT and FF are fitted over these.
 std::vector<double> linearFeatures(const ResourceFeatures& f) {
-  return {
-      1.0, f.alu_lanes, f.gemm_products, f.axi_bits, f.fused_requant_lanes, f.float_requant_lanes, f.depthwise_window};
+  return {1.0,
+          f.alu_lanes,
+          f.gemm_products,
+          f.axi_bits,
+          f.fused_requant_lanes,
+          f.float_requant_lanes,
+          f.depthwise_window,
+          f.bias_clear_lanes};
 }
 
 // Least squares by the normal equations (few points, few unknowns). A tiny
@@ -113,6 +119,7 @@ ResourceFeatures resourceFeatures(const hw::HwConfig& c) {
   f.fused_requant_lanes = c.fused_requant ? f.alu_lanes : 0.0;
   f.float_requant_lanes = c.float_requant ? f.alu_lanes : 0.0;
   f.depthwise_window = double(c.batch) * c.block_in * c.depthwise_taps;
+  f.bias_clear_lanes = c.alu_bias_clear ? f.alu_lanes : 0.0;
   struct Mem {
     uint64_t width, depth;
     bool lanes;

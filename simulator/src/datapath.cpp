@@ -261,6 +261,7 @@ void Datapath::checkLoopNest(const hw::Instruction& insn, const std::string& whe
     }
   } else if (!insn.use_imm) {
     check(max_src, Memory::Acc, "src (accumulator)");
+    if (insn.bias_clear) check(max_src + 1, Memory::Acc, "src+1 (bias)");
   }
 }
 
@@ -343,6 +344,25 @@ void Datapath::dwgemm(const hw::Instruction& insn, const std::string& where, Exe
   }
 }
 
+// bias_clear: op(ACC[dst] + ACC[src+1], b) goes to OUT[dst] only; ACC[dst]
+// becomes zero. Each lane reads its operands before it writes, so dst may be
+// src or src+1.
+void Datapath::aluBiasClear(const hw::Instruction& insn, uint32_t dst, uint32_t src) {
+  int32_t* a = &acc_[size_t(dst) * acc_entry_];
+  int8_t* out = &out_[size_t(dst) * out_entry_];
+  for (uint32_t e = 0; e < acc_entry_; ++e) {
+    int32_t result;
+    if (insn.use_imm) {
+      result = aluApply(insn.alu_op, a[e], insn.imm, insn.imm);
+    } else {
+      const int32_t b = acc_[size_t(src) * acc_entry_ + e], bias = acc_[size_t(src + 1) * acc_entry_ + e];
+      result = aluApply(insn.alu_op, int32_t(uint32_t(a[e]) + uint32_t(bias)), b, insn.imm);
+    }
+    a[e] = 0;
+    if (e < out_entry_) out[e] = int8_t(uint8_t(uint32_t(result) & 0xff));  // truncation, as narrowToOutput
+  }
+}
+
 void Datapath::alu(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats) {
   checkLoopNest(insn, where);
   const uint64_t uops = insn.uop_end - insn.uop_begin;
@@ -354,6 +374,10 @@ void Datapath::alu(const hw::Instruction& insn, const std::string& where, Execut
         const uint32_t dst = uop_[u].dst + o * insn.dst_factor_out + i * insn.dst_factor_in;
         const uint32_t src = uop_[u].src + o * insn.src_factor_out + i * insn.src_factor_in;
         int32_t* a = &acc_[size_t(dst) * acc_entry_];
+        if (insn.bias_clear) {
+          aluBiasClear(insn, dst, src);
+          continue;
+        }
         if (insn.use_imm) {
           for (uint32_t e = 0; e < acc_entry_; ++e) a[e] = aluApply(insn.alu_op, a[e], insn.imm, insn.imm);
         } else {

@@ -29,6 +29,7 @@ class Datapath {
   void store(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats);
   void gemm(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats);
   void alu(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats);
+  void aluBiasClear(const hw::Instruction& insn, uint32_t dst, uint32_t src);
   void dwgemm(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats);
   void checkCancel(const std::string& where) const;
   // Checks uop_begin/uop_end and that the largest dst/src/wgt index that the

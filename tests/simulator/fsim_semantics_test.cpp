@@ -232,6 +232,62 @@ TEST(FsimAlu, FreqIsRefusedWithoutTheExtension) {
   }
 }
 
+// bias_clear (extension alu_bias_clear): REQ of (acc + bias) with the bias in
+// ACC[src+1], the result in OUT only, the accumulator left at zero; with an
+// immediate operand no bias is read.
+TEST(FsimAlu, BiasClearAddsTheNextEntryWritesOutAndZeroesTheAccumulator) {
+  Rig rig("pynq");
+  ASSERT_TRUE(rig.cfg.alu_bias_clear);
+  std::mt19937_64 rng(17);
+  std::uniform_int_distribution<int32_t> any(INT32_MIN, INT32_MAX), mult(-(1 << 20), 1 << 20), shift(0, 40);
+  const uint32_t k = 3, lanes = rig.accLanes(), n = k * lanes;
+  // a at [0, k); b (operand) at k and bias at k+1 for every vector.
+  std::vector<int32_t> a(n), param(2 * lanes);
+  for (uint32_t i = 0; i < n; ++i) a[i] = any(rng) >> 8;
+  for (uint32_t i = 0; i < lanes; ++i) param[i] = mult(rng) * 64 + shift(rng), param[lanes + i] = any(rng);
+  param[lanes] = INT32_MAX;  // acc + bias wraps in lane 0 of every vector
+  a[0] = a[lanes] = 5;
+  rig.writeAcc(0, a);
+  rig.writeAcc(k, param);
+  const int32_t bounds = int32_t(int16_t(uint16_t(0x7f80)));  // [-128, 127]
+  const uint64_t uop = rig.uploadUops({{0, k, 0}});
+  hw::Instruction req = makeAlu(AluOp::Req, {0, 1, 1, k, 0, 1, 0, 0});  // src stays at k
+  req.imm = bounds;
+  req.bias_clear = true;
+  rig.runStream({makeLoad(Memory::Uop, 0, uop / 4, 1, 1, 1), req, makeFinish()});
+  rig.dram.release(uop);
+  const std::vector<int8_t> out = rig.readOut(0, k);
+  const std::vector<int32_t> acc = rig.readAcc(0, k, k + 2);
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t lane = i % lanes;
+    const int32_t sum = int32_t(uint32_t(a[i]) + uint32_t(param[lanes + lane]));
+    EXPECT_EQ(out[i], int8_t(isaAlu(AluOp::Req, sum, param[lane], bounds))) << "element " << i;
+    EXPECT_EQ(acc[i], 0) << "element " << i;
+  }
+  // The immediate form reads no bias: REQ of the accumulator alone.
+  rig.writeAcc(0, a);
+  const uint64_t uop2 = rig.uploadUops({{0, 0, 0}});
+  hw::Instruction imm_req = makeAluImm(AluOp::Req, {0, 1, 1, k, 0, 1, 0, 0}, 6);
+  imm_req.bias_clear = true;
+  rig.runStream({makeLoad(Memory::Uop, 0, uop2 / 4, 1, 1, 1), imm_req, makeFinish()});
+  rig.dram.release(uop2);
+  const std::vector<int8_t> out2 = rig.readOut(0, k);
+  for (uint32_t i = 0; i < n; ++i) EXPECT_EQ(out2[i], int8_t(isaAlu(AluOp::Req, a[i], 6, 6))) << "element " << i;
+}
+
+TEST(FsimAlu, BiasClearIsRefusedWithoutTheExtension) {
+  const hw::HwConfig tiny = hw::loadConfig("tiny");
+  ASSERT_FALSE(tiny.alu_bias_clear);
+  hw::Instruction add = makeAlu(AluOp::Add, {0, 1, 1, 1, 0, 1, 0, 1});
+  add.bias_clear = true;
+  try {
+    hw::IsaLayout(tiny).encode(add);
+    FAIL() << "bias_clear encoded on tiny";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("alu_bias_clear"), std::string::npos) << e.what();
+  }
+}
+
 TEST(FsimAlu, RandomOperandsMatchIsaReference) {
   Rig rig("tiny");
   std::mt19937_64 rng(77);

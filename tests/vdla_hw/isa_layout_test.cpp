@@ -78,6 +78,7 @@ std::map<Field, uint32_t> expectedWidths(const HwConfig& c, Opcode op) {
       w[Field::DstFactorOut] = w[Field::DstFactorIn] = acc;
       w[Field::SrcFactorOut] = w[Field::SrcFactorIn] = acc;
       w[Field::Imm] = c.alu_imm_bits;
+      if (c.alu_bias_clear) w[Field::BiasClear] = 1;  // extension alu_bias_clear
       break;
     case Opcode::DwGemm:
       w[Field::UopBegin] = uop;
@@ -133,7 +134,7 @@ TEST(IsaLayoutTest, PynqWidthsByHand) {
   EXPECT_EQ(l.usedBits(Opcode::Load), 119u);
   EXPECT_EQ(l.usedBits(Opcode::Store), 119u);
   EXPECT_EQ(l.usedBits(Opcode::Gemm), 127u);
-  EXPECT_EQ(l.usedBits(Opcode::Alu), 127u);  // 4-bit alu_op
+  EXPECT_EQ(l.usedBits(Opcode::Alu), 128u);  // 4-bit alu_op, bias_clear last
   EXPECT_EQ(l.usedBits(Opcode::Finish), 7u);
 }
 
@@ -183,8 +184,10 @@ TEST(IsaLayoutTest, WhyUnencodableIsEmptyForShippedConfigs) {
 
 TEST(IsaLayoutTest, WhyUnencodableExplainsTooWideLayouts) {
   HwConfig c = loadConfig("pynq");
-  c.alu_imm_bits = 18;
+  c.alu_imm_bits = 17;  // 16 fill the 128 bits with bias_clear
   EXPECT_NE(IsaLayout::whyUnencodable(c).find("ALU needs 129 bits"), std::string::npos);
+  c.alu_bias_clear = false;
+  EXPECT_EQ(IsaLayout::whyUnencodable(c), "");
   c = loadConfig("pynq");
   c.acc_bytes = c.output_bytes = 64ull << 20;  // 2^20 entries each
   EXPECT_NE(IsaLayout::whyUnencodable(c), "");

@@ -167,6 +167,10 @@ MAX:
     info = uint32_t(max_src);
     return ERR_SRC_INDEX;
   }
+  if (n.is_alu && n.bias_clear && !n.use_imm && max_src + 1 >= uint64_t(ACC_DEPTH)) {  // the bias, ACC[src+1]
+    info = uint32_t(max_src + 1);
+    return ERR_SRC_INDEX;
+  }
   if (!n.is_alu && !n.reset && max_wgt >= uint64_t(WGT_DEPTH)) {
     info = uint32_t(max_wgt);
     return ERR_WGT_INDEX;
@@ -347,8 +351,11 @@ OUTER:
           for (int c = 0; c < BLOCK_OUT; ++c) {
 #pragma HLS unroll
             const int32_t operand = n.use_imm ? n.imm : acc[s][b][c];
-            const int32_t value = alu_apply(n.alu_op, acc[d][b][c], operand, n.imm);
-            acc[d][b][c] = value;
+            // bias_clear: the bias ACC[s+1] joins the first operand, the
+            // result goes to OUT only and the accumulator restarts at zero.
+            const int32_t bias = (n.bias_clear && !n.use_imm) ? acc[s + 1][b][c] : 0;
+            const int32_t value = alu_apply(n.alu_op, int32_t(uint32_t(acc[d][b][c]) + uint32_t(bias)), operand, n.imm);
+            acc[d][b][c] = n.bias_clear ? 0 : value;
             out[d][b][c] = int8_t(uint32_t(value) & 0xff);
           }
         }

@@ -218,6 +218,7 @@ inline Xfer decode_xfer(const insn_t& i) {
 // GEMM, DWGEMM and ALU: the loop nest over micro-ops.
 struct LoopNest {
   bool is_alu, is_dw, reset, use_imm;
+  bool bias_clear;  // ALU (extension alu_bias_clear): + ACC[src+1] first, result to OUT only, ACC[dst] = 0
   unsigned alu_op;
   uint32_t uop_begin, uop_end, iter_out, iter_in;
   uint32_t dst_out, dst_in, src_out, src_in, wgt_out, wgt_in;
@@ -269,6 +270,7 @@ inline LoopNest decode_loop(const insn_t& i) {
     n.src_out = uint32_t(field<ALU_SRC_FACTOR_OUT_LSB, ALU_SRC_FACTOR_OUT_W>(i));
     n.src_in = uint32_t(field<ALU_SRC_FACTOR_IN_LSB, ALU_SRC_FACTOR_IN_W>(i));
     n.imm = int32_t(signed_field<ALU_IMM_LSB, ALU_IMM_W>(i));
+    n.bias_clear = ALU_BIAS_CLEAR != 0 && field<ALU_BIAS_CLEAR_BIT, 1>(i) != 0;
   }
   return n;
 }

@@ -31,6 +31,9 @@
 // A read op m is never preceded by an op one stage ahead, so no S5 write
 // coincides with the edge at which m loads the register, and its S3 read
 // meets only the write of the op two ahead, which `last_wr` forwards.
+// An ALU with bias_clear (extension alu_bias_clear) also needs ACC[src+1]; a
+// second register, `bias_operand`, follows it the same way, and a miss costs
+// a bias fetch (a bubble op that only reads) ahead of the op.
 // An instruction completes when the pipeline has drained, so LOADs into ACC and
 // the next instruction never overlap it.
 module vdla_compute (
@@ -156,6 +159,10 @@ module vdla_compute (
   wire [3:0] dw_taps = 4'(insn[vdla_pkg::DWGEMM_TAPS_LSB+:vdla_pkg::DWGEMM_TAPS_W]);
   wire [1:0] dw_stride = 2'(insn[vdla_pkg::DWGEMM_STRIDE_LSB+:vdla_pkg::DWGEMM_STRIDE_W]);
   wire tensor_alu = is_alu && !use_imm;
+  // bias_clear (extension alu_bias_clear): the first operand gains ACC[src+1]
+  // (with a tensor operand), the result goes to OUT only and ACC[dst] is zeroed.
+  wire bias_clear = vdla_pkg::ALU_BIAS_CLEAR != 0 && is_alu && insn[vdla_pkg::ALU_BIAS_CLEAR_BIT];
+  wire bias_alu = bias_clear && !use_imm;
 
   // ---------------- control ----------------
   // One cycle after `start` the instruction is checked and dispatched to the
@@ -324,6 +331,10 @@ module vdla_compute (
         idx_err = 1'b1;
         idx_err_code = vdla_pkg::E_SRC_RANGE;
         idx_err_info = s1;
+      end else if (bias_alu && s1 + 32'd1 >= vdla_pkg::ACC_DEPTH) begin
+        idx_err = 1'b1;
+        idx_err_code = vdla_pkg::E_SRC_RANGE;
+        idx_err_info = s1 + 32'd1;
       end
     end
   end
@@ -336,8 +347,18 @@ module vdla_compute (
   wire [vdla_pkg::ACC_IDX_BITS-1:0] s1_src_idx = s1[vdla_pkg::ACC_IDX_BITS-1:0];
   wire s1_opr_hit = opr_tag_valid && opr_tag == s1_src_idx;
   logic s2_valid;
+  // The bias register (bias_clear) works like the operand register, for
+  // ACC[src+1]: bias_tag is the entry it will hold. An op whose bias entry
+  // differs first sends a bias fetch down the pipeline, a bubble that reads
+  // ACC[src+1] in S3 and writes nothing, and waits in S1 meanwhile; like a src
+  // read, the fetch leaves S1 only when no op is one stage ahead.
+  logic bias_tag_valid;
+  logic [vdla_pkg::ACC_IDX_BITS-1:0] bias_tag;
+  wire [vdla_pkg::ACC_IDX_BITS-1:0] s1_bias_idx = s1_src_idx + 1'b1;
+  wire need_bias = s1_live && bias_alu && !idx_err && !(bias_tag_valid && bias_tag == s1_bias_idx);
+  wire bias_issue = need_bias && !s2_valid;
   // A src read in S3 must not meet the dst read of the op one stage ahead.
-  assign s1_stall = s1_live && tensor_alu && !idx_err && !s1_opr_hit && s2_valid;
+  assign s1_stall = need_bias || (s1_live && tensor_alu && !idx_err && !s1_opr_hit && s2_valid);
   wire s1_pass = s1_live && !idx_err && !s1_stall;
   wire load_acc_wr = wr_valid && !ld_uop && cstate == C_LOAD;
   always_ff @(posedge clk) begin
@@ -349,12 +370,21 @@ module vdla_compute (
     end else if (load_acc_wr && wr_addr[vdla_pkg::ACC_IDX_BITS-1:0] == opr_tag) begin
       opr_tag_valid <= 1'b0;
     end
+    if (rst) begin
+      bias_tag_valid <= 1'b0;
+    end else if (bias_issue) begin
+      bias_tag_valid <= 1'b1;
+      bias_tag <= s1_bias_idx;
+    end else if (load_acc_wr && wr_addr[vdla_pkg::ACC_IDX_BITS-1:0] == bias_tag) begin
+      bias_tag_valid <= 1'b0;
+    end
   end
 
   // ---------------- S2..S5 ----------------
   logic s3_valid, s4_valid, s5_valid;
   logic s2_wr, s3_wr, s4_wr, s5_wr, s2_first, s3_first;
   logic s2_opr_hit, s3_opr_hit;  // the op takes ACC[src] from the operand register
+  logic s2_bias_fetch, s3_bias_fetch;  // a bias fetch (no op): reads ACC[src] into the bias register
   logic [vdla_pkg::ACC_IDX_BITS-1:0] s2_dst, s3_dst, s4_dst, s5_dst;
   logic [31:0] s2_src, s3_src;
   logic [31:0] s2_wgt;
@@ -365,13 +395,15 @@ module vdla_compute (
       s4_valid <= 1'b0;
       s5_valid <= 1'b0;
     end else begin
-      s2_valid <= s1_pass;
+      s2_valid <= s1_pass || bias_issue;
       s3_valid <= s2_valid;
       s4_valid <= s3_valid;
       s5_valid <= s4_valid;
     end
-    s2_opr_hit <= s1_opr_hit;
-    s2_wr <= s1_wr;
+    s2_opr_hit <= s1_opr_hit || bias_issue;
+    s2_bias_fetch <= bias_issue;
+    s3_bias_fetch <= s2_bias_fetch;
+    s2_wr <= s1_wr && !bias_issue;
     s3_wr <= s2_wr;
     s4_wr <= s3_wr;
     s5_wr <= s4_wr;
@@ -379,7 +411,7 @@ module vdla_compute (
     s3_first <= s2_first;
     s3_opr_hit <= s2_opr_hit;
     s2_dst <= d1[vdla_pkg::ACC_IDX_BITS-1:0];
-    s2_src <= s1;
+    s2_src <= bias_issue ? s1 + 32'd1 : s1;
     s2_wgt <= w1;
     s3_dst <= s2_dst;
     s3_src <= s2_src;
@@ -412,28 +444,42 @@ module vdla_compute (
       .clk, .we(acc_we), .waddr(acc_waddr), .wdata(acc_wdata), .re(acc_re), .raddr(acc_raddr), .rdata(acc_rdata)
   );
   wire src_read = s3_valid && tensor_alu && !s3_opr_hit;
-  assign acc_re = src_read || (s4_valid && s4_wr);
-  assign acc_raddr = src_read ? s3_src[vdla_pkg::ACC_IDX_BITS-1:0] : s4_dst;
+  wire bias_read = s3_valid && s3_bias_fetch;
+  assign acc_re = src_read || bias_read || (s4_valid && s4_wr);
+  assign acc_raddr = (src_read || bias_read) ? s3_src[vdla_pkg::ACC_IDX_BITS-1:0] : s4_dst;
 
   logic last_wr_valid;
   logic [vdla_pkg::ACC_IDX_BITS-1:0] last_wr_addr;
   logic [ACC_W-1:0] last_wr_data;
   logic [ACC_W-1:0] src_operand;  // the operand register: ACC[opr_idx] as of the op in S5
   logic [vdla_pkg::ACC_IDX_BITS-1:0] opr_idx;
+  logic [ACC_W-1:0] bias_operand;  // the bias register: ACC[bias_idx] as of the op in S5
+  logic [vdla_pkg::ACC_IDX_BITS-1:0] bias_idx;
   logic [vdla_pkg::ACC_IDX_BITS-1:0] s4_src_addr;
-  logic s4_src_pending;
+  logic s4_src_pending, s4_bias_pending;
+  // What the op in S5 writes to ACC: its result, or zero with bias_clear.
+  wire [ACC_W-1:0] acc_result = bias_clear ? '0 : result;
   always_ff @(posedge clk) begin
     s4_src_pending <= src_read;
+    s4_bias_pending <= bias_read;
     s4_src_addr <= s3_src[vdla_pkg::ACC_IDX_BITS-1:0];
     if (s4_src_pending) begin
       src_operand <= (last_wr_valid && last_wr_addr == s4_src_addr) ? last_wr_data : acc_rdata;
       opr_idx <= s4_src_addr;
     end else if (s5_write && s5_dst == opr_idx) begin
-      src_operand <= result;  // the entry it holds is written (GEMM or ALU)
+      src_operand <= acc_result;  // the entry it holds is written (GEMM or ALU)
+    end
+    if (vdla_pkg::ALU_BIAS_CLEAR != 0) begin
+      if (s4_bias_pending) begin
+        bias_operand <= (last_wr_valid && last_wr_addr == s4_src_addr) ? last_wr_data : acc_rdata;
+        bias_idx <= s4_src_addr;
+      end else if (s5_write && s5_dst == bias_idx) begin
+        bias_operand <= acc_result;
+      end
     end
     last_wr_valid <= s5_write;
     last_wr_addr <= s5_dst;
-    if (s5_write) last_wr_data <= result;
+    if (s5_write) last_wr_data <= acc_result;
   end
   wire [ACC_W-1:0] dst_operand = (last_wr_valid && last_wr_addr == s5_dst) ? last_wr_data : acc_rdata;
 
@@ -580,7 +626,8 @@ module vdla_compute (
       result[e*32+:32] = gemm_reset ? 32'd0 : dst_operand[e*32+:32] + gemm_sum[e*32+:32];
       if (!is_mm)
         result[e*32+:32] = alu_lane(
-            alu_op, dst_operand[e*32+:32], use_imm ? imm : src_operand[e*32+:32], imm);
+            alu_op, bias_alu ? dst_operand[e*32+:32] + bias_operand[e*32+:32] : dst_operand[e*32+:32],
+            use_imm ? imm : src_operand[e*32+:32], imm);
     end
     assign out_wdata[e*8+:8] = result[e*32+:8];  // OUT keeps the low byte (truncation)
   end
@@ -603,10 +650,10 @@ module vdla_compute (
   end
   assign acc_we = s5_write ? '1 : (load_acc_wr ? load_lanes : '0);
   assign acc_waddr = s5_write ? s5_dst : wr_addr[vdla_pkg::ACC_IDX_BITS-1:0];
-  assign acc_wdata = s5_write ? result : load_data;
+  assign acc_wdata = s5_write ? acc_result : load_data;
 
   assign out_we = s5_write;
   assign out_waddr = s5_dst;
   assign gemm_fire = s5_valid && is_mm;  // every DWGEMM iteration takes the core for a cycle
-  assign alu_fire = s5_valid && is_alu;
+  assign alu_fire = s5_valid && is_alu && s5_wr;  // not a bias fetch
 endmodule

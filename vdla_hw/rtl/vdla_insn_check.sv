@@ -12,7 +12,9 @@ module vdla_insn_check (
   localparam int LOAD_USED = vdla_pkg::LOAD_X_PAD_RIGHT_LSB + vdla_pkg::LOAD_X_PAD_RIGHT_W;
   localparam int STORE_USED = vdla_pkg::STORE_X_PAD_RIGHT_LSB + vdla_pkg::STORE_X_PAD_RIGHT_W;
   localparam int GEMM_USED = vdla_pkg::GEMM_WGT_FACTOR_IN_LSB + vdla_pkg::GEMM_WGT_FACTOR_IN_W;
-  localparam int ALU_USED = vdla_pkg::ALU_IMM_LSB + vdla_pkg::ALU_IMM_W;
+  // bias_clear (extension alu_bias_clear) is the ALU's last field.
+  localparam int ALU_USED = vdla_pkg::ALU_BIAS_CLEAR != 0 ? vdla_pkg::ALU_BIAS_CLEAR_BIT + 1 :
+      vdla_pkg::ALU_IMM_LSB + vdla_pkg::ALU_IMM_W;
   localparam int DWGEMM_USED = vdla_pkg::DWGEMM_STRIDE_LSB + vdla_pkg::DWGEMM_STRIDE_W;
   localparam int FINISH_USED = vdla_pkg::FINISH_PUSH_NEXT_LSB + vdla_pkg::FINISH_PUSH_NEXT_W;
 

@@ -64,7 +64,7 @@ const std::vector<Group>& groupsOf(Opcode op) {
 const std::map<std::string, Field>& flagWords() {
   static const std::map<std::string, Field> flags = {
       {"pop_prev", Field::PopPrev},   {"pop_next", Field::PopNext}, {"push_prev", Field::PushPrev},
-      {"push_next", Field::PushNext}, {"reset", Field::Reset},
+      {"push_next", Field::PushNext}, {"reset", Field::Reset},      {"bias_clear", Field::BiasClear},
   };
   return flags;
 }
@@ -99,7 +99,10 @@ class LineParser {
       auto eq = w.find('=');
       if (eq == std::string::npos) {
         auto flag = flagWords().find(w);
-        if (flag == flagWords().end() || !hasField(insn.opcode, flag->second))
+        // bias_clear on a config without its extension: encode() below says so.
+        const bool extension_flag =
+            flag != flagWords().end() && flag->second == Field::BiasClear && insn.opcode == Opcode::Alu;
+        if (flag == flagWords().end() || (!hasField(insn.opcode, flag->second) && !extension_flag))
           fail("unknown flag '" + w + "' for " + mnemonic);
         setField(insn, flag->second, 1);
         continue;
@@ -228,6 +231,7 @@ std::string disassemble(const Instruction& insn) {
     }
   }
   if (insn.opcode == Opcode::Gemm && insn.reset) out << " reset";
+  if (insn.opcode == Opcode::Alu && insn.bias_clear) out << " bias_clear";
   if (insn.pop_prev) out << " pop_prev";
   if (insn.pop_next) out << " pop_next";
   if (insn.push_prev) out << " push_prev";

@@ -141,6 +141,7 @@ json hardwareJson(const HwConfig& c) {
   if (c.fused_requant) j["extensions"]["fused_requant"] = true;
   if (c.float_requant) j["extensions"]["float_requant"] = true;
   if (c.depthwise_taps) j["extensions"]["depthwise_taps"] = c.depthwise_taps;
+  if (c.alu_bias_clear) j["extensions"]["alu_bias_clear"] = true;
   return j;
 }
 
@@ -294,6 +295,7 @@ HwConfig parseConfig(const std::string& json_text, const std::string& origin) {
     if (ext.has("depthwise_taps"))
       c.depthwise_taps =
           uint32_t(ext.unsignedInt("depthwise_taps", 0, kMaxDepthwiseTaps, "DWGEMM's taps field is 4 bits"));
+    c.alu_bias_clear = ext.has("alu_bias_clear") && ext.boolean("alu_bias_clear");
     ext.rejectUnknown();
     // FREQ is op 10, after REQ: the ops a config has stay one contiguous range.
     if (c.float_requant && !c.fused_requant)

@@ -9,7 +9,7 @@ namespace {
 
 constexpr uint32_t kOpcodeBits = 3;
 constexpr uint32_t kMemoryBits = 3;
-constexpr uint32_t kAluOpBits = 4;  // 9 ops
+constexpr uint32_t kAluOpBits = 4;  // 11 ops
 constexpr uint32_t kInstructionBits = 128;
 constexpr uint32_t kUopBits = 32;
 constexpr uint32_t kTapsBits = 4;    // DWGEMM taps, 1 .. kMaxDepthwiseTaps
@@ -89,6 +89,8 @@ std::vector<FieldSpec> fieldSpecs(const HwConfig& c, Opcode op) {
                                  {Field::SrcFactorOut, acc_bits},
                                  {Field::SrcFactorIn, acc_bits},
                                  {Field::Imm, c.alu_imm_bits, true}});
+      // Last, so that without the extension the encoding is the base one.
+      if (c.alu_bias_clear) specs.push_back({Field::BiasClear, 1});
       break;
     case Opcode::Finish: break;
   }
@@ -158,6 +160,7 @@ IsaLayout::IsaLayout(const HwConfig& cfg) {
   uop_wgt_bits_ = cfg.indexBits(Memory::Weight);
   num_alu_ops_ = hw::numAluOps(cfg);
   depthwise_taps_ = cfg.depthwise_taps;
+  alu_bias_clear_ = cfg.alu_bias_clear;
   config_name_ = cfg.name;
 }
 
@@ -198,7 +201,7 @@ namespace {
 // REQ and FREQ are the exceptions: their imm always holds the clip bounds
 // or the zero point. An op the
 // config does not have is refused like an unknown one.
-std::string whyInconsistent(const Instruction& insn, int num_alu_ops, uint32_t depthwise_taps,
+std::string whyInconsistent(const Instruction& insn, int num_alu_ops, uint32_t depthwise_taps, bool alu_bias_clear,
                             const std::string& config) {
   if (insn.opcode == Opcode::DwGemm) {
     if (!depthwise_taps)
@@ -214,6 +217,8 @@ std::string whyInconsistent(const Instruction& insn, int num_alu_ops, uint32_t d
     return std::string("ALU op ") + aluOpName(insn.alu_op) + " needs the " +
            (insn.alu_op == AluOp::FReq ? "float_requant" : "fused_requant") + " extension, which config '" + config +
            "' does not enable";
+  if (insn.bias_clear && !alu_bias_clear)
+    return "ALU bias_clear needs the alu_bias_clear extension, which config '" + config + "' does not enable";
   if (!insn.use_imm && insn.imm != 0 && insn.alu_op != AluOp::Req && insn.alu_op != AluOp::FReq)
     return "ALU imm = " + std::to_string(insn.imm) + " must be 0 when use_imm is 0";
   return "";
@@ -231,7 +236,7 @@ EncodedInstruction IsaLayout::encode(const Instruction& insn, const std::string&
     if (!why.empty()) throw Error(prefix(where) + why);
     putBits(bits, f.offset, f.width, uint64_t(v) & mask(f.width));
   }
-  std::string why = whyInconsistent(insn, num_alu_ops_, depthwise_taps_, config_name_);
+  std::string why = whyInconsistent(insn, num_alu_ops_, depthwise_taps_, alu_bias_clear_, config_name_);
   if (!why.empty()) throw Error(prefix(where) + why);
   return bits;
 }
@@ -252,7 +257,7 @@ Instruction IsaLayout::decode(const EncodedInstruction& bits, const std::string&
   }
   if (seen != bits)
     throw Error(prefix(where) + opcodeName(insn.opcode) + " has bits set outside its fields (corrupt instruction?)");
-  std::string why = whyInconsistent(insn, num_alu_ops_, depthwise_taps_, config_name_);
+  std::string why = whyInconsistent(insn, num_alu_ops_, depthwise_taps_, alu_bias_clear_, config_name_);
   if (!why.empty()) throw Error(prefix(where) + why);
   return insn;
 }

@@ -51,6 +51,7 @@ std::vector<Param> collectParams(const HwConfig& c) {
       {"FUSED_REQUANT", c.fused_requant ? 1u : 0u, "extension: ALU op REQ"},
       {"FLOAT_REQUANT", c.float_requant ? 1u : 0u, "extension: ALU op FREQ"},
       {"DEPTHWISE_TAPS", c.depthwise_taps, "extension: DWGEMM window taps (0: no DWGEMM)"},
+      {"ALU_BIAS_CLEAR", c.alu_bias_clear ? 1u : 0u, "extension: the ALU flag bias_clear"},
       {"ALU_OP_LAST", uint64_t(numAluOps(c) - 1), "highest ALU op the config has"},
   };
   const Memory mems[] = {Memory::Uop, Memory::Weight, Memory::Input, Memory::Acc, Memory::Output};
@@ -73,6 +74,13 @@ std::vector<Param> collectParams(const HwConfig& c) {
       p.push_back({n + "_W", f.width, f.is_signed ? "signed" : ""});
     }
   }
+  // The bias_clear flag's bit, 0 without the extension (the flag is then not
+  // encoded and ALU_BIAS_CLEAR gates every use), so that the RTL and HLS name
+  // it on every config.
+  uint64_t bias_clear_bit = 0;
+  for (const BitField& f : layout.fields(Opcode::Alu))
+    if (f.field == Field::BiasClear) bias_clear_bit = f.offset;
+  p.push_back({"ALU_BIAS_CLEAR_BIT", bias_clear_bit, "ALU: the bias_clear flag (with ALU_BIAS_CLEAR)"});
   for (int m = 0; m < kNumMemoryIds; ++m) p.push_back({std::string("MEM_") + memoryName(Memory(m)), uint64_t(m), ""});
   for (int op = 0; op < kNumAluOps; ++op) p.push_back({std::string("ALU_") + aluOpName(AluOp(op)), uint64_t(op), ""});
   return p;

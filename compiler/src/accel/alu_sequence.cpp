@@ -117,8 +117,47 @@ int AluSequence::residualPasses() const {
   return n;
 }
 
+namespace {
+
+// The sequence as vdla.QConv spells it (the header's first form).
+AluSequence buildUnfoldedSequence(const ConvLayer& L, const hw::HwConfig& cfg);
+
+// The bias init (MOV into the accumulators) folded into a lone final pass
+// with a parameter operand, as bias_clear: op(acc + bias, b) is what the
+// init, the GEMMs and the pass computed (wrapping int32 addition commutes).
+AluSequence foldBiasIntoLastPass(AluSequence s, const std::vector<int32_t>& bias, const hw::HwConfig& cfg) {
+  if (!cfg.alu_bias_clear || s.residual_in_acc || s.init.size() != 1 || s.after.size() != 1) return s;
+  const AluPass& init = s.init.front();
+  AluPass& last = s.after.front();
+  if (init.op != hw::AluOp::Mov || init.dst != AluPass::Dst::Acc || last.dst != AluPass::Dst::Acc ||
+      last.src != AluPass::Src::Param || (last.op != hw::AluOp::Req && last.op != hw::AluOp::FReq))
+    return s;
+  // The bias as a vector even when uniform: bias_clear reads it from ACC[src+1].
+  if (init.src == AluPass::Src::Param) {
+    last.bias_param = init.param;
+  } else {
+    last.bias_param = static_cast<int>(s.params.size());
+    s.params.push_back(bias);
+  }
+  s.init.clear();
+  s.bias_clear = true;
+  return s;
+}
+
+}  // namespace
+
 AluSequence buildAluSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
-  if (L.float_requant) return floatRequantSequence(L, cfg);
+  if (L.float_requant) return foldBiasIntoLastPass(floatRequantSequence(L, cfg), L.bias1, cfg);
+  AluSequence s = buildUnfoldedSequence(L, cfg);
+  // The integer form's init holds bias1, or bias2 / mult moved into it.
+  std::vector<int32_t> bias = L.bias1;
+  if (!s.init.empty() && s.init.front().src == AluPass::Src::Imm) bias.assign(bias.size(), s.init.front().imm);
+  return foldBiasIntoLastPass(std::move(s), bias, cfg);
+}
+
+namespace {
+
+AluSequence buildUnfoldedSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
   AluSequence s;
   using Op = hw::AluOp;
   using D = AluPass::Dst;
@@ -201,5 +240,7 @@ AluSequence buildAluSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
   }
   return s;
 }
+
+}  // namespace
 
 }  // namespace vdla::accel

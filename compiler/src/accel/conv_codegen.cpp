@@ -125,12 +125,28 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
   std::vector<const std::vector<int32_t>*> vectors;
   for (const std::vector<int32_t>& v : seq.params) vectors.push_back(&v);
   for (const BorderCorrection& c : corrections) vectors.push_back(&c.values);
-  const int64_t n_params = static_cast<int64_t>(vectors.size()) * OCB;
+  // Vector k of oc block q is parameter entry vector_base[k] + vector_step[k] * q:
+  // a region of OCB entries each, except that a bias_clear pass's operand and
+  // bias alternate in one region of 2 * OCB (the bias is read from ACC[src+1]).
+  std::vector<int64_t> vector_base(vectors.size(), -1), vector_step(vectors.size(), 1);
+  int64_t n_params = 0;
+  for (const AluPass& p : seq.after)
+    if (p.bias_param >= 0) {
+      vector_base[static_cast<size_t>(p.param)] = n_params;
+      vector_base[static_cast<size_t>(p.bias_param)] = n_params + 1;
+      vector_step[static_cast<size_t>(p.param)] = vector_step[static_cast<size_t>(p.bias_param)] = 2;
+      n_params += 2 * OCB;
+    }
+  for (size_t k = 0; k < vectors.size(); ++k)
+    if (vector_base[k] < 0) {
+      vector_base[k] = n_params;
+      n_params += OCB;
+    }
   out.constants.resize(params_at + static_cast<uint64_t>(n_params) * acc_entry, 0);
   for (size_t k = 0; k < vectors.size(); ++k)
     for (int64_t o = 0; o < OCB * cfg.block_out; ++o) {
       const int32_t v = o < L.o ? (*vectors[k])[static_cast<size_t>(o)] : 0;
-      const int64_t entry = static_cast<int64_t>(k) * OCB + o / cfg.block_out;
+      const int64_t entry = vector_base[k] + vector_step[k] * (o / cfg.block_out);
       for (uint32_t bt = 0; bt < cfg.batch; ++bt)
         putI32(out.constants,
                params_at + static_cast<uint64_t>(entry) * acc_entry +
@@ -173,6 +189,23 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
     em.emit(hw::makeLoad(Memory::Acc, static_cast<uint32_t>(param_base), (constants_offset + params_at) / acc_entry, 1,
                          static_cast<uint32_t>(n_params), static_cast<uint32_t>(n_params)),
             Region::Constants);
+
+  if (seq.bias_clear) {
+    // The tiles' accumulators start at zero: each tile's bias_clear pass
+    // zeroes what the tile accumulated, so only the layer's first use of
+    // each half needs this pass.
+    std::vector<hw::Uop> halves;
+    for (int64_t va = 0; va < T; ++va) halves.push_back({static_cast<uint32_t>(va * acc_half), 0, 0});
+    hw::LoopNest l;
+    const auto range = uops.add(halves);
+    l.uop_begin = range.first;
+    l.uop_end = range.second;
+    l.iter_out = static_cast<uint32_t>(plan.oc_blocks);
+    l.iter_in = static_cast<uint32_t>(tile_pixels);
+    l.dst_out = static_cast<uint32_t>(tile_pixels);
+    l.dst_in = 1;
+    em.emit(hw::makeAluImm(hw::AluOp::Mov, l, 0));
+  }
 
   const int64_t row_tiles = ceilDiv(L.oh, plan.rows), col_tiles = ceilDiv(L.ow, plan.cols),
                 oc_tiles = ceilDiv(OCB, plan.oc_blocks);
@@ -242,8 +275,9 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             l.dst_out = static_cast<uint32_t>(tile_pixels);
             l.dst_in = 1;
             if (p.src == AluPass::Src::Param) {
-              u.src = static_cast<uint32_t>(param_base + p.param * OCB + ocb0);
-              l.src_out = 1;
+              const size_t k = static_cast<size_t>(p.param);
+              u.src = static_cast<uint32_t>(param_base + vector_base[k] + vector_step[k] * ocb0);
+              l.src_out = static_cast<uint32_t>(vector_step[k]);
             } else if (p.src == AluPass::Src::Residual) {
               u.src = static_cast<uint32_t>(res_base);
               l.src_out = static_cast<uint32_t>(tile_pixels);
@@ -255,6 +289,7 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             hw::Instruction insn = p.src == AluPass::Src::Imm ? hw::makeAluImm(p.op, l, p.imm) : hw::makeAlu(p.op, l);
             // REQ's clip bounds, FREQ's zero point, beside the tensor operand
             if (p.op == hw::AluOp::Req || p.op == hw::AluOp::FReq) insn.imm = p.imm;
+            insn.bias_clear = p.bias_param >= 0;
             return em.emit(insn);
           };
 
@@ -268,12 +303,14 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             if (acc_pop_pending) em.at(idx.front()).pop_next = true;
             acc_pop_pending = false;
           }
-          for (const AluPass& p : seq.init) {
-            const size_t at = aluPass(p);
+          // The first compute instruction that writes the half (every ACC
+          // write also writes OUT) waits for the store of tile i-T.
+          auto claimPop = [&](size_t at) {
             if (acc_pop_pending) em.at(at).pop_next = true;
             acc_pop_pending = false;
-          }
-          if (acc_pop_pending)
+          };
+          for (const AluPass& p : seq.init) claimPop(aluPass(p));
+          if (acc_pop_pending && !seq.bias_clear)
             throw std::logic_error("layer '" + L.name + "': a tile starts with neither a load nor an ALU pass");
           // What the zero padding of this tile's border outputs lacks.
           for (size_t k = 0; k < corrections.size(); ++k) {
@@ -282,7 +319,7 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             const int64_t c0 = std::max(bc.cols.first, ow0), c1 = std::min(bc.cols.first + bc.cols.count, ow0 + cols);
             if (r0 >= r1 || c0 >= c1) continue;
             const uint32_t dst = static_cast<uint32_t>(acc_base + (r0 - oh0) * plan.cols + (c0 - ow0));
-            const uint32_t src = static_cast<uint32_t>(param_base + int64_t(seq.params.size() + k) * OCB + ocb0);
+            const uint32_t src = static_cast<uint32_t>(param_base + vector_base[seq.params.size() + k] + ocb0);
             hw::LoopNest l;
             std::vector<hw::Uop> kernel;
             if (r1 - r0 == 1 || c1 - c0 == 1) {
@@ -306,7 +343,7 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             const auto range = uops.add(kernel);
             l.uop_begin = range.first;
             l.uop_end = range.second;
-            em.emit(hw::makeAlu(hw::AluOp::Add, l));
+            claimPop(em.emit(hw::makeAlu(hw::AluOp::Add, l)));
           }
 
           // Input window of the tile and the padding the DMA adds around it.
@@ -375,7 +412,7 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
               Instruction insn = depthwiseGemm(L, t, range.first, range.second);
               insn.pop_prev = true;
               insn.push_prev = j <= J - 1 - T;
-              em.emit(insn);
+              claimPop(em.emit(insn));
               continue;
             }
             std::vector<hw::Uop> kernel;
@@ -400,7 +437,7 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             Instruction gemm = hw::makeGemm(l);
             gemm.pop_prev = true;
             gemm.push_prev = j <= J - 1 - T;
-            em.emit(gemm);
+            claimPop(em.emit(gemm));
           }
 
           size_t last_alu = 0;

@@ -50,6 +50,7 @@ LayerBlocks layerBlocks(const ConvLayer& L, const hw::HwConfig& cfg) {
   b.alu_cycles_per_vector = 0;
   for (const auto* passes : {&seq.init, &seq.after})
     for (const AluPass& pass : *passes) b.alu_cycles_per_vector += pass.src == AluPass::Src::Residual ? 2 : 1;
+  b.bias_clear = seq.bias_clear;
   b.residual_region = L.residual && !seq.residual_in_acc;
   b.dwgemm = whyNoDepthwiseGemm(L, cfg).empty();
   return b;
@@ -181,6 +182,9 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
         const double transfers = cols == L.ow ? 1 : double(oc * rows);
         double alu =
             double(b.alu_cycles_per_vector) * double(oc * rows * p.cols) + double(b.alu_passes) * kPipelineOverhead;
+        // bias_clear: each oc block's bias fetch and operand read (three
+        // cycles, against one for an operand alone).
+        if (b.bias_clear) alu += 2.0 * double(oc);
         if (L.residual) alu += transfers * kDmaOverhead + out_bytes / bus;
         const double store = transfers * kDmaOverhead + out_bytes / bus;
         e.alu_cycles += tiles * alu;
@@ -210,6 +214,8 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
     serial += alu;
   }
   double fill = 2 * kDmaOverhead + double(b.param_vectors) * 64 / bus + double(uops) * 4 / bus;
+  // bias_clear: the pass that zeroes each half's tile once.
+  if (b.bias_clear) fill += double(T * p.oc_blocks * p.rows * p.cols) + kPipelineOverhead;
   // Weights that stay load once into each half a load tile uses (a layer of
   // one load tile fills one half).
   const int64_t load_tiles = b.batch_groups * rs.tiles() * cs.tiles() * os.tiles() * is.tiles();

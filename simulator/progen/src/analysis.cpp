@@ -57,6 +57,7 @@ void countStatic(const Instruction& i, ProgramFeatures& f) {
   } else if (i.opcode == Opcode::Alu) {
     (i.use_imm ? f.alu_imm : f.alu_tensor)[int(i.alu_op)]++;
     if (i.use_imm && i.imm < 0) f.alu_negative_imm++;
+    f.alu_bias_clear += i.bias_clear && !i.use_imm;
     if (i.use_imm && (i.alu_op == hw::AluOp::Shr || i.alu_op == hw::AluOp::Rshr) && (i.imm < -31 || i.imm > 31))
       f.alu_shift_clamped++;
   }

@@ -439,7 +439,9 @@ class Generator {
         need[kLoadModule] = std::max<uint64_t>(need[kLoadModule], uint64_t(wgt_[x.wgt].writer + 1));
       }
       if (!gemm)
-        internalCheck(acc_defined_[x.dst] && (insn.use_imm || acc_defined_[x.src]), "ALU reads an undefined entry");
+        internalCheck(acc_defined_[x.dst] && (insn.use_imm || acc_defined_[x.src]) &&
+                          (!insn.bias_clear || insn.use_imm || acc_defined_[x.src + 1]),
+                      "ALU reads an undefined entry");
       need[kStoreModule] = std::max<uint64_t>(need[kStoreModule], uint64_t(out_[x.dst].reader + 1));
     }
     const int64_t idx = emit(insn, -1, need);
@@ -717,10 +719,16 @@ class Generator {
       if (opts_.alu_ops & (1u << i)) ops.push_back(AluOp(i));
     const AluOp op = ops[rng_.below(ops.size())];
     const bool use_imm = rng_.chance(0.5);
+    // bias_clear with a tensor operand also reads ACC[src+1], the bias.
+    const bool bias_clear = cfg_.alu_bias_clear && rng_.chance(0.3);
+    const bool bias = bias_clear && !use_imm;
     hw::LoopNest l;
-    bool found =
-        findUops([&](const hw::Uop& u) { return acc_win_.contains(u.dst) && (use_imm || acc_win_.contains(u.src)); },
-                 l.uop_begin, l.uop_end);
+    bool found = findUops(
+        [&](const hw::Uop& u) {
+          return acc_win_.contains(u.dst) &&
+                 (use_imm || (acc_win_.contains(u.src) && (!bias || acc_win_.contains(u.src + 1))));
+        },
+        l.uop_begin, l.uop_end);
     if (!found) return false;
     uint64_t max_dst = 0, max_src = 0;
     for (uint32_t u = l.uop_begin; u < l.uop_end; ++u) {
@@ -734,7 +742,8 @@ class Generator {
       l.src_out = anyValue(cfg_.indexBits(Memory::Acc));
       l.src_in = anyValue(cfg_.indexBits(Memory::Acc));
     } else {
-      pickFactors(l.iter_out, l.iter_in, max_src, acc_win_.end(), cfg_.indexBits(Memory::Acc), l.src_out, l.src_in);
+      pickFactors(l.iter_out, l.iter_in, max_src, acc_win_.end() - (bias ? 1 : 0), cfg_.indexBits(Memory::Acc),
+                  l.src_out, l.src_in);
       // Often one operand vector for the whole inner loop (and sometimes for
       // the outer one too), as with per-channel parameters: consecutive
       // micro-ops read the same ACC entry while the dst loop may pass over it.
@@ -746,6 +755,7 @@ class Generator {
     Instruction insn = use_imm ? hw::makeAluImm(op, l, pickImm(op)) : hw::makeAlu(op, l);
     if (op == AluOp::Req && !use_imm) insn.imm = pickImm(AluOp::Clip);              // its clip bounds
     if (op == AluOp::FReq && !use_imm) insn.imm = clampImm(rng_.range(-128, 127));  // its zero point
+    insn.bias_clear = bias_clear;
     if (!opts_.alu_self_overlap && selfOverlaps(insn)) return false;
     emitLoop(insn);
     return true;
@@ -757,6 +767,7 @@ class Generator {
     std::set<uint32_t> written;
     for (const Touch& t : touches(insn)) {
       if (written.count(t.dst) || (!insn.use_imm && written.count(t.src))) return true;
+      if (insn.bias_clear && !insn.use_imm && written.count(t.src + 1)) return true;
       written.insert(t.dst);
     }
     return false;

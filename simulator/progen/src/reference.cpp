@@ -308,13 +308,25 @@ class Interpreter {
     loopNest(insn, [&](uint64_t d, uint64_t s, uint64_t) {
       checkIndex(d, Memory::Acc, "dst");
       if (!insn.use_imm) checkIndex(s, Memory::Acc, "src");
-      if (!acc_ok_[d] || (!insn.use_imm && !acc_ok_[s])) fail("ALU reads an entry the program did not write");
+      const bool bias = insn.bias_clear && !insn.use_imm;  // ACC[src+1] joins the first operand
+      if (bias) checkIndex(s + 1, Memory::Acc, "src+1 (bias)");
+      if (!acc_ok_[d] || (!insn.use_imm && !acc_ok_[s]) || (bias && !acc_ok_[s + 1]))
+        fail("ALU reads an entry the program did not write");
       for (uint32_t k = 0; k < B_ * BO_; ++k) {
         const int32_t b = insn.use_imm ? insn.imm : acc_[s * B_ * BO_ + k];
         int32_t& a = acc_[d * B_ * BO_ + k];
-        a = aluReference(insn.alu_op, a, b, insn.imm);
+        if (insn.bias_clear) {
+          const uint32_t first = uint32_t(a) + (bias ? uint32_t(acc_[(s + 1) * B_ * BO_ + k]) : 0u);
+          out_[d * B_ * BO_ + k] = int8_t(uint8_t(uint32_t(aluReference(insn.alu_op, int32_t(first), b, insn.imm))));
+          a = 0;
+        } else {
+          a = aluReference(insn.alu_op, a, b, insn.imm);
+        }
       }
-      writeOut(d);
+      if (insn.bias_clear)
+        out_ok_[d] = true;  // OUT holds the result, ACC the zero
+      else
+        writeOut(d);
     });
   }
 

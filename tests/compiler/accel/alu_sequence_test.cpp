@@ -304,8 +304,9 @@ void floatRequantLike(ConvLayer& L, std::mt19937& rng) {
 }
 
 TEST(AluSequence, FloatRequantIsMovAndOneFreq) {
-  const hw::HwConfig zcu104 = hw::loadConfig("zcu104");
+  hw::HwConfig zcu104 = hw::loadConfig("zcu104");
   ASSERT_TRUE(zcu104.float_requant);
+  zcu104.alu_bias_clear = false;  // BiasClearFoldsTheBiasIntoTheLastPass covers it
   std::mt19937 rng(21);
   ConvLayer L = test::randomLayer(rng, false);
   floatRequantLike(L, rng);
@@ -324,6 +325,55 @@ TEST(AluSequence, FloatRequantIsMovAndOneFreq) {
   ASSERT_EQ(s.after.size(), 2u);
   EXPECT_EQ(s.after[1].op, AluOp::Clip);
   EXPECT_THROW(buildAluSequence(L, baseIsaPynq()), std::logic_error);
+}
+
+// With alu_bias_clear the bias init disappears into a lone REQ or FREQ: the
+// same passes otherwise, the bias a vector (also when uniform) beside the
+// operand. Sequences with more than one final pass keep their init.
+TEST(AluSequence, BiasClearFoldsTheBiasIntoTheLastPass) {
+  std::mt19937 rng(23);
+  int folded = 0, kept = 0;
+  for (const char* name : {"pynq", "zcu104"}) {
+    const hw::HwConfig with = hw::loadConfig(name);
+    ASSERT_TRUE(with.alu_bias_clear) << name;
+    hw::HwConfig without = with;
+    without.alu_bias_clear = false;
+    for (int k = 0; k < 20; ++k) {
+      ConvLayer L = test::randomLayer(rng, false);
+      if (std::string(name) == "zcu104") {
+        floatRequantLike(L, rng);
+        L.clip_lo = k % 3 == 0 ? 0 : -128;  // a narrower range adds a CLIP: no fold
+        L.clip_hi = 127;
+        if (k % 4 == 1) std::fill(L.bias1.begin(), L.bias1.end(), 7);  // uniform: a MOV immediate unfolded
+      } else {
+        requantLikeTheQuantiser(L, rng, /*allow_wide=*/k % 2 == 1);
+      }
+      const AluSequence a = buildAluSequence(L, without), b = buildAluSequence(L, with);
+      ASSERT_EQ(a.after.size(), b.after.size());
+      const bool lone = a.init.size() == 1 && a.init[0].op == AluOp::Mov && a.after.size() == 1 &&
+                        (a.after[0].op == AluOp::Req || a.after[0].op == AluOp::FReq);
+      if (!lone) {
+        ++kept;
+        EXPECT_FALSE(b.bias_clear) << name << " layer " << k;
+        EXPECT_EQ(b.init.size(), a.init.size());
+        EXPECT_EQ(b.after[0].bias_param, -1);
+        continue;
+      }
+      ++folded;
+      EXPECT_TRUE(b.bias_clear);
+      EXPECT_TRUE(b.init.empty());
+      EXPECT_EQ(b.after[0].op, a.after[0].op);
+      EXPECT_EQ(b.after[0].imm, a.after[0].imm);
+      EXPECT_EQ(b.params[size_t(b.after[0].param)], a.params[size_t(a.after[0].param)]);
+      ASSERT_GE(b.after[0].bias_param, 0);
+      const std::vector<int32_t>& bias = b.params[size_t(b.after[0].bias_param)];
+      ASSERT_EQ(bias.size(), size_t(L.o));
+      for (size_t o = 0; o < bias.size(); ++o)
+        EXPECT_EQ(bias[o], a.init[0].src == AluPass::Src::Imm ? a.init[0].imm : a.params[size_t(a.init[0].param)][o]);
+    }
+  }
+  EXPECT_GE(folded, 15);
+  EXPECT_GE(kept, 5);
 }
 
 // FREQ on every backend (fsim, the RTL, the HLS C simulation) against the

@@ -36,6 +36,7 @@ ProgramFeatures sumFeatures(const std::string& config, int seeds, const ProgenOp
     total.gemm_accumulate += f.gemm_accumulate;
     total.dwgemm_strided += f.dwgemm_strided;
     total.dwgemm_short_runs += f.dwgemm_short_runs;
+    total.alu_bias_clear += f.alu_bias_clear;
     total.empty_ops += f.empty_ops;
     total.alu_src_repeats += f.alu_src_repeats;
     total.alu_src_repeats_rewritten += f.alu_src_repeats_rewritten;
@@ -104,6 +105,15 @@ TEST(ProgenCoverage, PynqProgramsCoverDwgemm) {
   EXPECT_GT(f.opcodes[int(hw::Opcode::DwGemm)], 50u);
   EXPECT_GT(f.dwgemm_strided, 10u);
   EXPECT_GT(f.dwgemm_short_runs, 0u);
+}
+
+// With alu_bias_clear, ALUs carry the flag with a tensor operand (the bias read
+// from ACC[src+1]); without it (tiny) never.
+TEST(ProgenCoverage, PynqProgramsCoverBiasClear) {
+  ASSERT_TRUE(hw::loadConfig("pynq").alu_bias_clear);
+  EXPECT_GT(sumFeatures("pynq", 100).alu_bias_clear, 20u);
+  ASSERT_FALSE(hw::loadConfig("tiny").alu_bias_clear);
+  EXPECT_EQ(sumFeatures("tiny", 50).alu_bias_clear, 0u);
 }
 
 TEST(ProgenCoverage, OptionsRestrictTheProgram) {

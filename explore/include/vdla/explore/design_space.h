@@ -12,6 +12,9 @@
 // array can hold it (square blocks, one multiplier pair per tap: at most
 // ceil(block_out / 2) taps) and goes without it elsewhere; listed values are
 // applied as given (the validator refuses the ones a point cannot hold).
+// The base's alu_bias_clear stays on wherever the ALU encoding has a bit left
+// for its flag (deeper buffers widen the ALU's index fields) and is dropped
+// elsewhere.
 #pragma once
 
 #include <cstdint>

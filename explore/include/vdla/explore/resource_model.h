@@ -35,6 +35,8 @@ struct ResourceFeatures {
   // DWGEMM: input bytes of the window (batch * block_in * depthwise_taps),
   // each with its activation select, window register and column adder input
   double depthwise_window = 0;
+  // alu_bias_clear: ALU lanes with the bias register and the adder before the op
+  double bias_clear_lanes = 0;
   double bram36 = 0;       // block RAM of the memories and command queues
   double lutram_luts = 0;  // memories too shallow for block RAM
 };

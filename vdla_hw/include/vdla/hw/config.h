@@ -57,6 +57,11 @@ struct HwConfig {
   // block_in == block_out and at most ceil(block_out / 2) taps (one multiplier
   // pair of the GEMM core per tap).
   uint32_t depthwise_taps = 0;
+  // alu_bias_clear: the ALU flag bias_clear, with which an op adds the bias
+  // ACC[src+1] to ACC[dst] first, writes its result to OUT only and leaves
+  // ACC[dst] zero, so that a convolution's bias needs no pass of its own
+  // (docs/isa.md).
+  bool alu_bias_clear = false;
 
   // 64-bit FNV-1a of the canonical form of every hardware-relevant field
   // (everything but name and description). The hardware exposes it; the

@@ -93,6 +93,12 @@ struct Instruction {
   uint32_t wgt_factor_out = 0, wgt_factor_in = 0;
   AluOp alu_op = AluOp::Min;
   bool use_imm = false;  // ALU: second operand is `imm` instead of acc[src]
+  // ALU (extension alu_bias_clear): the op's first operand is ACC[dst] +
+  // ACC[src+1] (wrapping int32; ACC[dst] alone with use_imm), its result goes
+  // to OUT[dst] only, and ACC[dst] becomes zero. A convolution's bias then
+  // rides in its requantisation pass, and the zeroed accumulators are the
+  // next tile's initial value.
+  bool bias_clear = false;
   int32_t imm = 0;
 
   bool operator==(const Instruction& o) const;

@@ -25,6 +25,7 @@
   X(Reset, reset)                 \
   X(AluOp, alu_op)                \
   X(UseImm, use_imm)              \
+  X(BiasClear, bias_clear)        \
   X(UopBegin, uop_begin)          \
   X(UopEnd, uop_end)              \
   X(IterOut, iter_out)            \

@@ -45,6 +45,7 @@ class IsaLayout {
   uint32_t depthwiseTaps() const { return depthwise_taps_; }  // the config's; 0: no DWGEMM
   // Whether the config has the instruction (DWGEMM only with depthwise_taps).
   bool hasOpcode(Opcode op) const { return op != Opcode::DwGemm || depthwise_taps_ != 0; }
+  bool hasAluBiasClear() const { return alu_bias_clear_; }  // the ALU flag bias_clear (extension alu_bias_clear)
 
   // Packs an instruction; throws vdla::Error naming the field if a value does
   // not fit. `where` prefixes the message (e.g. "instruction 12").
@@ -69,6 +70,7 @@ class IsaLayout {
   uint32_t uop_dst_bits_, uop_src_bits_, uop_wgt_bits_;
   int num_alu_ops_;
   uint32_t depthwise_taps_;  // 0: DWGEMM is refused  // numAluOps(cfg): ops beyond the config's extensions are refused
+  bool alu_bias_clear_;      // false: ALU bias_clear is refused
   std::string config_name_;
 };
 

@@ -12,6 +12,9 @@
 //   acc = R (LOAD ACC8) ; acc *= residual_mult (a MULSHR with residual_shift) ; acc += bias1 ; acc += GEMM ;
 //   acc = MULSHR(acc, mult, shift2) ; acc = CLIP(acc)
 // so no separate residual region or residual pass is needed.
+// On a config with alu_bias_clear the bias init and a lone REQ or FREQ become
+// one REQ/FREQ with bias_clear, which adds the bias and leaves the
+// accumulators zero for the next tile: one ALU pass per output vector.
 // Passes with a neutral parameter are dropped; a per-channel parameter whose
 // values are all equal and fit the immediate field becomes an immediate, the
 // others are vectors kept in the accumulator memory for the whole layer.
@@ -34,14 +37,22 @@ struct AluPass {
   Src src = Src::Imm;
   int32_t imm = 0;  // Src::Imm: the operand; REQ: its clip bounds
   int param = -1;   // index into AluSequence::params for Src::Param
+  // bias_clear (extension alu_bias_clear): the params vector added to the
+  // accumulator first, kept in the entry after the operand's (conv_codegen
+  // interleaves the two per oc block); the pass writes OUT and zeroes ACC.
+  int bias_param = -1;
 };
 
 struct AluSequence {
   std::vector<std::vector<int32_t>> params;  // per-channel vectors, each [o]
   bool residual_in_acc = false;              // R is loaded into the accumulators first
-  std::vector<AluPass> init;                 // before the first GEMM of a tile, in order
-  std::vector<AluPass> after;                // after the last GEMM, in order
-  int residualPasses() const;                // passes that read the residual region
+  // The last pass is a bias_clear pass that takes the bias: `init` is empty,
+  // a tile's accumulators must start at zero and end at zero (conv_codegen
+  // zeroes them once per layer).
+  bool bias_clear = false;
+  std::vector<AluPass> init;   // before the first GEMM of a tile, in order
+  std::vector<AluPass> after;  // after the last GEMM, in order
+  int residualPasses() const;  // passes that read the residual region
 };
 
 AluSequence buildAluSequence(const ConvLayer& layer, const hw::HwConfig& cfg);

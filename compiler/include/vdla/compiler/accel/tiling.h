@@ -81,6 +81,10 @@ struct LayerBlocks {
   // its one read port, two cycles; parameter vectors stay in the operand
   // register, one (docs/hardware.md, "ALU with a tensor operand").
   int alu_cycles_per_vector;
+  // The last pass is a bias_clear pass (alu_sequence.h): its operand and bias
+  // load into two registers per oc block, and the layer zeroes its tiles'
+  // accumulators once.
+  bool bias_clear;
   bool residual_region;  // R needs its own ACC region beside the tile's
   bool dwgemm;           // the layer has a DWGEMM form on the config (depthwise_gemm.h)
 };
