@@ -8,6 +8,7 @@
 #include "vdla/compiler/accel/alu_sequence.h"
 #include "vdla/compiler/accel/border_correction.h"
 #include "vdla/compiler/accel/depthwise_gemm.h"
+#include "vdla/hw/dram_timing.h"
 
 namespace vdla::accel {
 
@@ -17,6 +18,19 @@ constexpr double kDmaOverhead = kDmaOverheadCycles;
 constexpr double kPipelineOverhead = kPipelineOverheadCycles;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Cycles to move `rows` DRAM rows of `row_bytes` each. Every row is its own
+// INCR bursts (at most kMaxBurstBeats beats), and the load and store engines
+// keep at most kMaxOutstandingBursts in flight: a burst holds its slot for the
+// DRAM latency and its beats, so rows shorter than about a quarter of the
+// latency leave the bus idle.
+double transferCycles(double rows, double row_bytes, double bus, double latency) {
+  if (rows <= 0 || row_bytes <= 0) return 0;
+  const double beats = std::ceil(row_bytes / bus);
+  const double bursts = std::ceil(beats / hw::kMaxBurstBeats);
+  const double per_burst = beats / bursts;
+  return rows * bursts * std::max(per_burst, (latency + per_burst) / hw::kMaxOutstandingBursts);
+}
 
 // Extents of a tiled dimension: `count` full tiles of `size` and maybe one edge.
 struct Split {
@@ -134,6 +148,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   e.fits = true;
 
   const double bus = cfg.axi_data_bits / 8.0;
+  const hw::DramTiming dram = hw::defaultDramTiming(cfg);
   const double inp_entry = cfg.entryBytes(hw::Memory::Input), wgt_entry = cfg.entryBytes(hw::Memory::Weight);
   const double out_entry = cfg.entryBytes(hw::Memory::Output);
   double overlapped = 0, serial = 0;
@@ -164,7 +179,11 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
           const int64_t planes = dw ? oc : ic;  // input transfers of the load tile
           const double inp_bytes = double(planes * ih * iw) * inp_entry;
           const double wgt_bytes = weights_stay ? 0.0 : double(oc * ic * wgt_per_block) * wgt_entry;
-          const double ld = double(planes + (weights_stay ? 0 : 1)) * kDmaOverhead + (inp_bytes + wgt_bytes) / bus;
+          const double ld = double(planes + (weights_stay ? 0 : 1)) * kDmaOverhead +
+                            transferCycles(double(planes * ih), double(iw) * inp_entry, bus, dram.read_latency) +
+                            (weights_stay ? 0.0
+                                          : transferCycles(double(oc), double(ic * wgt_per_block) * wgt_entry, bus,
+                                                           dram.read_latency));
           // GEMM: a micro-op per tap, block and output vector. DWGEMM: an
           // iteration per input pixel of each output row, per kernel row
           // and oc block (the kernel's columns are its window).
@@ -186,7 +205,11 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
         // cycles, against one for an operand alone).
         if (b.bias_clear) alu += 2.0 * double(oc);
         if (L.residual) alu += transfers * kDmaOverhead + out_bytes / bus;
-        const double store = transfers * kDmaOverhead + out_bytes / bus;
+        // Whole rows go out as one plane per oc block, narrower tiles a row at a time.
+        const double store =
+            transfers * kDmaOverhead +
+            (cols == L.ow ? transferCycles(double(oc), double(rows * cols) * out_entry, bus, dram.write_latency)
+                          : transferCycles(double(oc * rows), double(cols) * out_entry, bus, dram.write_latency));
         e.alu_cycles += tiles * alu;
         e.store_cycles += tiles * store;
         e.dram_bytes += tiles * out_bytes * (L.residual ? 2 : 1);

@@ -36,16 +36,6 @@ std::vector<std::optional<hw::Instruction>> decodeProgram(const hw::HwConfig& cf
 
 }  // namespace
 
-DramTiming defaultDramTiming(const hw::HwConfig& cfg) {
-  DramTiming t;
-  t.bytes_per_cycle = cfg.axi_data_bits / 8.0;
-  const bool fast_clock = cfg.clock_mhz > 150;
-  t.read_latency = fast_clock ? 48 : 32;
-  t.write_latency = fast_clock ? 24 : 16;
-  t.max_outstanding = 8;
-  return t;
-}
-
 std::vector<std::string> cycleSimConfigs() {
   std::vector<std::string> names;
   for (const CycleModelEntry& e : cycleModels()) names.push_back(e.config_name);

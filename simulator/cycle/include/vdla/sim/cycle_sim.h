@@ -22,23 +22,16 @@
 #include <vector>
 
 #include "vdla/hw/config.h"
+#include "vdla/hw/dram_timing.h"
 #include "vdla/sim/dram.h"
 #include "vdla/sim/execution_stats.h"
 
 namespace vdla::sim {
 
-// Timing of the DRAM behind the AXI port, in accelerator clock cycles.
-struct DramTiming {
-  uint32_t read_latency = 32;    // address accepted -> first data beat
-  uint32_t write_latency = 16;   // last data beat -> write response
-  uint32_t max_outstanding = 8;  // bursts in flight per direction
-  double bytes_per_cycle = 8;    // per direction; at most one beat per cycle
-};
-
-// The board's defaults: a Zynq-7000 HP port at 100 MHz (pynq, tiny) is 64 bits
-// with ~32 cycles of read latency; Zynq UltraScale+ HP ports (ultra96, zcu104)
-// are 128 bits at 200-250 MHz, where the same DRAM latency is ~48 cycles.
-DramTiming defaultDramTiming(const hw::HwConfig& cfg);
+// Timing of the DRAM behind the AXI port (vdla/hw/dram_timing.h), and the
+// boards' defaults.
+using hw::defaultDramTiming;
+using hw::DramTiming;
 
 struct CycleSimOptions {
   uint64_t max_cycles = 2'000'000'000;  // a run that reaches this stops with an error
