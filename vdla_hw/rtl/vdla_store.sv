@@ -42,8 +42,8 @@ module vdla_store (
   localparam int AXI_LOG2 = $clog2(AXI / 8);
   localparam int ENTRY_LOG2 = $clog2(vdla_pkg::OUT_ENTRY_BITS / 8);
   localparam int BPE = vdla_pkg::OUT_ENTRY_BITS / AXI;  // beats per entry
-  localparam int MAX_BURST = 32;
-  localparam int MAX_OUTSTANDING = 4;
+  localparam int MAX_BURST = vdla_pkg::AXI_MAX_BURST;
+  localparam int MAX_OUTSTANDING = vdla_pkg::AXI_MAX_OUTSTANDING;
 
   initial begin
     if (vdla_pkg::OUT_ENTRY_BITS < AXI) $error("store assumes an OUT entry of at least one AXI beat");

@@ -322,7 +322,7 @@ module vdla_top (
   // is longer than the largest MAX_BURST of the masters (32 beats) or crosses
   // 4 KiB; the write beats of each accepted burst number its awlen + 1 with
   // wlast on the last (the lengths of accepted bursts wait in a FIFO).
-  localparam int CHK_MAX_BURST = 32;
+  localparam int CHK_MAX_BURST = vdla_pkg::AXI_MAX_BURST;
   logic chk_ar_wait, chk_aw_wait;
   logic [31:0] chk_araddr, chk_awaddr;
   logic [7:0] chk_arlen, chk_awlen;

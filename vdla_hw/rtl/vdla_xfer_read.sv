@@ -54,8 +54,8 @@ module vdla_xfer_read (
 );
   localparam int AXI_BYTES = vdla_pkg::AXI_DATA_BITS / 8;
   localparam int AXI_LOG2 = $clog2(AXI_BYTES);
-  localparam int MAX_BURST = 32;
-  localparam int MAX_OUTSTANDING = 4;
+  localparam int MAX_BURST = vdla_pkg::AXI_MAX_BURST;
+  localparam int MAX_OUTSTANDING = vdla_pkg::AXI_MAX_OUTSTANDING;
 
   // Latched instruction
   logic [31:0] ys, xs, stride;

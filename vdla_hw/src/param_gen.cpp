@@ -5,6 +5,7 @@
 #include <sstream>
 #include <vector>
 
+#include "vdla/hw/dram_timing.h"
 #include "vdla/hw/interface_table.h"
 #include "vdla/hw/isa_layout.h"
 #include "vdla/hw/registers.h"
@@ -53,6 +54,8 @@ std::vector<Param> collectParams(const HwConfig& c) {
       {"DEPTHWISE_TAPS", c.depthwise_taps, "extension: DWGEMM window taps (0: no DWGEMM)"},
       {"ALU_BIAS_CLEAR", c.alu_bias_clear ? 1u : 0u, "extension: the ALU flag bias_clear"},
       {"ALU_OP_LAST", uint64_t(numAluOps(c) - 1), "highest ALU op the config has"},
+      {"AXI_MAX_BURST", kMaxBurstBeats, "DMA: beats per INCR burst at most"},
+      {"AXI_MAX_OUTSTANDING", kMaxOutstandingBursts, "DMA: bursts in flight per engine at most"},
   };
   const Memory mems[] = {Memory::Uop, Memory::Weight, Memory::Input, Memory::Acc, Memory::Output};
   for (Memory m : mems) {
