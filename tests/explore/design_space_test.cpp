@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "vdla/hw/config.h"
 #include "vdla/hw/error.h"
 
 namespace vdla::explore {
@@ -109,6 +113,35 @@ TEST(DesignSpaceTest, DepthwiseWindowFollowsTheArray) {
   EXPECT_EQ(refused[0].name, "b1-16x32-i4-w4-a16-u32-axi32-100mhz-dw3");
   EXPECT_NE(refused[0].reason.find("block_in == gemm.block_out"), std::string::npos) << refused[0].reason;
   EXPECT_EQ(parseDesignSpace(designSpaceToJson(s), "x").depthwise_taps, s.depthwise_taps);
+}
+
+// alu_bias_clear's flag is the ALU's last bit: a point whose deeper buffers
+// leave none for it keeps the rest of the base and goes without the flag.
+TEST(DesignSpaceTest, BiasClearStaysWhereTheAluEncodingHasABitForIt) {
+  hw::HwConfig base = hw::loadConfig("pynq");
+  ASSERT_TRUE(base.alu_bias_clear);
+  // 17 immediate bits and a 64 KiB accumulator: 125 ALU bits with the flag;
+  // at 128 KiB (one index bit more in four fields) 129 with it, 128 without.
+  nlohmann::json j = nlohmann::json::parse(hw::configToJson(base));
+  j.erase("derived");
+  j["name"] = "pynq-imm17";
+  j["isa"]["alu_imm_bits"] = 17;
+  j["buffers_kib"]["accumulator"] = 64;
+  j["buffers_kib"]["output"] = 16;
+  const std::string path = ::testing::TempDir() + "/pynq-imm17.json";
+  std::ofstream(path) << j.dump();
+  DesignSpace s;
+  s.base = path;
+  s.acc_kib = {64, 128};
+  std::vector<RefusedPoint> refused;
+  const std::vector<DesignPoint> points = enumerateDesignSpace(s, &refused);
+  ASSERT_EQ(points.size(), 2u) << (refused.empty() ? "" : refused[0].reason);
+  EXPECT_TRUE(points[0].config.alu_bias_clear) << points[0].config.name;
+  EXPECT_EQ(points[0].config.depthwise_taps, base.depthwise_taps);
+  EXPECT_FALSE(points[1].config.alu_bias_clear) << points[1].config.name;
+  EXPECT_EQ(points[1].config.depthwise_taps, base.depthwise_taps);
+  EXPECT_TRUE(points[1].config.fused_requant);
+  EXPECT_NE(points[1].config.description.find("without alu_bias_clear"), std::string::npos);
 }
 
 TEST(DesignSpaceTest, ClockCapMovesFasterPointsToRefused) {
