@@ -160,6 +160,7 @@ for mem in m.values():
     h=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["derived"]["hash"])' "$TMP/$c.json")
     must 0 config show "$c"
     match "$OUT" "^config $c \\(hash $h\\)"
+    match "$OUT" "^  ext      "  # the datapath extensions, or none
     # A shipped file and the built-in of the same name are the same config.
     must 0 config show "$SHIPPED/$c.json" --json
     json 'assert d["derived"]["hash"] == argv[0], (d["derived"]["hash"], argv[0])' "$OUT" "$h"

@@ -1,5 +1,6 @@
 // vdla config check FILE... | show FILE | list
 #include <iostream>
+#include <string>
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
@@ -16,7 +17,15 @@ void printSummary(const hw::HwConfig& c) {
             << " -> int" << c.acc_bits << ", " << c.macsPerCycle() << " MACs/cycle, "
             << 2.0 * double(c.macsPerCycle()) * c.clock_mhz / 1000.0 << " GOPS peak\n"
             << "  axi      " << c.axi_data_bits << " bits\n"
-            << "  queues   command " << c.command_queue_depth << ", token " << c.token_queue_depth << "\n"
+            << "  queues   command " << c.command_queue_depth << ", token " << c.token_queue_depth << "\n";
+  // Datapath extensions (docs/isa.md, "Configuration").
+  std::string ext;
+  auto add = [&](const std::string& e) { ext += (ext.empty() ? "" : ", ") + e; };
+  if (c.fused_requant) add("fused_requant (REQ)");
+  if (c.float_requant) add("float_requant (FREQ)");
+  if (c.depthwise_taps) add("depthwise_taps " + std::to_string(c.depthwise_taps) + " (DWGEMM)");
+  if (c.alu_bias_clear) add("alu_bias_clear (ALU flag bias_clear)");
+  std::cout << "  ext      " << (ext.empty() ? "none (the base ISA)" : ext) << "\n"
             << "  memory   entry bytes   depth   index bits\n";
   for (hw::Memory m : {hw::Memory::Uop, hw::Memory::Weight, hw::Memory::Input, hw::Memory::Acc, hw::Memory::Output}) {
     std::printf("  %-6s %12u %7u %12u\n", hw::memoryName(m), c.entryBytes(m), c.depth(m), c.indexBits(m));
