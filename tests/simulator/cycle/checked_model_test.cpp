@@ -81,9 +81,9 @@ TEST_F(CheckedModel, ABrokenInvariantStopsTheRunWithTheAssertion) {
     s << in.rdbuf();
     text = s.str();
   }
-  const std::string from = "localparam int MAX_BURST = 32;";
+  const std::string from = "localparam int MAX_BURST = vdla_pkg::AXI_MAX_BURST;";
   ASSERT_NE(text.find(from), std::string::npos) << "vdla_xfer_read.sv no longer declares " << from;
-  text.replace(text.find(from), from.size(), "localparam int MAX_BURST = 64;");
+  text.replace(text.find(from), from.size(), "localparam int MAX_BURST = 2 * vdla_pkg::AXI_MAX_BURST;");
   std::ofstream(rtl) << text;
   ::setenv("VDLA_CYCLE_MODEL_KIT", kit.c_str(), 1);
   struct Unset {
