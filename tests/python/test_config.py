@@ -7,7 +7,7 @@ import pytest
 
 import vdla
 
-SHIPPED = {"pynq", "tiny", "ultra96", "zcu104"}
+SHIPPED = {"pynq", "pynq-classic", "tiny", "ultra96", "zcu104"}
 
 
 PUBLIC = {"Artifact", "Config", "Error", "Evaluation", "Exploration", "Model", "Profile", "Session", "compile",

@@ -36,7 +36,7 @@ std::string readFile(const std::string& path) {
 // ---- shipped configs ----
 
 TEST(ConfigTest, BuiltinNamesAreExactlyTheShippedFiles) {
-  EXPECT_EQ(builtinConfigNames(), (std::vector<std::string>{"pynq", "tiny", "ultra96", "zcu104"}));
+  EXPECT_EQ(builtinConfigNames(), (std::vector<std::string>{"pynq", "pynq-classic", "tiny", "ultra96", "zcu104"}));
   EXPECT_EQ(builtinConfigText("nonexistent"), nullptr);
   EXPECT_STREQ(kDefaultConfigName, "pynq");
 }

@@ -218,7 +218,7 @@ TEST_P(ShippedOnDemand, MatchesFsimOnRandomPrograms) {
   compareWithFsim(cfg, 7200, 40, ProgenOptions{});
 }
 
-INSTANTIATE_TEST_SUITE_P(Configs, ShippedOnDemand, ::testing::Values("ultra96", "zcu104"));
+INSTANTIATE_TEST_SUITE_P(Configs, ShippedOnDemand, ::testing::Values("pynq-classic", "ultra96", "zcu104"));
 
 }  // namespace
 }  // namespace vdla::cycletest
