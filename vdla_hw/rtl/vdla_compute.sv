@@ -118,8 +118,17 @@ module vdla_compute (
   wire [vdla_pkg::LOAD_Y_PAD_BOTTOM_W-1:0] pad_bottom = insn[vdla_pkg::LOAD_Y_PAD_BOTTOM_LSB+:vdla_pkg::LOAD_Y_PAD_BOTTOM_W];
   wire [vdla_pkg::LOAD_X_PAD_LEFT_W-1:0] pad_left = insn[vdla_pkg::LOAD_X_PAD_LEFT_LSB+:vdla_pkg::LOAD_X_PAD_LEFT_W];
   wire [vdla_pkg::LOAD_X_PAD_RIGHT_W-1:0] pad_right = insn[vdla_pkg::LOAD_X_PAD_RIGHT_LSB+:vdla_pkg::LOAD_X_PAD_RIGHT_W];
-  wire [63:0] block_end = 64'(sram_base) + (64'(pad_top) + 64'(y_size) + 64'(pad_bottom)) *
-      (64'(pad_left) + 64'(x_size) + 64'(pad_right));
+  // The padded block's size at the widths its fields allow (a 64-bit product
+  // would take ten DSPs and wide adders).
+  localparam int ROWS_W = ((vdla_pkg::LOAD_Y_SIZE_W > vdla_pkg::LOAD_Y_PAD_TOP_W) ? vdla_pkg::LOAD_Y_SIZE_W :
+                                                                                   vdla_pkg::LOAD_Y_PAD_TOP_W) + 2;
+  localparam int COLS_W = ((vdla_pkg::LOAD_X_SIZE_W > vdla_pkg::LOAD_X_PAD_LEFT_W) ? vdla_pkg::LOAD_X_SIZE_W :
+                                                                                    vdla_pkg::LOAD_X_PAD_LEFT_W) + 2;
+  wire [ROWS_W-1:0] block_rows = ROWS_W'(pad_top) + ROWS_W'(y_size) + ROWS_W'(pad_bottom);
+  wire [COLS_W-1:0] block_cols = COLS_W'(pad_left) + COLS_W'(x_size) + COLS_W'(pad_right);
+  localparam int AREA_W = ROWS_W + COLS_W;
+  wire [AREA_W-1:0] block_area = AREA_W'(block_rows) * AREA_W'(block_cols);
+  wire [63:0] block_end = 64'(sram_base) + 64'(block_area);
   wire [63:0] load_depth = ld_uop ? 64'(vdla_pkg::UOP_DEPTH) : 64'(vdla_pkg::ACC_DEPTH);
   wire [3:0] load_entry_log2 = ld_uop ? 4'($clog2(vdla_pkg::UOP_ENTRY_BITS / 8)) :
       (ld_acc8 ? 4'($clog2(vdla_pkg::ACC8_ENTRY_BITS / 8)) : 4'($clog2(vdla_pkg::ACC_ENTRY_BITS / 8)));
@@ -484,16 +493,22 @@ module vdla_compute (
   wire [ACC_W-1:0] dst_operand = (last_wr_valid && last_wr_addr == s5_dst) ? last_wr_data : acc_rdata;
 
   // One lane of the vector ALU: a = op(a, b) on int32, as docs/isa.md defines
-  // it. Shift amounts are clamped to [-31, 31]; RSHR rounds half up, computed
-  // in 33 bits so that a + 2^(s-1) cannot overflow.
+  // it. Shift amounts are clamped to [-31, 31]; RSHR rounds half up.
   //
   // MUL and MULSHR share one signed 32x32 multiplier: MUL keeps the low 32
   // bits of a*b, MULSHR multiplies by m = b >>> 6 and shifts the 64-bit
-  // product right by s = b[5:0] with rounding (|a*m| < 2^56, so product plus
-  // rounding term fits 64 bits). CLIP reads its bounds as two signed bytes of
-  // b. REQ (extension fused_requant) is MULSHR followed by CLIP with the
-  // bounds of the instruction's immediate `c`: the clip comparators take the
-  // multiplier's result instead of `a`.
+  // product right by s = b[5:0] with rounding (|a*m| < 2^56). CLIP reads its
+  // bounds as two signed bytes of b. REQ (extension fused_requant) is MULSHR
+  // followed by CLIP with the bounds of the instruction's immediate `c`: the
+  // clip comparators take the multiplier's result instead of `a`.
+  //
+  // One right shifter serves SHR, RSHR, MULSHR and REQ. Each op shifts by one
+  // less than its amount k >= 1, so that rounding half up becomes an increment
+  // and a final halving, (x + 2^(k-1)) >> k == ((x >> (k-1)) + 1) >> 1 (floor
+  // division twice), and a plain SHR is the final halving alone. No rounding
+  // constant is built and added at 64 bits, and of the shifted value only the
+  // 33 bits that the 32-bit results come from are formed: by yosys, a few
+  // hundred LUTs less per lane than a shifter and a rounding adder per op.
   //
   // A function, not a module, so that S5 calls it only in the branch of the
   // result mux that selects it: synthesis builds the same combinational lanes
@@ -506,10 +521,12 @@ module vdla_compute (
                                                   input logic signed [31:0] b, input logic signed [31:0] c);
     logic signed [31:0] s;
     logic [4:0] left, right;
-    logic signed [32:0] rounded;
     logic signed [31:0] factor, mul_a;
-    logic signed [63:0] product, mulshr_round, mulshr_sum, mulshr_y;
-    logic [5:0] mulshr_shift;
+    logic signed [63:0] product, shr_in;
+    logic [5:0] mulshr_shift, shr_amount;
+    logic [32:0] shifted, shifted_inc;  // bits [32:0] of shr_in >>> shr_amount, and that plus 1
+    logic signed [31:0] mulshr_y;
+    logic mulshr_like, less;
     logic signed [31:0] clip_in, clip_bounds, clip_lo, clip_hi, clip_raised;
     logic req;
     logic freq, freq_negative;
@@ -526,7 +543,6 @@ module vdla_compute (
     s = (b > 31) ? 32'sd31 : ((b < -31) ? -32'sd31 : b);
     left = 5'(-s);
     right = 5'(s);
-    rounded = 33'(a) + (33'sd1 <<< (right - 5'd1));
 
     req = vdla_pkg::FUSED_REQUANT != 0 && op == OpW'(vdla_pkg::ALU_REQ);
     freq = vdla_pkg::FLOAT_REQUANT != 0 && op == OpW'(vdla_pkg::ALU_FREQ);
@@ -563,9 +579,15 @@ module vdla_compute (
     mul_a = freq ? $signed(32'(mant_a)) : a;  // all signed: MULSHR's b >>> 6 stays arithmetic
     product = 64'(mul_a) * 64'(factor);
     mulshr_shift = b[5:0];
-    mulshr_round = (mulshr_shift == 6'd0) ? 64'sd0 : (64'sd1 <<< (mulshr_shift - 6'd1));
-    mulshr_sum = product + mulshr_round;
-    mulshr_y = mulshr_sum >>> mulshr_shift;
+    // The shared right shifter (see above): the product for MULSHR and REQ,
+    // a sign-extended for SHR and RSHR, each by its amount minus one (the
+    // amount-0 cases take other paths below).
+    mulshr_like = op == OpW'(vdla_pkg::ALU_MULSHR) || req;
+    shr_in = mulshr_like ? product : {{32{a[31]}}, a};
+    shr_amount = mulshr_like ? (mulshr_shift - 6'd1) : 6'(right - 5'd1);
+    shifted = 33'(shr_in >>> shr_amount);
+    shifted_inc = shifted + 33'd1;
+    mulshr_y = (mulshr_shift == 6'd0) ? product[31:0] : shifted_inc[32:1];
 
     freq_y = 43'sd0;
     if (vdla_pkg::FLOAT_REQUANT != 0) begin
@@ -593,24 +615,26 @@ module vdla_compute (
       freq_y = (freq_negative ? -(43'(freq_q)) : 43'(freq_q)) + 43'(c);  // yosys reads -43'(x) as a cast to size -43
     end
 
-    clip_in = req ? mulshr_y[31:0] : a;
+    clip_in = req ? mulshr_y : a;
     clip_bounds = req ? c : b;
     clip_lo = 32'(signed'(clip_bounds[7:0]));
     clip_hi = 32'(signed'(clip_bounds[15:8]));
     clip_raised = (clip_in < clip_lo) ? clip_lo : clip_in;
+    less = a < b;
 
     case (op)
-      OpW'(vdla_pkg::ALU_MIN): alu_lane = (a < b) ? a : b;
-      OpW'(vdla_pkg::ALU_MAX): alu_lane = (a > b) ? a : b;
+      // MIN and MAX share one comparator (with a == b both give a)
+      OpW'(vdla_pkg::ALU_MIN): alu_lane = less ? a : b;
+      OpW'(vdla_pkg::ALU_MAX): alu_lane = less ? b : a;
       OpW'(vdla_pkg::ALU_ADD): alu_lane = a + b;
       OpW'(vdla_pkg::ALU_MUL): alu_lane = product[31:0];
-      OpW'(vdla_pkg::ALU_SHR): alu_lane = (s < 0) ? (a <<< left) : (a >>> right);
-      OpW'(vdla_pkg::ALU_RSHR): alu_lane = (s < 0) ? (a <<< left) : ((s == 0) ? a : 32'(rounded >>> right));
+      OpW'(vdla_pkg::ALU_SHR): alu_lane = (s < 0) ? (a <<< left) : ((s == 0) ? a : shifted[32:1]);
+      OpW'(vdla_pkg::ALU_RSHR): alu_lane = (s < 0) ? (a <<< left) : ((s == 0) ? a : shifted_inc[32:1]);
       OpW'(vdla_pkg::ALU_CLIP): alu_lane = (clip_raised > clip_hi) ? clip_hi : clip_raised;
       // without the extension op 9 is refused before it runs; MOV's value
       // keeps the base hardware's lanes exactly
       OpW'(vdla_pkg::ALU_REQ): alu_lane = req ? ((clip_raised > clip_hi) ? clip_hi : clip_raised) : b;
-      OpW'(vdla_pkg::ALU_MULSHR): alu_lane = mulshr_y[31:0];
+      OpW'(vdla_pkg::ALU_MULSHR): alu_lane = mulshr_y;
       OpW'(vdla_pkg::ALU_FREQ):
       alu_lane = !freq ? b : ((freq_y < -43'sd128) ? -32'sd128 : ((freq_y > 43'sd127) ? 32'sd127 : 32'(freq_y)));
       default: alu_lane = b;  // MOV

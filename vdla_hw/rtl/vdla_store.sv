@@ -64,7 +64,9 @@ module vdla_store (
   wire [31:0] y_size = 32'(insn[vdla_pkg::STORE_Y_SIZE_LSB+:vdla_pkg::STORE_Y_SIZE_W]);
   wire [31:0] x_size = 32'(insn[vdla_pkg::STORE_X_SIZE_LSB+:vdla_pkg::STORE_X_SIZE_W]);
   wire [31:0] x_stride = 32'(insn[vdla_pkg::STORE_X_STRIDE_LSB+:vdla_pkg::STORE_X_STRIDE_W]);
-  wire [63:0] entries = 64'(y_size) * 64'(x_size);
+  // at the fields' widths (a 64-bit product would take ten DSPs)
+  localparam int ENTRIES_W = vdla_pkg::STORE_Y_SIZE_W + vdla_pkg::STORE_X_SIZE_W;
+  wire [63:0] entries = 64'(ENTRIES_W'(y_size) * ENTRIES_W'(x_size));
   wire [63:0] block_end = 64'(sram_base) + entries;
 
   logic checking, busy;
