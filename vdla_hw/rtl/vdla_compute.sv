@@ -502,13 +502,14 @@ module vdla_compute (
   // followed by CLIP with the bounds of the instruction's immediate `c`: the
   // clip comparators take the multiplier's result instead of `a`.
   //
-  // One right shifter serves SHR, RSHR, MULSHR and REQ. Each op shifts by one
-  // less than its amount k >= 1, so that rounding half up becomes an increment
-  // and a final halving, (x + 2^(k-1)) >> k == ((x >> (k-1)) + 1) >> 1 (floor
-  // division twice), and a plain SHR is the final halving alone. No rounding
-  // constant is built and added at 64 bits, and of the shifted value only the
-  // 33 bits that the 32-bit results come from are formed: by yosys, a few
-  // hundred LUTs less per lane than a shifter and a rounding adder per op.
+  // One right shifter serves SHR and RSHR (their left shifts too), MULSHR
+  // and REQ. Each op shifts by one less than its amount k >= 1, so that
+  // rounding half up becomes an increment and a final halving,
+  // (x + 2^(k-1)) >> k == ((x >> (k-1)) + 1) >> 1 (floor division twice),
+  // and a plain SHR is the final halving alone. No rounding constant is built
+  // and added at 64 bits, and of the shifted value only the 33 bits that the
+  // 32-bit results come from are formed, instead of a shifter and a rounding
+  // adder per op (docs/hardware.md, Resources, has what it saved).
   //
   // A function, not a module, so that S5 calls it only in the branch of the
   // result mux that selects it: synthesis builds the same combinational lanes
@@ -581,10 +582,13 @@ module vdla_compute (
     mulshr_shift = b[5:0];
     // The shared right shifter (see above): the product for MULSHR and REQ,
     // a sign-extended for SHR and RSHR, each by its amount minus one (the
-    // amount-0 cases take other paths below).
+    // amount-0 cases take other paths below). SHR and RSHR by s < 0 shift
+    // left by L = -s, which is the same shifter on a * 2^32 by 32 - L:
+    // (a * 2^32) >>> (32 - L) == a * 2^L exactly (|a| <= 2^31, L <= 31), and
+    // its low 32 bits are the result; by one less, the amount is 31 - L.
     mulshr_like = op == OpW'(vdla_pkg::ALU_MULSHR) || req;
-    shr_in = mulshr_like ? product : {{32{a[31]}}, a};
-    shr_amount = mulshr_like ? (mulshr_shift - 6'd1) : 6'(right - 5'd1);
+    shr_in = mulshr_like ? product : ((s < 0) ? {a, 32'd0} : {{32{a[31]}}, a});
+    shr_amount = mulshr_like ? (mulshr_shift - 6'd1) : ((s < 0) ? 6'(5'd31 - left) : 6'(right - 5'd1));
     shifted = 33'(shr_in >>> shr_amount);
     shifted_inc = shifted + 33'd1;
     mulshr_y = (mulshr_shift == 6'd0) ? product[31:0] : shifted_inc[32:1];
@@ -628,8 +632,8 @@ module vdla_compute (
       OpW'(vdla_pkg::ALU_MAX): alu_lane = less ? b : a;
       OpW'(vdla_pkg::ALU_ADD): alu_lane = a + b;
       OpW'(vdla_pkg::ALU_MUL): alu_lane = product[31:0];
-      OpW'(vdla_pkg::ALU_SHR): alu_lane = (s < 0) ? (a <<< left) : ((s == 0) ? a : shifted[32:1]);
-      OpW'(vdla_pkg::ALU_RSHR): alu_lane = (s < 0) ? (a <<< left) : ((s == 0) ? a : shifted_inc[32:1]);
+      OpW'(vdla_pkg::ALU_SHR): alu_lane = (s == 0) ? a : shifted[32:1];
+      OpW'(vdla_pkg::ALU_RSHR): alu_lane = (s == 0) ? a : ((s < 0) ? shifted[32:1] : shifted_inc[32:1]);
       OpW'(vdla_pkg::ALU_CLIP): alu_lane = (clip_raised > clip_hi) ? clip_hi : clip_raised;
       // without the extension op 9 is refused before it runs; MOV's value
       // keeps the base hardware's lanes exactly
