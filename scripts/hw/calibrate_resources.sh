@@ -7,9 +7,11 @@
 #
 #   scripts/hw/calibrate_resources.sh [--redo] [CONFIG...]
 #
-# Default configs: the shipped ones (tiny, pynq, ultra96, zcu104) and those in
-# scripts/hw/calibration/. Afterwards rebuild, and `vdla explore --calibration`
-# prints the model's error on every point.
+# Default configs: the shipped ones (tiny, pynq, pynq-classic, ultra96,
+# zcu104) and those in scripts/hw/calibration/. Configs given on the command
+# line are measured in that order; several runs may share the data file (one
+# per core). Afterwards rebuild, and `vdla explore --calibration` prints the
+# model's error on every point.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 DATA=$ROOT/explore/data/resource_calibration.json
@@ -23,7 +25,7 @@ for a in "$@"; do
   esac
 done
 if ((${#configs[@]} == 0)); then
-  configs=(tiny pynq ultra96 zcu104 "$ROOT"/scripts/hw/calibration/*.json)
+  configs=(tiny pynq pynq-classic ultra96 zcu104 "$ROOT"/scripts/hw/calibration/*.json)
 fi
 
 measured() {  # measured DATA CONFIG_FILE: exit 0 when the data has this exact config
@@ -48,7 +50,9 @@ for c in "${configs[@]}"; do
   bash "$ROOT/scripts/hw/resources.sh" "$file" --json --out "$out" > "$out/result.json" || rc=$?
   # 0 fits, 1 does not fit: both are measurements; 2 is an error.
   if ((rc == 2)); then echo "calibrate: resources.sh failed for $name" >&2; exit 2; fi
-  /usr/bin/python3 - "$DATA" "$file" "$out/result.json" <<'EOF'
+  # Under a lock on the data file: several runs of this script (one per core)
+  # may finish points at the same time.
+  flock "$DATA" /usr/bin/python3 - "$DATA" "$file" "$out/result.json" <<'EOF'
 import json, sys
 data_path, cfg_path, result_path = sys.argv[1:]
 data = json.load(open(data_path))
