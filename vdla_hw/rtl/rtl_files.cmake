@@ -9,6 +9,7 @@ set(VDLA_RTL_SOURCES
   ${VDLA_RTL_DIR}/vdla_sequencer.sv
   ${VDLA_RTL_DIR}/vdla_insn_check.sv
   ${VDLA_RTL_DIR}/vdla_fetch.sv
+  ${VDLA_RTL_DIR}/vdla_load_range.sv
   ${VDLA_RTL_DIR}/vdla_xfer_read.sv
   ${VDLA_RTL_DIR}/vdla_beat_writer.sv
   ${VDLA_RTL_DIR}/vdla_load.sv

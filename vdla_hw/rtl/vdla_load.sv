@@ -62,17 +62,11 @@ module vdla_load #(
   wire [vdla_pkg::LOAD_Y_PAD_BOTTOM_W-1:0] pad_bottom = insn[vdla_pkg::LOAD_Y_PAD_BOTTOM_LSB+:vdla_pkg::LOAD_Y_PAD_BOTTOM_W];
   wire [vdla_pkg::LOAD_X_PAD_LEFT_W-1:0] pad_left = insn[vdla_pkg::LOAD_X_PAD_LEFT_LSB+:vdla_pkg::LOAD_X_PAD_LEFT_W];
   wire [vdla_pkg::LOAD_X_PAD_RIGHT_W-1:0] pad_right = insn[vdla_pkg::LOAD_X_PAD_RIGHT_LSB+:vdla_pkg::LOAD_X_PAD_RIGHT_W];
-  // The padded block's size at the widths its fields allow (a 64-bit product
-  // would take ten DSPs and wide adders).
-  localparam int ROWS_W = ((vdla_pkg::LOAD_Y_SIZE_W > vdla_pkg::LOAD_Y_PAD_TOP_W) ? vdla_pkg::LOAD_Y_SIZE_W :
-                                                                                   vdla_pkg::LOAD_Y_PAD_TOP_W) + 2;
-  localparam int COLS_W = ((vdla_pkg::LOAD_X_SIZE_W > vdla_pkg::LOAD_X_PAD_LEFT_W) ? vdla_pkg::LOAD_X_SIZE_W :
-                                                                                    vdla_pkg::LOAD_X_PAD_LEFT_W) + 2;
-  wire [ROWS_W-1:0] block_rows = ROWS_W'(pad_top) + ROWS_W'(y_size) + ROWS_W'(pad_bottom);
-  wire [COLS_W-1:0] block_cols = COLS_W'(pad_left) + COLS_W'(x_size) + COLS_W'(pad_right);
-  localparam int AREA_W = ROWS_W + COLS_W;
-  wire [AREA_W-1:0] block_area = AREA_W'(block_rows) * AREA_W'(block_cols);
-  wire [63:0] block_end = 64'(sram_base) + 64'(block_area);
+  logic [63:0] block_end;
+  vdla_load_range range (
+      .sram_base, .y_size, .x_size, .pad_top(32'(pad_top)), .pad_bottom(32'(pad_bottom)), .pad_left(32'(pad_left)),
+      .pad_right(32'(pad_right)), .block_end
+  );
   wire [63:0] depth = is_wgt ? 64'(vdla_pkg::WGT_DEPTH) : 64'(vdla_pkg::INP_DEPTH);
 
   logic checking, engine_start;
