@@ -122,24 +122,30 @@ namespace {
 // The sequence as vdla.QConv spells it (the header's first form).
 AluSequence buildUnfoldedSequence(const ConvLayer& L, const hw::HwConfig& cfg);
 
-// The bias init (MOV into the accumulators) folded into a lone final pass
-// with a parameter operand, as bias_clear: op(acc + bias, b) is what the
-// init, the GEMMs and the pass computed (wrapping int32 addition commutes).
-AluSequence foldBiasIntoLastPass(AluSequence s, const std::vector<int32_t>& bias, const hw::HwConfig& cfg) {
-  if (!cfg.alu_bias_clear || s.residual_in_acc || s.init.size() != 1 || s.after.size() != 1) return s;
-  const AluPass& init = s.init.front();
+// The bias's own pass folded into a lone final pass with a parameter
+// operand, as bias_clear: op(acc + bias, b) is what the bias pass, the GEMMs
+// and the final pass computed (wrapping int32 addition commutes). The bias
+// pass is the MOV that starts a tile or, when the tile starts from the
+// residual loaded into its accumulators, the ADD after the residual's
+// scaling: that load overwrites what the previous bias_clear pass zeroed.
+AluSequence foldBiasIntoLastPass(AluSequence s, size_t channels, const hw::HwConfig& cfg) {
+  if (!cfg.alu_bias_clear || s.init.empty() || s.after.size() != 1) return s;
+  const AluPass& init = s.init.back();
   AluPass& last = s.after.front();
-  if (init.op != hw::AluOp::Mov || init.dst != AluPass::Dst::Acc || last.dst != AluPass::Dst::Acc ||
-      last.src != AluPass::Src::Param || (last.op != hw::AluOp::Req && last.op != hw::AluOp::FReq))
+  const bool bias_pass =
+      s.residual_in_acc ? init.op == hw::AluOp::Add : s.init.size() == 1 && init.op == hw::AluOp::Mov;
+  if (!bias_pass || init.dst != AluPass::Dst::Acc || init.src == AluPass::Src::Residual ||
+      last.dst != AluPass::Dst::Acc || last.src != AluPass::Src::Param ||
+      (last.op != hw::AluOp::Req && last.op != hw::AluOp::FReq))
     return s;
   // The bias as a vector even when uniform: bias_clear reads it from ACC[src+1].
   if (init.src == AluPass::Src::Param) {
     last.bias_param = init.param;
   } else {
     last.bias_param = static_cast<int>(s.params.size());
-    s.params.push_back(bias);
+    s.params.push_back(std::vector<int32_t>(channels, init.imm));
   }
-  s.init.clear();
+  s.init.pop_back();
   s.bias_clear = true;
   return s;
 }
@@ -147,12 +153,8 @@ AluSequence foldBiasIntoLastPass(AluSequence s, const std::vector<int32_t>& bias
 }  // namespace
 
 AluSequence buildAluSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
-  if (L.float_requant) return foldBiasIntoLastPass(floatRequantSequence(L, cfg), L.bias1, cfg);
-  AluSequence s = buildUnfoldedSequence(L, cfg);
-  // The integer form's init holds bias1, or bias2 / mult moved into it.
-  std::vector<int32_t> bias = L.bias1;
-  if (!s.init.empty() && s.init.front().src == AluPass::Src::Imm) bias.assign(bias.size(), s.init.front().imm);
-  return foldBiasIntoLastPass(std::move(s), bias, cfg);
+  return foldBiasIntoLastPass(L.float_requant ? floatRequantSequence(L, cfg) : buildUnfoldedSequence(L, cfg),
+                              L.bias1.size(), cfg);
 }
 
 namespace {

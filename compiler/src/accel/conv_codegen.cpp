@@ -190,10 +190,10 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
                          static_cast<uint32_t>(n_params), static_cast<uint32_t>(n_params)),
             Region::Constants);
 
-  if (seq.bias_clear) {
+  if (seq.bias_clear && !seq.residual_in_acc) {
     // The tiles' accumulators start at zero: each tile's bias_clear pass
     // zeroes what the tile accumulated, so only the layer's first use of
-    // each half needs this pass.
+    // each half needs this pass (a tile that starts from R loads it over them).
     std::vector<hw::Uop> halves;
     for (int64_t va = 0; va < T; ++va) halves.push_back({static_cast<uint32_t>(va * acc_half), 0, 0});
     hw::LoopNest l;

@@ -65,6 +65,7 @@ LayerBlocks layerBlocks(const ConvLayer& L, const hw::HwConfig& cfg) {
   for (const auto* passes : {&seq.init, &seq.after})
     for (const AluPass& pass : *passes) b.alu_cycles_per_vector += pass.src == AluPass::Src::Residual ? 2 : 1;
   b.bias_clear = seq.bias_clear;
+  b.zero_fill = seq.bias_clear && !seq.residual_in_acc;
   b.residual_region = L.residual && !seq.residual_in_acc;
   b.dwgemm = whyNoDepthwiseGemm(L, cfg).empty();
   return b;
@@ -238,7 +239,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   }
   double fill = 2 * kDmaOverhead + double(b.param_vectors) * 64 / bus + double(uops) * 4 / bus;
   // bias_clear: the pass that zeroes each half's tile once.
-  if (b.bias_clear) fill += double(T * p.oc_blocks * p.rows * p.cols) + kPipelineOverhead;
+  if (b.zero_fill) fill += double(T * p.oc_blocks * p.rows * p.cols) + kPipelineOverhead;
   // Weights that stay load once into each half a load tile uses (a layer of
   // one load tile fills one half).
   const int64_t load_tiles = b.batch_groups * rs.tiles() * cs.tiles() * os.tiles() * is.tiles();

@@ -254,34 +254,81 @@ TEST_P(FusedRequantOnDevice, MatchesTheDefinitionAtTheAccumulatorBounds) {
 
 TEST_P(FusedRequantOnDevice, ResidualInTheAccumulatorsMatchesTheDefinition) {
   // Residual layers as the quantiser makes them (the wide form) and with
-  // arbitrary parameters, on both latency-hiding plans.
-  const hw::HwConfig cfg = hw::loadConfig(GetParam() == "fsim" ? "pynq" : "tiny");
-  auto dev = driver::createDevice(GetParam(), cfg);
-  std::mt19937 rng(13);
-  const int count = GetParam() == "fsim" ? 12 : 4;
-  for (int k = 0; k < count; ++k) {
-    ConvLayer L = test::randomLayer(rng, false);
-    if (k % 2 == 0) {
-      requantLikeTheQuantiser(L, rng, /*allow_wide=*/true, /*residual=*/true);
+  // arbitrary parameters, on both latency-hiding plans: on tiny with the bias
+  // a pass of its own, on pynq inside the final REQ (bias_clear).
+  for (const std::string name : {"tiny", "pynq"}) {
+    SCOPED_TRACE(name);
+    const hw::HwConfig cfg = hw::loadConfig(name);
+    auto dev = driver::createDevice(GetParam(), cfg);
+    std::mt19937 rng(13);
+    const int count = GetParam() == "fsim" ? 12 : 3;
+    int folded = 0;
+    for (int k = 0; k < count; ++k) {
+      ConvLayer L = test::randomLayer(rng, false);
+      if (k % 2 == 0) {
+        requantLikeTheQuantiser(L, rng, /*allow_wide=*/true, /*residual=*/true);
+      } else {
+        L.residual = true;
+        L.wide_product = true;
+        L.bias2.assign(static_cast<size_t>(L.o), 0);
+        L.residual_mult.assign(static_cast<size_t>(L.o), -3);
+        L.residual_mult.front() = 1000;
+        L.shift2 = 10;
+        L.mult.assign(static_cast<size_t>(L.o), 17);
+      }
+      ASSERT_TRUE(L.wide_product) << "layer " << k;
+      const AluSequence seq = buildAluSequence(L, cfg);
+      ASSERT_TRUE(seq.residual_in_acc);
+      folded += seq.bias_clear;
+      const test::LayerData d = test::randomData(L, rng);
+      for (bool lh : {true, false}) {
+        const ConvProgram prog = generateConvProgram(L, chooseTiling(L, cfg, lh), cfg, 0);
+        const rt::Tensor got = test::runOnDevice(*dev, L, prog, d);
+        const rt::Tensor want = test::naiveQConv(L, d);
+        for (int64_t i = 0; i < got.numElements(); ++i)
+          ASSERT_EQ(got.data<int8_t>()[i], want.data<int8_t>()[i]) << "layer " << k << " element " << i;
+      }
+    }
+    if (cfg.alu_bias_clear) {
+      EXPECT_GE(folded, count / 2);
     } else {
-      L.residual = true;
-      L.wide_product = true;
-      L.bias2.assign(static_cast<size_t>(L.o), 0);
-      L.residual_mult.assign(static_cast<size_t>(L.o), -3);
-      L.residual_mult.front() = 1000;
-      L.shift2 = 10;
-      L.mult.assign(static_cast<size_t>(L.o), 17);
+      EXPECT_EQ(folded, 0);
     }
-    ASSERT_TRUE(L.wide_product) << "layer " << k;
-    ASSERT_TRUE(buildAluSequence(L, cfg).residual_in_acc);
-    const test::LayerData d = test::randomData(L, rng);
-    for (bool lh : {true, false}) {
-      const ConvProgram prog = generateConvProgram(L, chooseTiling(L, cfg, lh), cfg, 0);
-      const rt::Tensor got = test::runOnDevice(*dev, L, prog, d);
-      const rt::Tensor want = test::naiveQConv(L, d);
-      for (int64_t i = 0; i < got.numElements(); ++i)
-        ASSERT_EQ(got.data<int8_t>()[i], want.data<int8_t>()[i]) << "layer " << k << " element " << i;
-    }
+  }
+}
+
+// The wide residual form with alu_bias_clear: the bias ADD after the
+// residual's scaling joins the final REQ; the scaling stays before the GEMM.
+TEST(AluSequence, BiasClearFoldsTheResidualLayersBias) {
+  const hw::HwConfig with = hw::loadConfig("pynq");
+  ASSERT_TRUE(with.alu_bias_clear && with.fused_requant);
+  hw::HwConfig without = with;
+  without.alu_bias_clear = false;
+  std::mt19937 rng(29);
+  for (int k = 0; k < 10; ++k) {
+    ConvLayer L = test::randomLayer(rng, false);
+    requantLikeTheQuantiser(L, rng, /*allow_wide=*/true, /*residual=*/true);
+    ASSERT_TRUE(L.wide_product);
+    if (k % 3 == 1) std::fill(L.bias1.begin(), L.bias1.end(), 9);  // uniform: an ADD immediate unfolded
+    const AluSequence a = buildAluSequence(L, without), b = buildAluSequence(L, with);
+    ASSERT_TRUE(a.residual_in_acc && b.residual_in_acc);
+    ASSERT_EQ(a.init.size(), 2u) << "layer " << k;  // the residual's scaling, the bias
+    ASSERT_EQ(a.init[1].op, AluOp::Add);
+    ASSERT_EQ(a.after.size(), 1u);
+    ASSERT_EQ(a.after[0].op, AluOp::Req);
+    EXPECT_TRUE(b.bias_clear);
+    ASSERT_EQ(b.init.size(), 1u);
+    EXPECT_EQ(b.init[0].op, a.init[0].op);
+    EXPECT_EQ(b.init[0].imm, a.init[0].imm);
+    ASSERT_EQ(b.after.size(), 1u);
+    ASSERT_GE(b.after[0].bias_param, 0);
+    const std::vector<int32_t>& bias = b.params[size_t(b.after[0].bias_param)];
+    ASSERT_EQ(bias.size(), size_t(L.o));
+    for (size_t o = 0; o < bias.size(); ++o)
+      EXPECT_EQ(bias[o], a.init[1].src == AluPass::Src::Imm ? a.init[1].imm : a.params[size_t(a.init[1].param)][o]);
+    // No zeroing pass: every tile loads R over the accumulators.
+    EXPECT_TRUE(layerBlocks(L, with).bias_clear);
+    EXPECT_FALSE(layerBlocks(L, with).zero_fill);
   }
 }
 

@@ -14,7 +14,8 @@
 // so no separate residual region or residual pass is needed.
 // On a config with alu_bias_clear the bias init and a lone REQ or FREQ become
 // one REQ/FREQ with bias_clear, which adds the bias and leaves the
-// accumulators zero for the next tile: one ALU pass per output vector.
+// accumulators zero for the next tile: one ALU pass per output vector (two
+// in the wide residual form: the residual's scaling stays before the GEMM).
 // Passes with a neutral parameter are dropped; a per-channel parameter whose
 // values are all equal and fit the immediate field becomes an immediate, the
 // others are vectors kept in the accumulator memory for the whole layer.
@@ -46,9 +47,11 @@ struct AluPass {
 struct AluSequence {
   std::vector<std::vector<int32_t>> params;  // per-channel vectors, each [o]
   bool residual_in_acc = false;              // R is loaded into the accumulators first
-  // The last pass is a bias_clear pass that takes the bias: `init` is empty,
-  // a tile's accumulators must start at zero and end at zero (conv_codegen
-  // zeroes them once per layer).
+  // The last pass is a bias_clear pass that takes the bias and leaves the
+  // accumulators at zero. Without residual_in_acc `init` is empty and a
+  // tile's accumulators must start at zero (conv_codegen zeroes them once
+  // per layer); with it `init` holds only the residual's scaling, and each
+  // tile's load of R overwrites the zeros.
   bool bias_clear = false;
   std::vector<AluPass> init;   // before the first GEMM of a tile, in order
   std::vector<AluPass> after;  // after the last GEMM, in order

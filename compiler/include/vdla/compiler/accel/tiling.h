@@ -82,9 +82,11 @@ struct LayerBlocks {
   // register, one (docs/hardware.md, "ALU with a tensor operand").
   int alu_cycles_per_vector;
   // The last pass is a bias_clear pass (alu_sequence.h): its operand and bias
-  // load into two registers per oc block, and the layer zeroes its tiles'
-  // accumulators once.
+  // load into two registers per oc block.
   bool bias_clear;
+  // The layer zeroes its tiles' accumulators once (bias_clear, tiles that
+  // do not start from the residual loaded into them).
+  bool zero_fill;
   bool residual_region;  // R needs its own ACC region beside the tile's
   bool dwgemm;           // the layer has a DWGEMM form on the config (depthwise_gemm.h)
 };
