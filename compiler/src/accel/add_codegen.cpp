@@ -26,17 +26,24 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 // Parameter vectors at the bottom of ACC, each one value in every lane: the
-// two multipliers, the offset and the rounding shift's operand (round_and_clip.h).
-enum Param : int64_t { kMulA = 0, kMulB = 1, kOffset = 2, kReqOperand = 3 };
+// two multipliers, the rounding shift's operand (round_and_clip.h) and the
+// offset beside it, where a bias_clear REQ reads its bias.
+enum Param : int64_t { kMulA = 0, kMulB = 1, kReqOperand = 2, kOffset = 3 };
 constexpr int64_t kParamEntries = 4;
 
+// With REQ and bias_clear the offset rides in the REQ (which adds ACC[src+1]
+// first) instead of a pass of its own; the REQ's zeroing of the accumulators
+// is harmless, since the next tile in those entries loads A over them.
+bool offsetInReq(const hw::HwConfig& cfg) { return cfg.fused_requant && cfg.alu_bias_clear; }
+
 // One micro-op per ALU pass and half: MUL A, MUL B, ADD B to A, ADD the
-// offset, and the rounding shift with the clip (one REQ, or MULSHR and CLIP).
+// offset (unused when it rides in the REQ), and the rounding shift with the
+// clip (one REQ, or MULSHR and CLIP).
 constexpr int64_t kUopsPerHalf = 5;
-// ALU cycles per entry of a tile: every pass one, ADD of B two (its operand
-// changes with every entry, and ACC has one read port), MULSHR and CLIP one each.
-int64_t aluCyclesPerEntry(const hw::HwConfig& cfg) { return 5 + roundAndClipPasses(cfg); }
-int64_t aluPasses(const hw::HwConfig& cfg) { return 4 + roundAndClipPasses(cfg); }
+// ALU passes, and their cycles per entry of a tile: every pass one, ADD of B
+// two (its operand changes with every entry, and ACC has one read port).
+int64_t aluPasses(const hw::HwConfig& cfg) { return (offsetInReq(cfg) ? 3 : 4) + roundAndClipPasses(cfg); }
+int64_t aluCyclesPerEntry(const hw::HwConfig& cfg) { return aluPasses(cfg) + 1; }
 
 int64_t entriesOf(const AddLayer& L, const hw::HwConfig& cfg) {
   const rt::accel::PackedGeometry g = rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_out);
@@ -69,7 +76,9 @@ CostEstimate estimateAddPlan(const AddLayer& L, const TilePlan& p, const hw::HwC
     const int64_t cnt = std::min(R, E - e0);
     const double bytes = double(cnt) * entry;
     const double load = 2 * (kDmaOverheadCycles + bytes / bus);
-    const double alu = double(aluCyclesPerEntry(cfg) * cnt) + double(aluPasses(cfg)) * kPipelineOverheadCycles;
+    // A bias_clear pass loads its operand and bias once: two cycles more.
+    const double alu = double(aluCyclesPerEntry(cfg) * cnt) + double(aluPasses(cfg)) * kPipelineOverheadCycles +
+                       (offsetInReq(cfg) ? 2.0 : 0.0);
     last_store = kDmaOverheadCycles + bytes / bus;
     e.load_cycles += load;
     e.alu_cycles += alu;
@@ -198,8 +207,9 @@ ConvProgram generateAddProgram(const AddLayer& L, const TilePlan& plan, const hw
     emit(hw::makeAlu(hw::AluOp::Mul, pass(0, false)));
     emit(hw::makeAlu(hw::AluOp::Mul, pass(1, false)));
     emit(hw::makeAlu(hw::AluOp::Add, pass(2, true)));
-    emit(hw::makeAlu(hw::AluOp::Add, pass(3, false)));
+    if (!offsetInReq(cfg)) emit(hw::makeAlu(hw::AluOp::Add, pass(3, false)));
     const size_t last = emitRoundAndClip(cfg, pass(4, false), [&](const hw::Instruction& insn) { return emit(insn); });
+    prog.insns[last].bias_clear = offsetInReq(cfg);
     prog.insns[last].push_next = true;
 
     const size_t store = emit(hw::makeStore(a, y_base + uint64_t(e0), 1, uint32_t(cnt), uint32_t(cnt)), Region::Io);

@@ -15,7 +15,8 @@
 // The program: per tile of consecutive entries, LOAD ACC8 of A and of B into
 // the accumulators, ALU MUL of each by its multiplier (parameter vectors, read
 // once through the operand register), ADD of B to A, ADD of k, and REQ (or
-// MULSHR and CLIP without fused_requant), which also writes OUT; then STORE. A,
+// MULSHR and CLIP without fused_requant), which also writes OUT; then STORE.
+// With REQ and bias_clear, k rides in the REQ as its bias (one pass fewer). A,
 // B and C share the output layout (block_out channel blocks), so both operands
 // can be convolution outputs that never left the device.
 #pragma once
