@@ -51,11 +51,32 @@ Window windowOf(const PoolLayer& L, int64_t oh0, int64_t rows) {
 // ACC twice through its one port: two cycles per vector (docs/hardware.md).
 constexpr double kTensorAluCyclesPerVector = 2;
 
+// Separable windows: when row 1 of each output's window belongs to that
+// output alone (a row stride of at least 2 and a window at most one row
+// taller), the window's rows are first folded into that row in place (one
+// MAX over the tile's full rows per other kernel row), and the outputs then
+// take the maximum along it (MOV and MAX over the kernel's columns). A 3x3
+// window of stride 2 then costs about 7 tensor passes per output instead of
+// 9: the two vertical passes cover the input's columns, of which an output
+// row has twice as many as outputs.
+bool separable(const PoolLayer& L) { return L.kh >= 2 && L.sh >= 2 && L.kh <= L.sh + 1; }
+constexpr int64_t kPrivateRow = 1;  // the window row the others fold into
+
+// ALU passes of a tile of `rows` output rows, in vectors, and instructions.
+double poolAluVectors(const PoolLayer& L, int64_t rows) {
+  if (!separable(L)) return double(rows * L.ow * L.kh * L.kw);
+  return double((L.kh - 1) * rows * inputPitch(L) + rows * L.ow * L.kw);
+}
+int64_t poolAluInstructions(const PoolLayer& L) { return (separable(L) ? 1 : 0) + (L.kh * L.kw > 1 ? 2 : 1); }
+// Micro-ops per half: the vertical folds' (separable), then the first tap's,
+// then the other taps'.
+int64_t uopsPerHalf(const PoolLayer& L) { return separable(L) ? L.kh - 1 + L.kw : L.kh * L.kw; }
+
 }  // namespace
 
 CostEstimate estimatePoolPlan(const PoolLayer& L, const TilePlan& p, const hw::HwConfig& cfg) {
   CostEstimate e;
-  const int64_t T = p.threads, kk = L.kh * L.kw;
+  const int64_t T = p.threads;
   const int64_t half = int64_t(cfg.depth(Memory::Acc)) / T;
   const int64_t tile_entries = inputRows(L, p.rows) * inputPitch(L) + p.rows * L.ow;
   const int64_t iter_limit = (int64_t(1) << cfg.loop_iter_bits) - 1;
@@ -67,11 +88,12 @@ CostEstimate estimatePoolPlan(const PoolLayer& L, const TilePlan& p, const hw::H
   else if (tile_entries > half)
     e.why_not = "a tile's input and output (" + std::to_string(tile_entries) + " entries) exceed the ACC buffer" +
                 (T > 1 ? " halved for latency hiding" : "");
-  else if (p.rows > iter_limit || L.ow > iter_limit || p.rows * L.ow > xfer_limit || L.w > xfer_limit)
+  else if (p.rows > iter_limit || L.ow > iter_limit || (separable(L) && inputPitch(L) > iter_limit) ||
+           p.rows * L.ow > xfer_limit || L.w > xfer_limit)
     e.why_not = "tile exceeds the loop or transfer size fields";
   else if (std::max({first.top, L.pad_bottom, first.left, first.right}) > pad_limit)
     e.why_not = "padding exceeds the DMA's pad field";
-  else if (T * kk > int64_t(cfg.depth(Memory::Uop)))
+  else if (T * uopsPerHalf(L) > int64_t(cfg.depth(Memory::Uop)))
     e.why_not = "the window's micro-ops exceed the UOP buffer";
   if (!e.why_not.empty()) return e;
   e.fits = true;
@@ -85,7 +107,8 @@ CostEstimate estimatePoolPlan(const PoolLayer& L, const TilePlan& p, const hw::H
     const double in_bytes = double(std::max<int64_t>(w.valid_rows, 0) * w.valid_cols) * entry;
     const double out_bytes = double(rows * L.ow) * entry;
     const double load = kDmaOverheadCycles + in_bytes / bus;
-    const double alu = kTensorAluCyclesPerVector * double(rows * L.ow * kk) + 2 * kPipelineOverheadCycles;
+    const double alu =
+        kTensorAluCyclesPerVector * poolAluVectors(L, rows) + double(poolAluInstructions(L)) * kPipelineOverheadCycles;
     last_store = kDmaOverheadCycles + out_bytes / bus;
     e.load_cycles += double(planes) * load;
     e.alu_cycles += double(planes) * alu;
@@ -94,7 +117,7 @@ CostEstimate estimatePoolPlan(const PoolLayer& L, const TilePlan& p, const hw::H
     compute += double(planes) * (load + alu);
     store += double(planes) * last_store;
   }
-  const double fill = kDmaOverheadCycles + double(T * kk) * 4 / bus;
+  const double fill = kDmaOverheadCycles + double(T * uopsPerHalf(L)) * 4 / bus;
   // The compute module loads ACC itself, so loads and ALU passes are serial;
   // with two halves the store module drains one tile while the next computes.
   e.cycles = fill + (T > 1 ? std::max(compute, store) + last_store : compute + store);
@@ -141,7 +164,7 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
   out.estimate = estimatePoolPlan(L, plan, cfg);
   if (!out.estimate.fits)
     throw std::runtime_error("layer '" + L.name + "': tiling does not fit: " + out.estimate.why_not);
-  const int64_t T = plan.threads, kk = L.kh * L.kw, pitch = inputPitch(L);
+  const int64_t T = plan.threads, pitch = inputPitch(L);
   const int64_t NB = ceilDiv(L.n, cfg.batch), CB = ceilDiv(L.c, cfg.block_out);
   const rt::accel::PackedGeometry xg = rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_out);
   const rt::accel::PackedGeometry yg = rt::accel::packedGeometry({L.n, L.c, L.oh, L.ow}, cfg.batch, cfg.block_out);
@@ -157,16 +180,30 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
   const uint64_t y_base = static_cast<uint64_t>(out.y_offset) / entry;
 
   // Per half: the tile's input rows, then its output rows (the ALU writes
-  // ACC and OUT at the same index). Micro-ops per half: the first tap's,
-  // then the other taps'.
+  // ACC and OUT at the same index). Micro-ops per half (uopsPerHalf): the
+  // vertical folds into the private row (separable windows), then the first
+  // tap's, then the other taps' (of the private row only, when separable).
   const int64_t half = int64_t(cfg.depth(Memory::Acc)) / T;
   const int64_t out_at = inputRows(L, plan.rows) * pitch;
+  const bool fold_rows = separable(L);
+  const int64_t U = uopsPerHalf(L), folds = fold_rows ? L.kh - 1 : 0;
   std::vector<hw::Uop> uops;
-  for (int64_t v = 0; v < T; ++v)
-    for (int64_t ky = 0; ky < L.kh; ++ky)
+  for (int64_t v = 0; v < T; ++v) {
+    const uint32_t base = static_cast<uint32_t>(v * half);
+    if (fold_rows) {
+      for (int64_t ky = 0; ky < L.kh; ++ky)
+        if (ky != kPrivateRow)
+          uops.push_back(
+              {static_cast<uint32_t>(base + kPrivateRow * pitch), static_cast<uint32_t>(base + ky * pitch), 0});
       for (int64_t kx = 0; kx < L.kw; ++kx)
         uops.push_back(
-            {static_cast<uint32_t>(v * half + out_at), static_cast<uint32_t>(v * half + ky * pitch + kx), 0});
+            {static_cast<uint32_t>(base + out_at), static_cast<uint32_t>(base + kPrivateRow * pitch + kx), 0});
+    } else {
+      for (int64_t ky = 0; ky < L.kh; ++ky)
+        for (int64_t kx = 0; kx < L.kw; ++kx)
+          uops.push_back({static_cast<uint32_t>(base + out_at), static_cast<uint32_t>(base + ky * pitch + kx), 0});
+    }
+  }
 
   rt::accel::DeviceProgram& prog = out.program;
   prog.name = L.name;
@@ -203,6 +240,18 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
                  Region::Io);
         if (i >= T) prog.insns[load].pop_next = true;  // the store of tile i-T has read this half
 
+        if (fold_rows) {
+          // Each output row's private input row takes the maximum of its
+          // window's rows, over every column of the tile.
+          hw::LoopNest f;
+          f.iter_out = static_cast<uint32_t>(rows);
+          f.iter_in = static_cast<uint32_t>(pitch);
+          f.dst_out = f.src_out = static_cast<uint32_t>(L.sh * pitch);
+          f.dst_in = f.src_in = 1;
+          f.uop_begin = static_cast<uint32_t>(v * U);
+          f.uop_end = f.uop_begin + static_cast<uint32_t>(folds);
+          emit(hw::makeAlu(hw::AluOp::Max, f));
+        }
         hw::LoopNest l;
         l.iter_out = static_cast<uint32_t>(rows);
         l.iter_in = static_cast<uint32_t>(L.ow);
@@ -210,12 +259,12 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
         l.dst_in = 1;
         l.src_out = static_cast<uint32_t>(L.sh * pitch);
         l.src_in = static_cast<uint32_t>(L.sw);
-        l.uop_begin = static_cast<uint32_t>(v * kk);
+        l.uop_begin = static_cast<uint32_t>(v * U + folds);
         l.uop_end = l.uop_begin + 1;
         size_t last = emit(hw::makeAlu(hw::AluOp::Mov, l));
-        if (kk > 1) {
+        if (U - folds > 1) {
           l.uop_begin = l.uop_end;
-          l.uop_end = static_cast<uint32_t>((v + 1) * kk);
+          l.uop_end = static_cast<uint32_t>((v + 1) * U);
           last = emit(hw::makeAlu(hw::AluOp::Max, l));
         }
         prog.insns[last].push_next = true;
