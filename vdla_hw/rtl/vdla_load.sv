@@ -30,10 +30,10 @@ module vdla_load #(
     // SRAM write ports
     output logic [vdla_pkg::INP_ENTRY_BITS/INP_LANE-1:0] inp_we,
     output logic [vdla_pkg::INP_IDX_BITS-1:0] inp_waddr,
-    output logic [vdla_pkg::INP_ENTRY_BITS-1:0] inp_wdata,
+    output logic [INP_LANE-1:0] inp_wdata,  // one beat, written to every enabled lane
     output logic [vdla_pkg::WGT_ENTRY_BITS/WGT_LANE-1:0] wgt_we,
     output logic [vdla_pkg::WGT_IDX_BITS-1:0] wgt_waddr,
-    output logic [vdla_pkg::WGT_ENTRY_BITS-1:0] wgt_wdata,
+    output logic [WGT_LANE-1:0] wgt_wdata,
     // status
     output logic         err_valid,
     output logic [7:0]   err_code,

@@ -5,17 +5,21 @@
 module vdla_ram #(
     parameter int WIDTH = 32,
     parameter int DEPTH = 256,
-    parameter int LANE  = WIDTH  // write-enable granularity in bits
+    parameter int LANE  = WIDTH,  // write-enable granularity in bits
+    // The write data: a whole entry, or fewer lanes (a multiple of LANE) that
+    // repeat across it, lane l taking lane l mod (WDATA_BITS / LANE) of them.
+    parameter int WDATA_BITS = WIDTH
 ) (
     input  logic                     clk,
     input  logic [WIDTH/LANE-1:0]    we,
     input  logic [$clog2(DEPTH)-1:0] waddr,
-    input  logic [WIDTH-1:0]         wdata,
+    input  logic [WDATA_BITS-1:0]    wdata,
     input  logic                     re,
     input  logic [$clog2(DEPTH)-1:0] raddr,
     output logic [WIDTH-1:0]         rdata
 );
   localparam int LANES = WIDTH / LANE;
+  localparam int WDATA_LANES = WDATA_BITS / LANE;
 
   logic [WIDTH-1:0] mem[DEPTH];
 
@@ -30,7 +34,7 @@ module vdla_ram #(
   always_ff @(posedge clk) begin
     if (re) rdata <= mem[raddr];
     for (int l = 0; l < LANES; l++)
-      if (we[l]) mem[waddr][l*LANE+:LANE] = wdata[l*LANE+:LANE];
+      if (we[l]) mem[waddr][l*LANE+:LANE] = wdata[(l%WDATA_LANES)*LANE+:LANE];
   end
   // Run-time checks (simulation only: synthesis defines SYNTHESIS, and the fast
   // cycle model defines VDLA_NO_ASSERTIONS). See docs/hardware.md, "Assertions".

@@ -119,16 +119,18 @@ module vdla_top (
   // ---------------- memories shared between modules ----------------
   logic [vdla_pkg::INP_ENTRY_BITS/INP_LANE-1:0] inp_we;
   logic [vdla_pkg::INP_IDX_BITS-1:0] inp_waddr, inp_raddr;
-  logic [vdla_pkg::INP_ENTRY_BITS-1:0] inp_wdata, inp_rdata;
+  logic [INP_LANE-1:0] inp_wdata;  // one beat (vdla_beat_writer)
+  logic [vdla_pkg::INP_ENTRY_BITS-1:0] inp_rdata;
   logic inp_re;
-  vdla_ram #(.WIDTH(vdla_pkg::INP_ENTRY_BITS), .DEPTH(vdla_pkg::INP_DEPTH), .LANE(INP_LANE)) inp_mem (
+  vdla_ram #(.WIDTH(vdla_pkg::INP_ENTRY_BITS), .DEPTH(vdla_pkg::INP_DEPTH), .LANE(INP_LANE), .WDATA_BITS(INP_LANE)) inp_mem (
       .clk, .we(inp_we), .waddr(inp_waddr), .wdata(inp_wdata), .re(inp_re), .raddr(inp_raddr), .rdata(inp_rdata)
   );
   logic [vdla_pkg::WGT_ENTRY_BITS/WGT_LANE-1:0] wgt_we;
   logic [vdla_pkg::WGT_IDX_BITS-1:0] wgt_waddr, wgt_raddr;
-  logic [vdla_pkg::WGT_ENTRY_BITS-1:0] wgt_wdata, wgt_rdata;
+  logic [WGT_LANE-1:0] wgt_wdata;
+  logic [vdla_pkg::WGT_ENTRY_BITS-1:0] wgt_rdata;
   logic wgt_re;
-  vdla_ram #(.WIDTH(vdla_pkg::WGT_ENTRY_BITS), .DEPTH(vdla_pkg::WGT_DEPTH), .LANE(WGT_LANE)) wgt_mem (
+  vdla_ram #(.WIDTH(vdla_pkg::WGT_ENTRY_BITS), .DEPTH(vdla_pkg::WGT_DEPTH), .LANE(WGT_LANE), .WDATA_BITS(WGT_LANE)) wgt_mem (
       .clk, .we(wgt_we), .waddr(wgt_waddr), .wdata(wgt_wdata), .re(wgt_re), .raddr(wgt_raddr), .rdata(wgt_rdata)
   );
   logic out_we, out_re;
