@@ -2,7 +2,10 @@
 // tile's input rows are loaded into the accumulators (LOAD ACC8, the DMA
 // adding the padding as zeros), the window's maximum is taken by two ALU
 // instructions (MOV of the first tap, then MAX over the other taps, one
-// micro-op each), which also write OUT, and OUT is stored. No GEMM, no
+// micro-op each), which also write OUT, and OUT is stored. When each
+// window's second row belongs to that window alone (row stride 2 or more),
+// a MAX first folds the window's other rows into that row in place, and the
+// two instructions then run along it only (pool_codegen.cpp). No GEMM, no
 // weights. The layer reads its input in the output layout (block_out channel
 // blocks), the layout a convolution's output has in the activation arena, so
 // a stem convolution's output never leaves the device on its way through.
