@@ -50,7 +50,7 @@ TEST(DesignSpaceTest, EnumeratesTheProductOnTheBase) {
   DesignSpace s;
   s.base = "pynq";
   s.block_out = {16, 32};
-  s.weight_kib = {128, 256};
+  s.weight_kib = {64, 128};
   s.latency_hiding = {true, false};
   std::vector<RefusedPoint> refused;
   const std::vector<DesignPoint> points = enumerateDesignSpace(s, &refused);
@@ -66,9 +66,9 @@ TEST(DesignSpaceTest, EnumeratesTheProductOnTheBase) {
   // The base's own values, as a point, hash like the shipped config apart from the name.
   bool found = false;
   for (const DesignPoint& p : points)
-    if (p.config.block_out == 16 && p.config.weight_bytes == 256 * 1024 && p.latency_hiding) {
+    if (p.config.block_out == 16 && p.config.weight_bytes == 128 * 1024 && p.latency_hiding) {
       EXPECT_EQ(p.config.hash, pynq.hash);
-      EXPECT_EQ(p.config.name, "b1-16x16-i32-w256-a128-u32-axi64-100mhz-dw5");
+      EXPECT_EQ(p.config.name, "b1-16x16-i64-w128-a128-u32-axi64-150mhz-dw5");
       found = true;
     }
   EXPECT_TRUE(found);
@@ -82,7 +82,7 @@ TEST(DesignSpaceTest, RefusedCombinationsCarryTheValidatorsReason) {
   const std::vector<DesignPoint> points = enumerateDesignSpace(s, &refused);
   ASSERT_EQ(points.size(), 1u);
   ASSERT_EQ(refused.size(), 1u);
-  EXPECT_EQ(refused[0].name, "b1-16x16-i32-w256-a1024-u32-axi64-100mhz-dw5");
+  EXPECT_EQ(refused[0].name, "b1-16x16-i64-w128-a1024-u32-axi64-150mhz-dw5");
   EXPECT_NE(refused[0].reason.find("bits but instructions are 128 bits"), std::string::npos) << refused[0].reason;
 }
 
@@ -110,7 +110,7 @@ TEST(DesignSpaceTest, DepthwiseWindowFollowsTheArray) {
   points = enumerateDesignSpace(s, &refused);
   ASSERT_EQ(points.size(), 3u);  // 16x32 with 3 taps is refused
   ASSERT_EQ(refused.size(), 1u);
-  EXPECT_EQ(refused[0].name, "b1-16x32-i4-w4-a16-u32-axi32-100mhz-dw3");
+  EXPECT_EQ(refused[0].name, "b1-16x32-i4-w4-a16-u32-axi32-150mhz-dw3");
   EXPECT_NE(refused[0].reason.find("block_in == gemm.block_out"), std::string::npos) << refused[0].reason;
   EXPECT_EQ(parseDesignSpace(designSpaceToJson(s), "x").depthwise_taps, s.depthwise_taps);
 }

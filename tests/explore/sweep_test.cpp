@@ -24,7 +24,7 @@ class SweepTest : public ::testing::Test {
     s.base = "pynq";
     s.block_in = {8, 16};
     s.block_out = {16, 32};
-    s.weight_kib = {128, 256};
+    s.weight_kib = {64, 128};
     s.latency_hiding = {true, false};
     points_ = enumerateDesignSpace(s, nullptr);
     ASSERT_GE(points_.size(), 12u);

@@ -43,21 +43,21 @@ def test_every_shipped_config_loads(name):
 def test_pynq_fields():
     cfg = vdla.Config.load("pynq")
     assert cfg.part == "xc7z020clg400-1"
-    assert cfg.clock_mhz == 100
+    assert cfg.clock_mhz == 150
     assert cfg.gemm == {"batch": 1, "block_in": 16, "block_out": 16}
     assert cfg.macs_per_cycle == 256
-    assert cfg["buffers_kib"]["weight"] == 256
+    assert cfg["buffers_kib"]["weight"] == 128
     assert cfg["axi"] == {"data_bits": 64}
     derived = cfg.derived
     assert derived["hash"] == cfg.hash
     assert derived["macs_per_cycle"] == 256
     assert set(derived["memories"]) == {"UOP", "INP", "WGT", "ACC", "OUT"}
-    for mem, kib in (("UOP", 32), ("INP", 32), ("WGT", 256), ("ACC", 128), ("OUT", 32)):
+    for mem, kib in (("UOP", 32), ("INP", 64), ("WGT", 128), ("ACC", 128), ("OUT", 32)):
         m = derived["memories"][mem]
         assert m["depth"] * m["entry_bytes"] == kib * 1024, mem
         assert 2 ** m["index_bits"] >= m["depth"]
     assert derived["memories"]["WGT"]["entry_bytes"] == 16 * 16  # one block_out x block_in int8 tile
-    assert derived["peak_gops"] == pytest.approx(2 * 256 * 100e6 / 1e9)
+    assert derived["peak_gops"] == pytest.approx(2 * 256 * 150e6 / 1e9)
     assert "derived" not in cfg.to_dict()
     r = repr(cfg)
     assert "pynq" in r and "1x16x16" in r and cfg.hash in r

@@ -27,7 +27,7 @@ def test_report(fsim_profile):
     r = p.report
     assert REPORT_KEYS <= set(r), REPORT_KEYS - set(r)
     assert r["device"] == "fsim" and r["config"] == "pynq" and r["model"] == "resnet18"
-    assert r["clock_mhz"] == 100
+    assert r["clock_mhz"] == 150
     assert r["modes"] == ["on", "off"]
     assert r["outputs_identical_across_modes"] is True
     assert p.to_dict() is r
@@ -140,7 +140,7 @@ def test_cycle_device_measures(resnet18, x, fsim_profile):
     w = p.host_work["on"]
     b = w["board"]
     assert b["board"] == "pynq-z1" and b["core"] == "Cortex-A9" and b["clock_mhz"] == 650
-    assert b["accelerator_seconds"] == pytest.approx(w["accelerator_cycles"] / 100e6)
+    assert b["accelerator_seconds"] == pytest.approx(w["accelerator_cycles"] / 150e6)
     assert b["pack_instructions"] > 0 and b["cpu_step_instructions"] > 0 and b["runtime_instructions"] > 0
     assert b["end_to_end_seconds"] == pytest.approx(b["host_seconds"] + b["accelerator_seconds"])
     assert b["host_share"] == pytest.approx(b["host_seconds"] / b["end_to_end_seconds"])

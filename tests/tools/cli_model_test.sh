@@ -359,11 +359,11 @@ assert names[(2, 2)] == "load" and names[(2, 3)] == "compute" and names[(2, 4)] 
 programs = [e for e in spans if (e["pid"], e["tid"]) == (2, 1)]
 assert len(programs) == 23, len(programs)              # ResNet-18: 20 convolutions, both poolings, the classifier
 for p in programs:
-    assert abs(p["dur"] - p["args"]["cycles"] / 100.0) < 1e-6, p  # pynq: 100 MHz
+    assert abs(p["dur"] - p["args"]["cycles"] / 150.0) < 1e-6, p  # pynq: 150 MHz
     acts = [e for e in spans if e["pid"] == 2 and e["tid"] > 1 and e["args"]["step"] == p["name"]]
     assert acts, p["name"]
     # Within the program, give or take the cycle between the start command
-    # and the cycle counter starting (0.01 us a cycle at 100 MHz).
+    # and the cycle counter starting (0.0067 us a cycle at 150 MHz).
     assert all(p["ts"] - 0.02 <= a["ts"] and a["ts"] + a["dur"] <= p["ts"] + p["dur"] + 0.02 for a in acts), p["name"]
     # The poolings are ALU passes over their input in the accumulators; the others multiply.
     want = {"maxpool.i8": "ALU MAX", "avgpool.qlinear": "ALU ADD"}.get(p["name"], "GEMM")

@@ -127,8 +127,8 @@ case_config_show_json() {
   json '
 m = d["derived"]["memories"]
 assert d["name"] == "pynq", d["name"]
-assert m["INP"]["depth"] == 2048, m["INP"]
-assert m["INP"]["entry_bytes"] == 16 and m["INP"]["index_bits"] == 11, m["INP"]
+assert m["INP"]["depth"] == 4096, m["INP"]
+assert m["INP"]["entry_bytes"] == 16 and m["INP"]["index_bits"] == 12, m["INP"]
 assert d["derived"]["macs_per_cycle"] == 256
 ' "$OUT"
   must 0 config show tiny --json
@@ -559,7 +559,7 @@ assert y["yosys"].startswith("Yosys 0.23"), y
 case_explore_calibration() {
   must 0 explore --calibration
   match "$OUT" "^resource model on [0-9]+ yosys runs"
-  match "$OUT" "^  pynq "
+  match "$OUT" "^  pynq-classic "
   match "$OUT" "mean \|error\|: lut"
   must 0 explore --calibration --json
   # every row's measurement is the data file's, for the same config names

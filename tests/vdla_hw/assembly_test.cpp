@@ -234,7 +234,7 @@ TEST(AssemblyErrorTest, ErrorsCarryOriginLineAndReason) {
       {"LOAD INP dram=0x100000000", {"dram_base", "does not fit in 32 bits"}},
       {"LOAD INP pad=0,0,0,16", {"x_pad_right = 16 does not fit in 4 bits"}},
       {"GEMM uops=0:16384", {"uop_end = 16384 does not fit in 14 bits"}},
-      {"GEMM wgt=1024,0", {"wgt_factor_out = 1024 does not fit in 10 bits"}},
+      {"GEMM wgt=512,0", {"wgt_factor_out = 512 does not fit in 9 bits"}},
       {"ALU ADD imm=32768", {"imm = 32768 does not fit in 16 signed bits"}},
       {"ALU ADD imm=-32769", {"imm = -32769 does not fit in 16 signed bits"}},
       {"LOAD INP sram=1 sram=2", {"operand 'sram' given twice"}},

@@ -74,7 +74,7 @@ TEST(ConfigTest, PynqHasTheValuesOfItsJson) {
   EXPECT_NE(c.description.find("PYNQ"), std::string::npos);
   EXPECT_EQ(c.board, "pynq-z1");
   EXPECT_EQ(c.part, "xc7z020clg400-1");
-  EXPECT_DOUBLE_EQ(c.clock_mhz, 100.0);
+  EXPECT_DOUBLE_EQ(c.clock_mhz, 150.0);
   EXPECT_EQ(c.batch, 1u);
   EXPECT_EQ(c.block_in, 16u);
   EXPECT_EQ(c.block_out, 16u);
@@ -83,8 +83,8 @@ TEST(ConfigTest, PynqHasTheValuesOfItsJson) {
   EXPECT_EQ(c.acc_bits, 32u);
   EXPECT_EQ(c.output_bits, 8u);
   EXPECT_EQ(c.uop_bytes, 32u * 1024);
-  EXPECT_EQ(c.input_bytes, 32u * 1024);
-  EXPECT_EQ(c.weight_bytes, 256u * 1024);
+  EXPECT_EQ(c.input_bytes, 64u * 1024);
+  EXPECT_EQ(c.weight_bytes, 128u * 1024);
   EXPECT_EQ(c.acc_bytes, 128u * 1024);
   EXPECT_EQ(c.output_bytes, 32u * 1024);
   EXPECT_EQ(c.axi_data_bits, 64u);
@@ -97,8 +97,8 @@ TEST(ConfigTest, PynqHasTheValuesOfItsJson) {
   EXPECT_EQ(c.alu_imm_bits, 16u);
 
   EXPECT_EQ(c.depth(Memory::Uop), 8192u);
-  EXPECT_EQ(c.depth(Memory::Input), 2048u);
-  EXPECT_EQ(c.depth(Memory::Weight), 1024u);
+  EXPECT_EQ(c.depth(Memory::Input), 4096u);
+  EXPECT_EQ(c.depth(Memory::Weight), 512u);
   EXPECT_EQ(c.depth(Memory::Acc), 2048u);
   EXPECT_EQ(c.depth(Memory::Output), 2048u);
   EXPECT_EQ(c.depth(Memory::Acc8), 2048u);  // shares the accumulator memory
@@ -111,8 +111,8 @@ TEST(ConfigTest, PynqHasTheValuesOfItsJson) {
   EXPECT_EQ(c.entryBytes(Memory::Acc8), 16u);  // batch * block_out int8 elements
 
   EXPECT_EQ(c.indexBits(Memory::Uop), 13u);
-  EXPECT_EQ(c.indexBits(Memory::Input), 11u);
-  EXPECT_EQ(c.indexBits(Memory::Weight), 10u);
+  EXPECT_EQ(c.indexBits(Memory::Input), 12u);
+  EXPECT_EQ(c.indexBits(Memory::Weight), 9u);
   EXPECT_EQ(c.indexBits(Memory::Acc), 11u);
   EXPECT_EQ(c.indexBits(Memory::Output), 11u);
   EXPECT_EQ(c.macsPerCycle(), 256u);
@@ -160,7 +160,7 @@ TEST(ConfigHashTest, StableAcrossParsesAndFormatting) {
   EXPECT_EQ(a.hash, d.hash);
   // An integral clock written as a float is the same value.
   json j = pynqJson();
-  j["target"]["clock_mhz"] = 100.0;
+  j["target"]["clock_mhz"] = 150.0;
   EXPECT_EQ(parseConfig(j.dump(), "float").hash, a.hash);
 }
 
@@ -203,8 +203,8 @@ TEST(ConfigHashTest, ChangesWithEveryHardwareField) {
   const std::vector<Change> changes = {
       {"target.board", [](json& j) { j["target"]["board"] = "other-board"; }},
       {"target.part", [](json& j) { j["target"]["part"] = "other-part"; }},
-      {"target.clock_mhz", [](json& j) { j["target"]["clock_mhz"] = 150; }},
-      {"target.clock_mhz fractional", [](json& j) { j["target"]["clock_mhz"] = 100.5; }},
+      {"target.clock_mhz", [](json& j) { j["target"]["clock_mhz"] = 100; }},
+      {"target.clock_mhz fractional", [](json& j) { j["target"]["clock_mhz"] = 150.5; }},
       {"gemm.batch", [](json& j) { j["gemm"]["batch"] = 2; }},
       // DWGEMM needs block_in == block_out
       {"gemm.block_in",
@@ -219,7 +219,7 @@ TEST(ConfigHashTest, ChangesWithEveryHardwareField) {
        }},
       {"buffers_kib.uop", [](json& j) { j["buffers_kib"]["uop"] = 16; }},
       {"buffers_kib.input", [](json& j) { j["buffers_kib"]["input"] = 16; }},
-      {"buffers_kib.weight", [](json& j) { j["buffers_kib"]["weight"] = 128; }},
+      {"buffers_kib.weight", [](json& j) { j["buffers_kib"]["weight"] = 64; }},
       {"buffers_kib.accumulator+output",
        [](json& j) {
          j["buffers_kib"]["accumulator"] = 64;
@@ -401,7 +401,7 @@ TEST(ConfigErrorTest, InvalidConfigsNameTheFieldAndTheReason) {
          j["buffers_kib"]["input"] = 1024;  // 65536 entries: 16 bits
          j["isa"]["loop_iter_bits"] = 4;    // keep the instructions within 128 bits
        }),
-       {"buffers_kib/isa", "micro-op needs 42 bits", "32 bits"}},
+       {"buffers_kib/isa", "micro-op needs 41 bits", "32 bits"}},
   };
   for (const BadConfig& c : cases) {
     SCOPED_TRACE(c.what);
@@ -464,11 +464,11 @@ TEST(ConfigJsonTest, ContainsDerivedQuantities) {
   json j = json::parse(configToJson(c));
   EXPECT_EQ(j["name"], "pynq");
   EXPECT_EQ(j["gemm"]["block_in"], 16);
-  EXPECT_EQ(j["buffers_kib"]["weight"], 256);
+  EXPECT_EQ(j["buffers_kib"]["weight"], 128);
   const json& mem = j["derived"]["memories"];
   EXPECT_EQ(mem["UOP"]["depth"], 8192);
-  EXPECT_EQ(mem["INP"]["depth"], 2048);
-  EXPECT_EQ(mem["WGT"]["depth"], 1024);
+  EXPECT_EQ(mem["INP"]["depth"], 4096);
+  EXPECT_EQ(mem["WGT"]["depth"], 512);
   EXPECT_EQ(mem["ACC"]["depth"], 2048);
   EXPECT_EQ(mem["OUT"]["depth"], 2048);
   EXPECT_EQ(mem["UOP"]["entry_bytes"], 4);
@@ -477,9 +477,9 @@ TEST(ConfigJsonTest, ContainsDerivedQuantities) {
   EXPECT_EQ(mem["ACC"]["entry_bytes"], 64);
   EXPECT_EQ(mem["OUT"]["entry_bytes"], 16);
   EXPECT_EQ(mem["UOP"]["index_bits"], 13);
-  EXPECT_EQ(mem["WGT"]["index_bits"], 10);
+  EXPECT_EQ(mem["WGT"]["index_bits"], 9);
   EXPECT_EQ(j["derived"]["macs_per_cycle"], 256);
-  EXPECT_DOUBLE_EQ(j["derived"]["peak_gops"].get<double>(), 51.2);  // 2 * 256 * 100 MHz
+  EXPECT_DOUBLE_EQ(j["derived"]["peak_gops"].get<double>(), 76.8);  // 2 * 256 * 150 MHz
   EXPECT_EQ(j["derived"]["hash"], c.hashHex());
 }
 

@@ -125,8 +125,8 @@ TEST(IsaLayoutTest, PynqWidthsByHand) {
   EXPECT_EQ(width(Opcode::Gemm, Field::UopEnd), 14);  // holds 8192
   EXPECT_EQ(width(Opcode::Gemm, Field::IterIn), 14);
   EXPECT_EQ(width(Opcode::Gemm, Field::DstFactorOut), 11);
-  EXPECT_EQ(width(Opcode::Gemm, Field::SrcFactorIn), 11);
-  EXPECT_EQ(width(Opcode::Gemm, Field::WgtFactorIn), 10);
+  EXPECT_EQ(width(Opcode::Gemm, Field::SrcFactorIn), 12);
+  EXPECT_EQ(width(Opcode::Gemm, Field::WgtFactorIn), 9);
   EXPECT_EQ(width(Opcode::Alu, Field::Imm), 16);
   EXPECT_EQ(width(Opcode::Alu, Field::Reset), -1);
   EXPECT_EQ(width(Opcode::Gemm, Field::Imm), -1);
@@ -473,8 +473,8 @@ TEST(IsaLayoutTest, DecodeRejectsStrayBits) {
 TEST(IsaLayoutTest, MicroOpWidths) {
   IsaLayout p(loadConfig("pynq"));
   EXPECT_EQ(p.uopDstBits(), 11u);
-  EXPECT_EQ(p.uopSrcBits(), 11u);
-  EXPECT_EQ(p.uopWgtBits(), 10u);
+  EXPECT_EQ(p.uopSrcBits(), 12u);  // max(input 4096, accumulator 2048)
+  EXPECT_EQ(p.uopWgtBits(), 9u);
   IsaLayout t(loadConfig("tiny"));
   EXPECT_EQ(t.uopDstBits(), 6u);  // accumulator: 64 entries
   EXPECT_EQ(t.uopSrcBits(), 7u);  // max(input 128, accumulator 64)
@@ -483,9 +483,9 @@ TEST(IsaLayoutTest, MicroOpWidths) {
 
 TEST(IsaLayoutTest, MicroOpPackingByHand) {
   IsaLayout p(loadConfig("pynq"));
-  EXPECT_EQ(p.encodeUop({1, 2, 3}), 1u | (2u << 11) | (3u << 22));
-  EXPECT_EQ(p.encodeUop({2047, 2047, 1023}), 0xFFFFFFFFu);
-  EXPECT_EQ(p.decodeUop(0xFFFFFFFFu), (Uop{2047, 2047, 1023}));
+  EXPECT_EQ(p.encodeUop({1, 2, 3}), 1u | (2u << 11) | (3u << 23));
+  EXPECT_EQ(p.encodeUop({2047, 4095, 511}), 0xFFFFFFFFu);
+  EXPECT_EQ(p.decodeUop(0xFFFFFFFFu), (Uop{2047, 4095, 511}));
   IsaLayout t(loadConfig("tiny"));
   EXPECT_EQ(t.encodeUop({5, 100, 33}), 5u | (100u << 6) | (33u << 13));
 }

@@ -200,12 +200,12 @@ TEST(ProgramBinaryErrorTest, UnencodableInstructionNamesItsIndex) {
 
 TEST(ProgramBinaryTest, MicroOpsAreLittleEndianWords) {
   IsaLayout layout(loadConfig("pynq"));
-  std::vector<uint8_t> b = encodeMicroOps(layout, {{1, 2, 3}, {2047, 2047, 1023}});
+  std::vector<uint8_t> b = encodeMicroOps(layout, {{1, 2, 3}, {2047, 4095, 511}});
   ASSERT_EQ(b.size(), 8u);
-  EXPECT_EQ(readLe(b, 0, 4), 1u | (2u << 11) | (3u << 22));
+  EXPECT_EQ(readLe(b, 0, 4), 1u | (2u << 11) | (3u << 23));
   EXPECT_EQ(readLe(b, 4, 4), 0xFFFFFFFFu);
-  const std::string msg = errorOf([&] { encodeMicroOps(layout, {{0, 0, 0}, {0, 0, 1024}}); });
-  EXPECT_NE(msg.find("micro-op 1: micro-op wgt index 1024"), std::string::npos) << msg;
+  const std::string msg = errorOf([&] { encodeMicroOps(layout, {{0, 0, 0}, {0, 0, 512}}); });
+  EXPECT_NE(msg.find("micro-op 1: micro-op wgt index 512"), std::string::npos) << msg;
 }
 
 }  // namespace

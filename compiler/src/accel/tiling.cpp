@@ -244,7 +244,11 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   // one load tile fills one half).
   const int64_t load_tiles = b.batch_groups * rs.tiles() * cs.tiles() * os.tiles() * is.tiles();
   if (weights_stay) fill += double(std::min(T, load_tiles)) * (kDmaOverhead + double(wgt_tile) * wgt_entry / bus);
-  e.cycles = fill + (p.threads > 1 ? std::max({overlapped, e.load_cycles, e.store_cycles}) + pipeline_ends : serial);
+  // The DDR behind the port serves loads and stores together (pynq at 150
+  // MHz: 11.2 bytes per cycle for both, against 8 per direction).
+  const double ddr_bound = dram.shared_bytes_per_cycle > 0 ? e.dram_bytes / dram.shared_bytes_per_cycle : 0;
+  e.cycles = fill + (p.threads > 1 ? std::max({overlapped, e.load_cycles, e.store_cycles, ddr_bound}) + pipeline_ends
+                                   : std::max(serial, ddr_bound));
   return e;
 }
 

@@ -27,7 +27,7 @@ void AxiDram::reset() {
   reads_.clear();
   writes_.clear();
   responses_.clear();
-  read_credit_ = write_credit_ = 0;
+  read_credit_ = write_credit_ = shared_credit_ = 0;
   first_error_.clear();
 }
 
@@ -49,14 +49,22 @@ void AxiDram::step(uint64_t cycle, const Request& req, Response& resp) {
   const double cap = 2.0 * bus_bytes_;
   read_credit_ = std::min(cap, read_credit_ + timing_.bytes_per_cycle);
   write_credit_ = std::min(cap, write_credit_ + timing_.bytes_per_cycle);
+  // The DDR behind the port: reads and writes draw on one budget as well.
+  const bool shared = timing_.shared_bytes_per_cycle > 0;
+  // It may hold a beat of each direction on top of a cycle's worth, so that
+  // a fractional rate is not lost to the cap while both directions stream.
+  if (shared)
+    shared_credit_ = std::min(cap + timing_.shared_bytes_per_cycle, shared_credit_ + timing_.shared_bytes_per_cycle);
+  auto sharedAllows = [&](uint32_t bytes) { return !shared || shared_credit_ >= bytes; };
 
   // R: the oldest burst whose latency has passed, one beat.
   resp.rvalid = false;
   if (!reads_.empty()) {
     Burst& b = reads_.front();
     const uint32_t beat_bytes = 1u << b.size_log2;
-    if (b.ready_cycle <= cycle && read_credit_ >= beat_bytes) {
+    if (b.ready_cycle <= cycle && read_credit_ >= beat_bytes && sharedAllows(beat_bytes)) {
       read_credit_ -= beat_bytes;
+      if (shared) shared_credit_ -= beat_bytes;
       const uint64_t addr = b.addr + (uint64_t(b.beat) << b.size_log2);
       std::memset(resp.rdata, 0, bus_bytes_);
       if (!b.error) {
@@ -80,9 +88,10 @@ void AxiDram::step(uint64_t cycle, const Request& req, Response& resp) {
   }
 
   // W before AW: data always belongs to an address accepted at an earlier edge.
-  resp.wready = !writes_.empty() && write_credit_ >= bus_bytes_;
+  resp.wready = !writes_.empty() && write_credit_ >= bus_bytes_ && sharedAllows(bus_bytes_);
   if (req.wvalid && resp.wready) {
     write_credit_ -= bus_bytes_;
+    if (shared) shared_credit_ -= bus_bytes_;
     Burst& b = writes_.front();
     const uint64_t addr = b.addr + uint64_t(b.beat) * bus_bytes_;
     if (!b.error) std::memcpy(dram_.map(addr, bus_bytes_), req.wdata, bus_bytes_);

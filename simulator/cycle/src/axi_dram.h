@@ -3,7 +3,9 @@
 // read bursts return data `read_latency` cycles after their address is taken,
 // in order, at most one beat per cycle and `bytes_per_cycle` on average; write
 // bursts take data for the oldest accepted address and respond
-// `write_latency` cycles after their last beat. At most `max_outstanding`
+// `write_latency` cycles after their last beat. With `shared_bytes_per_cycle`
+// the beats of both directions also share that budget (the DDR serves both;
+// a read due in the same cycle as a write beat goes first). At most `max_outstanding`
 // bursts per direction are in flight. Backed by a vdla::sim::Dram; a burst
 // outside every allocated buffer is answered with SLVERR and remembered, so the
 // run can say which address and which burst.
@@ -56,7 +58,7 @@ class AxiDram {
   Dram& dram_;
   uint32_t bus_bytes_;
   DramTiming timing_;
-  double read_credit_ = 0, write_credit_ = 0;
+  double read_credit_ = 0, write_credit_ = 0, shared_credit_ = 0;
   std::deque<Burst> reads_, writes_;
   std::deque<std::pair<uint64_t, uint32_t>> responses_;  // (ready cycle, bresp)
   std::string first_error_;

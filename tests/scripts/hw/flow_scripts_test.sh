@@ -66,9 +66,9 @@ expect 3 "vitis_hls not found on PATH" -- env PATH=$BASE_PATH:$TMP/onlyvivado ba
 rm -f "$TMP/calls.log"
 expect 0 "vdla_pynq.bit and vdla_pynq.hwh \(hls flow, pynq-z1\)" -- \
   env PATH=$PATH_TOOLS bash "$BUILD" --config pynq --flow hls --build-dir "$TMP/build" --out "$TMP/out"
-grep -q "^vitis_hls -f $ROOT/scripts/hw/hls.tcl -tclargs pynq xc7z020clg400-1 100 $ROOT/vdla_hw/hls $TMP/build/generated/vdla_hw/pynq $ROOT/vdla_hw/include $TMP/out $ROOT/vdla_hw/hls/tb/vdla_top_tb.cpp$" "$TMP/calls.log" ||
+grep -q "^vitis_hls -f $ROOT/scripts/hw/hls.tcl -tclargs pynq xc7z020clg400-1 150 $ROOT/vdla_hw/hls $TMP/build/generated/vdla_hw/pynq $ROOT/vdla_hw/include $TMP/out $ROOT/vdla_hw/hls/tb/vdla_top_tb.cpp$" "$TMP/calls.log" ||
   fail "vitis_hls not called with pynq's part and clock: $(cat "$TMP/calls.log")"
-grep -q "^vivado -mode batch -nojournal -source $ROOT/scripts/hw/vivado_bd.tcl -tclargs pynq xc7z020clg400-1 pynq-z1 100 $TMP/out/ip/hls_ip vdla_top s_axi_control m_axi_data $TMP/out hp$" "$TMP/calls.log" ||
+grep -q "^vivado -mode batch -nojournal -source $ROOT/scripts/hw/vivado_bd.tcl -tclargs pynq xc7z020clg400-1 pynq-z1 150 $TMP/out/ip/hls_ip vdla_top s_axi_control m_axi_data $TMP/out hp$" "$TMP/calls.log" ||
   fail "vivado block design not called for the HLS IP: $(cat "$TMP/calls.log")"
 
 rm -f "$TMP/calls.log"
