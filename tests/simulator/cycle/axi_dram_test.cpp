@@ -63,8 +63,8 @@ TEST(AxiDramTest, ReadsAndWritesTogetherStayWithinTheSharedBudget) {
   const uint64_t cycles = 10000;
   const Moved both = stream(t, true, true, cycles);
   const double bytes = 8.0 * double(both.read_beats + both.write_beats);
-  EXPECT_LE(bytes, 11.2 * cycles + 27.2);  // the budget holds two beats and a cycle
-  EXPECT_GT(bytes, 11.0 * cycles);       // and is used when both want it
+  EXPECT_LE(bytes, 11.2 * cycles + 27.2);   // the budget holds two beats and a cycle
+  EXPECT_GT(bytes, 11.0 * cycles);          // and is used when both want it
   EXPECT_GT(both.write_beats, cycles / 5);  // reads go first, writes still move
   // One direction alone is limited by the port, not by the DDR.
   EXPECT_GT(stream(t, true, false, cycles).read_beats, cycles - 100);
