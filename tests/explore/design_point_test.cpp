@@ -68,10 +68,11 @@ TEST(DesignPointTest, LatencyHidingIsFasterAndBiggerArraysFaster) {
   EXPECT_LT(on.latency_ms, off.latency_ms);
   EXPECT_GT(on.networks[0].mac_utilisation, 0.25);  // 64x64 input: small planes, short tiles
   EXPECT_LE(on.networks[0].mac_utilisation, 1.0);
-  // The same array at twice the clock on the bigger UltraScale+ part (ultra96).
+  // Twice the array (1x32x16) at 287 MHz against 150 MHz on the bigger
+  // UltraScale+ part (ultra96): more than twice as fast.
   const hw::HwConfig u96 = hw::loadConfig("ultra96");
   const PointResult fast = evaluateDesignPoint({u96, true}, {w}, ResourceModel::builtin(), fpgaPart(u96.part));
-  EXPECT_LT(fast.latency_ms, on.latency_ms / 1.9);
+  EXPECT_LT(fast.latency_ms, on.latency_ms / 2);
   EXPECT_EQ(fast.fits(), fast.why_not_fits.empty());
   EXPECT_EQ(fast.resources.dsp, ResourceModel::builtin().estimate(u96, "xcup").dsp);
   // Four times the array (zcu104's 1x32x32) is faster per cycle.

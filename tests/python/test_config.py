@@ -167,8 +167,8 @@ def test_replace_changes_the_field_and_the_hash():
     assert both.name == "pynq-wide" and both.gemm["block_out"] == 32
     assert both.hash == wider.hash  # the name is not hardware
     assert both != wider  # but configs of different names are different configs
-    faster = base.replace(target__clock_mhz=125)
-    assert faster.clock_mhz == 125 and faster.hash != base.hash
+    slower = base.replace(target__clock_mhz=125)
+    assert slower.clock_mhz == 125 and slower.hash != base.hash
 
 
 def test_replace_unknown_path():

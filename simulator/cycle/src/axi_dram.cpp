@@ -17,6 +17,7 @@ const char* readerName(uint32_t id) {
 }
 
 constexpr uint32_t kSlvErr = 2;
+constexpr uint32_t kMaxWriteWaits = 8;  // contested cycles a waiting write beat may lose in a row
 
 }  // namespace
 
@@ -28,6 +29,7 @@ void AxiDram::reset() {
   writes_.clear();
   responses_.clear();
   read_credit_ = write_credit_ = shared_credit_ = 0;
+  write_waits_ = 0;
   first_error_.clear();
 }
 
@@ -57,12 +59,34 @@ void AxiDram::step(uint64_t cycle, const Request& req, Response& resp) {
     shared_credit_ = std::min(cap + timing_.shared_bytes_per_cycle, shared_credit_ + timing_.shared_bytes_per_cycle);
   auto sharedAllows = [&](uint32_t bytes) { return !shared || shared_credit_ >= bytes; };
 
+  // Who may move a beat this cycle. When the shared budget has room for only
+  // one of a read and a write beat that both wait, the read goes first (the
+  // accelerator's loads feed its compute; its stores have slack), except that
+  // a write beat that lost kMaxWriteWaits such cycles since the last write
+  // beat goes next, so that writes never starve when the budget is below a
+  // beat a cycle. (At pynq's 11.2 bytes a cycle the budget left over by a
+  // read stream moves a write beat every two or three cycles anyway.)
+  const uint32_t read_beat_bytes = reads_.empty() ? 0 : 1u << reads_.front().size_log2;
+  const bool read_wants = !reads_.empty() && reads_.front().ready_cycle <= cycle && read_credit_ >= read_beat_bytes;
+  const bool write_wants = !writes_.empty() && write_credit_ >= bus_bytes_ && req.wvalid;
+  bool read_may = read_wants && sharedAllows(read_beat_bytes);
+  bool write_may = !writes_.empty() && write_credit_ >= bus_bytes_ && sharedAllows(bus_bytes_);
+  if (shared && read_wants && write_wants && shared_credit_ < read_beat_bytes + bus_bytes_ &&
+      shared_credit_ >= std::min(read_beat_bytes, bus_bytes_)) {
+    if (write_waits_ >= kMaxWriteWaits) {
+      read_may = false;
+    } else {
+      write_may = false;
+      ++write_waits_;
+    }
+  }
+
   // R: the oldest burst whose latency has passed, one beat.
   resp.rvalid = false;
   if (!reads_.empty()) {
     Burst& b = reads_.front();
-    const uint32_t beat_bytes = 1u << b.size_log2;
-    if (b.ready_cycle <= cycle && read_credit_ >= beat_bytes && sharedAllows(beat_bytes)) {
+    const uint32_t beat_bytes = read_beat_bytes;
+    if (read_may) {
       read_credit_ -= beat_bytes;
       if (shared) shared_credit_ -= beat_bytes;
       const uint64_t addr = b.addr + (uint64_t(b.beat) << b.size_log2);
@@ -88,10 +112,11 @@ void AxiDram::step(uint64_t cycle, const Request& req, Response& resp) {
   }
 
   // W before AW: data always belongs to an address accepted at an earlier edge.
-  resp.wready = !writes_.empty() && write_credit_ >= bus_bytes_ && sharedAllows(bus_bytes_);
+  resp.wready = write_may && sharedAllows(bus_bytes_);
   if (req.wvalid && resp.wready) {
     write_credit_ -= bus_bytes_;
     if (shared) shared_credit_ -= bus_bytes_;
+    write_waits_ = 0;
     Burst& b = writes_.front();
     const uint64_t addr = b.addr + uint64_t(b.beat) * bus_bytes_;
     if (!b.error) std::memcpy(dram_.map(addr, bus_bytes_), req.wdata, bus_bytes_);

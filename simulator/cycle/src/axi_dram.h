@@ -5,7 +5,8 @@
 // bursts take data for the oldest accepted address and respond
 // `write_latency` cycles after their last beat. With `shared_bytes_per_cycle`
 // the beats of both directions also share that budget (the DDR serves both;
-// a read due in the same cycle as a write beat goes first). At most `max_outstanding`
+// when it has room for only one of a waiting read and write beat, the read
+// goes first, but a write beat loses at most eight such cycles in a row). At most `max_outstanding`
 // bursts per direction are in flight. Backed by a vdla::sim::Dram; a burst
 // outside every allocated buffer is answered with SLVERR and remembered, so the
 // run can say which address and which burst.
@@ -59,6 +60,7 @@ class AxiDram {
   uint32_t bus_bytes_;
   DramTiming timing_;
   double read_credit_ = 0, write_credit_ = 0, shared_credit_ = 0;
+  uint32_t write_waits_ = 0;  // contested cycles that writes lost since their last beat
   std::deque<Burst> reads_, writes_;
   std::deque<std::pair<uint64_t, uint32_t>> responses_;  // (ready cycle, bresp)
   std::string first_error_;

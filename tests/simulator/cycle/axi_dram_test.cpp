@@ -71,5 +71,20 @@ TEST(AxiDramTest, ReadsAndWritesTogetherStayWithinTheSharedBudget) {
   EXPECT_GT(stream(t, false, true, cycles).write_beats, cycles - 100);
 }
 
+TEST(AxiDramTest, WritesDoNotStarveWhenTheBudgetIsBelowABeat) {
+  DramTiming t;
+  t.shared_bytes_per_cycle = 6;  // less than one 8-byte beat a cycle
+  const uint64_t cycles = 10000;
+  const Moved both = stream(t, true, true, cycles);
+  const double bytes = 8.0 * double(both.read_beats + both.write_beats);
+  EXPECT_LE(bytes, 6.0 * cycles + 22);
+  EXPECT_GT(bytes, 5.9 * cycles);
+  // Reads go first, but a write beat wins at least one contested cycle in
+  // nine: about a ninth of the beats are writes.
+  const uint64_t beats = both.read_beats + both.write_beats;
+  EXPECT_GT(both.write_beats, beats / 12);
+  EXPECT_GT(both.read_beats, 4 * both.write_beats);
+}
+
 }  // namespace
 }  // namespace vdla::sim
