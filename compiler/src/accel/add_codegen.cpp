@@ -46,7 +46,8 @@ int64_t aluPasses(const hw::HwConfig& cfg) { return (offsetInReq(cfg) ? 3 : 4) +
 int64_t aluCyclesPerEntry(const hw::HwConfig& cfg) { return aluPasses(cfg) + 1; }
 
 int64_t entriesOf(const AddLayer& L, const hw::HwConfig& cfg) {
-  const rt::accel::PackedGeometry g = rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_out);
+  const rt::accel::PackedGeometry g =
+      rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, configInterleave(cfg) * cfg.block_out);
   return g.bytes() / int64_t(cfg.entryBytes(Memory::Output));
 }
 
@@ -123,8 +124,10 @@ TilePlan chooseAddTiling(const AddLayer& L, const hw::HwConfig& cfg, bool latenc
 }
 
 ArenaPlacement standaloneAddPlacement(const AddLayer& L, const hw::HwConfig& cfg) {
-  const uint64_t bytes =
-      alignUp(uint64_t(rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_out).bytes()), kArenaAlign);
+  const uint64_t bytes = alignUp(
+      uint64_t(
+          rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, configInterleave(cfg) * cfg.block_out).bytes()),
+      kArenaAlign);
   ArenaPlacement p;
   p.r_offset = int64_t(bytes);
   p.y_offset = int64_t(2 * bytes);
@@ -135,6 +138,7 @@ ConvProgram generateAddProgram(const AddLayer& L, const TilePlan& plan, const hw
                                uint64_t constants_offset, const ArenaPlacement& placement) {
   if (constants_offset % kArenaAlign) throw std::invalid_argument("constants offset must be 4 KiB aligned");
   ConvProgram out;
+  out.y_block = configInterleave(cfg) * cfg.block_out;
   out.plan = plan;
   out.estimate = estimateAddPlan(L, plan, cfg);
   if (!out.estimate.fits)
@@ -143,7 +147,8 @@ ConvProgram generateAddProgram(const AddLayer& L, const TilePlan& plan, const hw
     if (offset < 0 || uint64_t(offset) % kArenaAlign)
       throw std::invalid_argument("layer '" + L.name + "': arena offset " + std::to_string(offset) +
                                   " is not a multiple of " + std::to_string(kArenaAlign));
-  const rt::accel::PackedGeometry g = rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_out);
+  const rt::accel::PackedGeometry g =
+      rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, configInterleave(cfg) * cfg.block_out);
   out.x_offset = placement.x_offset;
   out.r_offset = placement.r_offset;
   out.y_offset = placement.y_offset;

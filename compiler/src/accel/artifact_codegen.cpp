@@ -83,6 +83,8 @@ rt::Artifact generateAccelArtifact(const ir::Graph& graph, const hw::HwConfig& c
       step.attrs.set("has_residual", int64_t(o.hasResidual() ? 1 : 0));
       // The channel block of the input's packing (a max pooling reads block_out entries).
       step.attrs.set("x_block", o.inputGeometry(cfg).block);
+      // The output's and the residual's (block_in when the layer interleaves its output).
+      step.attrs.set("y_block", o.outputGeometry(cfg).block);
       step.attrs.set("x_resident", int64_t(o.x_resident ? 1 : 0));
       step.attrs.set("r_resident", int64_t(o.r_resident ? 1 : 0));
       step.attrs.set("y_to_host", int64_t(o.y_to_host ? 1 : 0));

@@ -66,7 +66,7 @@ void putI32(std::vector<uint8_t>& out, size_t at, int32_t v) {
 
 std::vector<uint8_t> packWeights(const ConvLayer& L, const hw::HwConfig& cfg) {
   const int64_t BI = cfg.block_in, BO = cfg.block_out;
-  const int64_t RB = maxInputBlocks(L, BI, BO), OCB = ceilDiv(L.o, BO), kk = L.kh * L.kw;
+  const int64_t RB = maxInputBlocks(L, BI, BO), OCB = outputBlocks(L, cfg), kk = L.kh * L.kw;
   const int64_t entry = BO * BI;
   const int64_t c_per_g = L.c / L.group, o_per_g = L.o / L.group;
   // Entry (ocb, r) holds input block first(ocb) + r; blocks past a group's
@@ -89,7 +89,8 @@ std::vector<uint8_t> packWeights(const ConvLayer& L, const hw::HwConfig& cfg) {
 
 ArenaPlacement standalonePlacement(const ConvLayer& L, const hw::HwConfig& cfg) {
   const rt::accel::PackedGeometry xg = rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_in);
-  const rt::accel::PackedGeometry yg = rt::accel::packedGeometry({L.n, L.o, L.oh, L.ow}, cfg.batch, cfg.block_out);
+  const rt::accel::PackedGeometry yg =
+      rt::accel::packedGeometry({L.n, L.o, L.oh, L.ow}, cfg.batch, outputInterleave(L, cfg) * cfg.block_out);
   ArenaPlacement p;
   p.x_offset = 0;
   p.r_offset = static_cast<int64_t>(alignUp(static_cast<uint64_t>(xg.bytes()), kArenaAlign));
@@ -115,6 +116,12 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
   const int64_t ih_full = (plan.rows - 1) * L.sh + L.kh, iw_full = (plan.cols - 1) * L.sw + L.kw;
   const int64_t tile_pixels = plan.rows * plan.cols;  // ACC entries per oc block of a tile
   const int64_t tile_entries = plan.oc_blocks * tile_pixels;
+  // Output interleave (outputInterleave): a tile's ACC holds its oc blocks in
+  // groups of G, each group pixel-major ([pixel][G]), so that a group stores
+  // as whole block_in entries. With G = 1 the layout is [oc block][pixel].
+  const int64_t G = b.out_group;
+  if (G > 1 && dw) throw std::logic_error("layer '" + L.name + "': DWGEMM with an output interleave");
+  auto accAt = [&](int64_t q, int64_t pixel) { return (q / G) * G * tile_pixels + pixel * G + q % G; };
 
   // ---- constant image of the layer: weights | parameter vectors | micro-ops
   const uint32_t acc_entry = cfg.entryBytes(Memory::Acc), wgt_entry = cfg.entryBytes(Memory::Weight);
@@ -155,9 +162,10 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
     }
   const uint64_t uops_at = alignUp(out.constants.size(), kRegionAlign);
 
-  // ---- activation arena: X (block_in) | R (block_out) | Y (block_out)
+  // ---- activation arena: X (block_in) | R and Y (block_out, or block_in interleaved)
+  out.y_block = G * cfg.block_out;
   const rt::accel::PackedGeometry xg = rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_in);
-  const rt::accel::PackedGeometry yg = rt::accel::packedGeometry({L.n, L.o, L.oh, L.ow}, cfg.batch, cfg.block_out);
+  const rt::accel::PackedGeometry yg = rt::accel::packedGeometry({L.n, L.o, L.oh, L.ow}, cfg.batch, out.y_block);
   for (int64_t offset : {placement.x_offset, placement.r_offset, placement.y_offset})
     if (offset < 0 || uint64_t(offset) % kArenaAlign)
       throw std::invalid_argument("layer '" + L.name + "': arena offset " + std::to_string(offset) +
@@ -237,60 +245,73 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
           const int64_t acc_base = va * acc_half, res_base = acc_base + tile_entries;
           bool acc_pop_pending = i >= T;  // the store of tile i-T must have read this half
 
-          // 2-D transfers between a tile region [ocbs][rows][plan.cols] and a
-          // tensor [OCB][OH][OW]: as few instructions as the pitches allow.
+          // 2-D transfers between a tile region [ocbs/G][rows][plan.cols][G]
+          // and a tensor [OCB/G][OH][OW][G] (entries of block_out channels):
+          // as few instructions as the pitches allow.
           auto tileTransfers = [&](auto make, uint64_t dram_base, int64_t sram_base) {
             std::vector<size_t> idx;
-            const uint64_t first = dram_base + static_cast<uint64_t>(((nb * OCB + ocb0) * L.oh + oh0) * L.ow + ow0);
-            const uint64_t plane = static_cast<uint64_t>(L.oh * L.ow);
-            if (cols == L.ow && (rows == plan.rows || ocbs == 1)) {
-              // Whole rows: one instruction, a row per oc block.
-              idx.push_back(make(static_cast<uint32_t>(sram_base), first, static_cast<uint32_t>(ocbs),
-                                 static_cast<uint32_t>(rows * cols), static_cast<uint32_t>(plane)));
+            const int64_t groups = ocbs / G, group_stride = G * tile_pixels;
+            const uint64_t first =
+                dram_base + static_cast<uint64_t>((((nb * OCB + ocb0) / G * L.oh + oh0) * L.ow + ow0) * G);
+            const uint64_t plane = static_cast<uint64_t>(L.oh * L.ow * G);
+            if (cols == L.ow && (rows == plan.rows || groups == 1)) {
+              // Whole rows: one instruction, a row per group of oc blocks.
+              idx.push_back(make(static_cast<uint32_t>(sram_base), first, static_cast<uint32_t>(groups),
+                                 static_cast<uint32_t>(rows * cols * G), static_cast<uint32_t>(plane)));
             } else if (cols == plan.cols) {
-              for (int64_t q = 0; q < ocbs; ++q)
-                idx.push_back(make(static_cast<uint32_t>(sram_base + q * tile_pixels), first + q * plane,
-                                   static_cast<uint32_t>(rows), static_cast<uint32_t>(cols),
-                                   static_cast<uint32_t>(L.ow)));
+              for (int64_t g = 0; g < groups; ++g)
+                idx.push_back(make(static_cast<uint32_t>(sram_base + g * group_stride), first + g * plane,
+                                   static_cast<uint32_t>(rows), static_cast<uint32_t>(cols * G),
+                                   static_cast<uint32_t>(L.ow * G)));
             } else {
               // An edge column tile: its rows are shorter than the pitch.
-              for (int64_t q = 0; q < ocbs; ++q)
+              for (int64_t g = 0; g < groups; ++g)
                 for (int64_t r = 0; r < rows; ++r)
-                  idx.push_back(make(static_cast<uint32_t>(sram_base + q * tile_pixels + r * plan.cols),
-                                     first + q * plane + static_cast<uint64_t>(r * L.ow), 1,
-                                     static_cast<uint32_t>(cols), static_cast<uint32_t>(cols)));
+                  idx.push_back(make(static_cast<uint32_t>(sram_base + g * group_stride + r * plan.cols * G),
+                                     first + g * plane + static_cast<uint64_t>(r * L.ow * G), 1,
+                                     static_cast<uint32_t>(cols * G), static_cast<uint32_t>(cols * G)));
             }
             return idx;
           };
 
           // ALU pass over the tile: the first `rows` rows at full pitch of
           // every oc block (entries past an edge tile's columns are computed
-          // but never stored).
+          // but never stored). The outer loop runs over the oc blocks and the
+          // inner one along the pixels, so a parameter operand stays in its
+          // register; an interleaved tile takes an instruction per group.
+          // Returns the first and last instruction.
           auto aluPass = [&](const AluPass& p) {
-            hw::Uop u;
-            u.dst = static_cast<uint32_t>(p.dst == AluPass::Dst::Acc ? acc_base : res_base);
-            hw::LoopNest l;
-            l.iter_out = static_cast<uint32_t>(ocbs);
-            l.iter_in = static_cast<uint32_t>(rows * plan.cols);
-            l.dst_out = static_cast<uint32_t>(tile_pixels);
-            l.dst_in = 1;
-            if (p.src == AluPass::Src::Param) {
-              const size_t k = static_cast<size_t>(p.param);
-              u.src = static_cast<uint32_t>(param_base + vector_base[k] + vector_step[k] * ocb0);
-              l.src_out = static_cast<uint32_t>(vector_step[k]);
-            } else if (p.src == AluPass::Src::Residual) {
-              u.src = static_cast<uint32_t>(res_base);
-              l.src_out = static_cast<uint32_t>(tile_pixels);
-              l.src_in = 1;
+            const int64_t insns = G > 1 ? ocbs / G : 1, per_insn = G > 1 ? G : ocbs;
+            std::pair<size_t, size_t> emitted{0, 0};
+            for (int64_t g = 0; g < insns; ++g) {
+              const int64_t group_at = g * G * tile_pixels;
+              hw::Uop u;
+              u.dst = static_cast<uint32_t>((p.dst == AluPass::Dst::Acc ? acc_base : res_base) + group_at);
+              hw::LoopNest l;
+              l.iter_out = static_cast<uint32_t>(per_insn);
+              l.iter_in = static_cast<uint32_t>(rows * plan.cols);
+              l.dst_out = static_cast<uint32_t>(accAt(1, 0));
+              l.dst_in = static_cast<uint32_t>(G);
+              if (p.src == AluPass::Src::Param) {
+                const size_t k = static_cast<size_t>(p.param);
+                u.src = static_cast<uint32_t>(param_base + vector_base[k] + vector_step[k] * (ocb0 + g * G));
+                l.src_out = static_cast<uint32_t>(vector_step[k]);
+              } else if (p.src == AluPass::Src::Residual) {
+                u.src = static_cast<uint32_t>(res_base + group_at);
+                l.src_out = l.dst_out;
+                l.src_in = l.dst_in;
+              }
+              const auto range = uops.add({u});
+              l.uop_begin = range.first;
+              l.uop_end = range.second;
+              hw::Instruction insn = p.src == AluPass::Src::Imm ? hw::makeAluImm(p.op, l, p.imm) : hw::makeAlu(p.op, l);
+              // REQ's clip bounds, FREQ's zero point, beside the tensor operand
+              if (p.op == hw::AluOp::Req || p.op == hw::AluOp::FReq) insn.imm = p.imm;
+              insn.bias_clear = p.bias_param >= 0;
+              emitted.second = em.emit(insn);
+              if (g == 0) emitted.first = emitted.second;
             }
-            const auto range = uops.add({u});
-            l.uop_begin = range.first;
-            l.uop_end = range.second;
-            hw::Instruction insn = p.src == AluPass::Src::Imm ? hw::makeAluImm(p.op, l, p.imm) : hw::makeAlu(p.op, l);
-            // REQ's clip bounds, FREQ's zero point, beside the tensor operand
-            if (p.op == hw::AluOp::Req || p.op == hw::AluOp::FReq) insn.imm = p.imm;
-            insn.bias_clear = p.bias_param >= 0;
-            return em.emit(insn);
+            return emitted;
           };
 
           if (L.residual) {
@@ -309,7 +330,7 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             if (acc_pop_pending) em.at(at).pop_next = true;
             acc_pop_pending = false;
           };
-          for (const AluPass& p : seq.init) claimPop(aluPass(p));
+          for (const AluPass& p : seq.init) claimPop(aluPass(p).first);
           if (acc_pop_pending && !seq.bias_clear)
             throw std::logic_error("layer '" + L.name + "': a tile starts with neither a load nor an ALU pass");
           // What the zero padding of this tile's border outputs lacks.
@@ -318,32 +339,41 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             const int64_t r0 = std::max(bc.rows.first, oh0), r1 = std::min(bc.rows.first + bc.rows.count, oh0 + rows);
             const int64_t c0 = std::max(bc.cols.first, ow0), c1 = std::min(bc.cols.first + bc.cols.count, ow0 + cols);
             if (r0 >= r1 || c0 >= c1) continue;
-            const uint32_t dst = static_cast<uint32_t>(acc_base + (r0 - oh0) * plan.cols + (c0 - ow0));
+            const int64_t pixel0 = (r0 - oh0) * plan.cols + (c0 - ow0);
             const uint32_t src = static_cast<uint32_t>(param_base + vector_base[seq.params.size() + k] + ocb0);
-            hw::LoopNest l;
-            std::vector<hw::Uop> kernel;
             if (r1 - r0 == 1 || c1 - c0 == 1) {
               // A row or a column of outputs: the loops run over the oc blocks
-              // and along it, one micro-op.
-              kernel.push_back({dst, src, 0});
-              l.iter_out = static_cast<uint32_t>(ocbs);
-              l.dst_out = static_cast<uint32_t>(tile_pixels);
-              l.src_out = 1;
-              l.iter_in = static_cast<uint32_t>(std::max(r1 - r0, c1 - c0));
-              l.dst_in = static_cast<uint32_t>(r1 - r0 == 1 ? 1 : plan.cols);
+              // (of a group, when interleaved) and along it, one micro-op.
+              const int64_t insns = G > 1 ? ocbs / G : 1, per_insn = G > 1 ? G : ocbs;
+              for (int64_t g = 0; g < insns; ++g) {
+                hw::LoopNest l;
+                l.iter_out = static_cast<uint32_t>(per_insn);
+                l.dst_out = static_cast<uint32_t>(accAt(1, 0));
+                l.src_out = 1;
+                l.iter_in = static_cast<uint32_t>(std::max(r1 - r0, c1 - c0));
+                l.dst_in = static_cast<uint32_t>((r1 - r0 == 1 ? 1 : plan.cols) * G);
+                const auto range = uops.add(
+                    {{static_cast<uint32_t>(acc_base + accAt(g * G, pixel0)), src + static_cast<uint32_t>(g * G), 0}});
+                l.uop_begin = range.first;
+                l.uop_end = range.second;
+                claimPop(em.emit(hw::makeAlu(hw::AluOp::Add, l)));
+              }
             } else {
               // A rectangle: the loops run over it, a micro-op per oc block.
+              std::vector<hw::Uop> kernel;
               for (int64_t q = 0; q < ocbs; ++q)
-                kernel.push_back({dst + static_cast<uint32_t>(q * tile_pixels), src + static_cast<uint32_t>(q), 0});
+                kernel.push_back(
+                    {static_cast<uint32_t>(acc_base + accAt(q, pixel0)), src + static_cast<uint32_t>(q), 0});
+              hw::LoopNest l;
               l.iter_out = static_cast<uint32_t>(r1 - r0);
               l.iter_in = static_cast<uint32_t>(c1 - c0);
-              l.dst_out = static_cast<uint32_t>(plan.cols);
-              l.dst_in = 1;
+              l.dst_out = static_cast<uint32_t>(plan.cols * G);
+              l.dst_in = static_cast<uint32_t>(G);
+              const auto range = uops.add(kernel);
+              l.uop_begin = range.first;
+              l.uop_end = range.second;
+              claimPop(em.emit(hw::makeAlu(hw::AluOp::Add, l)));
             }
-            const auto range = uops.add(kernel);
-            l.uop_begin = range.first;
-            l.uop_end = range.second;
-            claimPop(em.emit(hw::makeAlu(hw::AluOp::Add, l)));
           }
 
           // Input window of the tile and the padding the DMA adds around it.
@@ -421,7 +451,7 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
               for (int64_t q = 0; q < cbs; ++q)
                 for (int64_t ky = 0; ky < L.kh; ++ky)
                   for (int64_t kx = 0; kx < L.kw; ++kx)
-                    kernel.push_back({static_cast<uint32_t>(acc_base + oq * tile_pixels),
+                    kernel.push_back({static_cast<uint32_t>(acc_base + accAt(oq, 0)),
                                       static_cast<uint32_t>(inp_base + q * ih_full * iw_full + ky * pitch + kx),
                                       static_cast<uint32_t>(wgt_base + ((oq * cbs + q) * L.kh + ky) * L.kw + kx)});
             const auto range = uops.add(kernel);
@@ -430,8 +460,8 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             l.uop_end = range.second;
             l.iter_out = static_cast<uint32_t>(rows);
             l.iter_in = static_cast<uint32_t>(cols);
-            l.dst_out = static_cast<uint32_t>(plan.cols);
-            l.dst_in = 1;
+            l.dst_out = static_cast<uint32_t>(plan.cols * G);
+            l.dst_in = static_cast<uint32_t>(G);
             l.src_out = static_cast<uint32_t>(L.sh * pitch);
             l.src_in = static_cast<uint32_t>(L.sw);
             Instruction gemm = hw::makeGemm(l);
@@ -441,7 +471,7 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
           }
 
           size_t last_alu = 0;
-          for (const AluPass& p : seq.after) last_alu = aluPass(p);
+          for (const AluPass& p : seq.after) last_alu = aluPass(p).second;
           em.at(last_alu).push_next = true;
 
           auto stores = tileTransfers([&](uint32_t s, uint64_t d, uint32_t y, uint32_t x,

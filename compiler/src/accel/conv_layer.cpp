@@ -147,6 +147,32 @@ int64_t maxInputBlocks(const ConvLayer& L, int64_t bi, int64_t bo) {
   return m;
 }
 
+int64_t configInterleave(const hw::HwConfig& cfg) {
+  if (cfg.batch != 1 || cfg.block_in <= cfg.block_out || cfg.block_in % cfg.block_out) return 1;
+  return cfg.block_in / cfg.block_out;
+}
+
+int64_t outputInterleave(const ConvLayer& L, const hw::HwConfig& cfg) {
+  const int64_t G = configInterleave(cfg), BO = cfg.block_out;
+  if (G == 1 || L.group == 1) return G;
+  // A grouped layer: the blocks of each group of G read the same input
+  // blocks (a block past the channels, zero weights, reads its group's).
+  const int64_t OCB = (L.o + BO - 1) / BO;
+  for (int64_t ocb = 0; ocb < OCB; ocb += G) {
+    const BlockRange first = inputBlocksOf(L, ocb, cfg.block_in, cfg.block_out);
+    for (int64_t k = 1; k < G && ocb + k < OCB; ++k) {
+      const BlockRange other = inputBlocksOf(L, ocb + k, cfg.block_in, cfg.block_out);
+      if (other.first != first.first || other.count != first.count) return 1;
+    }
+  }
+  return G;
+}
+
+int64_t outputBlocks(const ConvLayer& L, const hw::HwConfig& cfg) {
+  const int64_t G = outputInterleave(L, cfg);
+  return (L.o + G * cfg.block_out - 1) / (G * cfg.block_out) * G;
+}
+
 ConvLayer toIm2colLayer(const ConvLayer& L) {
   if (L.group != 1) throw std::invalid_argument("im2col form of a grouped convolution");
   ConvLayer R = withPaddingOnTheHost(L);  // im2col reads the padded image

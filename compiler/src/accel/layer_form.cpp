@@ -35,7 +35,8 @@ LayerForm chooseLayerForm(const ConvLayer& direct, const hw::HwConfig& cfg, bool
     candidates.back().layer = toSpaceToDepthLayer(direct);
     candidates.back().space_to_depth = true;
   }
-  if (few_channels && allow_im2col) {
+  // im2col of a grouped layer would mix the groups' channels into one reduction.
+  if (few_channels && allow_im2col && direct.group == 1) {
     candidates.emplace_back();
     candidates.back().layer = toIm2colLayer(direct);
     candidates.back().im2col = true;

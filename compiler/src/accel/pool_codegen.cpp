@@ -1,6 +1,7 @@
 // Max pooling on the accelerator: tiling, cost model and program
 // (pool_layer.h). A tile is `rows` output rows of every column of one channel
-// block; with latency hiding ACC and OUT are split in two halves used by
+// block (block_in channels, E = configInterleave entries per pixel, on a
+// config with an interleave); with latency hiding ACC and OUT are split in two halves used by
 // alternating tiles, so that the store of one tile overlaps the load and ALU
 // passes of the next.
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <stdexcept>
 
 #include "alu_program_constants.h"
+#include "vdla/compiler/accel/conv_layer.h"
 #include "vdla/compiler/accel/pool_layer.h"
 #include "vdla/hw/instruction_builders.h"
 #include "vdla/runtime/accel/packed_layout.h"
@@ -62,23 +64,25 @@ constexpr double kTensorAluCyclesPerVector = 2;
 bool separable(const PoolLayer& L) { return L.kh >= 2 && L.sh >= 2 && L.kh <= L.sh + 1; }
 constexpr int64_t kPrivateRow = 1;  // the window row the others fold into
 
-// ALU passes of a tile of `rows` output rows, in vectors, and instructions.
-double poolAluVectors(const PoolLayer& L, int64_t rows) {
-  if (!separable(L)) return double(rows * L.ow * L.kh * L.kw);
-  return double((L.kh - 1) * rows * inputPitch(L) + rows * L.ow * L.kw);
+// ALU passes of a tile of `rows` output rows, in vectors (E per pixel), and instructions.
+double poolAluVectors(const PoolLayer& L, int64_t rows, int64_t E) {
+  if (!separable(L)) return double(rows * L.ow * L.kh * L.kw * E);
+  return double(((L.kh - 1) * rows * inputPitch(L) + rows * L.ow * L.kw) * E);
 }
 int64_t poolAluInstructions(const PoolLayer& L) { return (separable(L) ? 1 : 0) + (L.kh * L.kw > 1 ? 2 : 1); }
-// Micro-ops per half: the vertical folds' (separable), then the first tap's,
-// then the other taps'.
-int64_t uopsPerHalf(const PoolLayer& L) { return separable(L) ? L.kh - 1 + L.kw : L.kh * L.kw; }
+// Micro-ops per half: the vertical folds' (separable; they run along whole
+// rows of entries), then the first tap's, then the other taps' (one per
+// entry of a pixel each).
+int64_t foldsOf(const PoolLayer& L) { return separable(L) ? L.kh - 1 : 0; }
+int64_t uopsPerHalf(const PoolLayer& L, int64_t E) { return foldsOf(L) + (separable(L) ? L.kw : L.kh * L.kw) * E; }
 
 }  // namespace
 
 CostEstimate estimatePoolPlan(const PoolLayer& L, const TilePlan& p, const hw::HwConfig& cfg) {
   CostEstimate e;
-  const int64_t T = p.threads;
+  const int64_t T = p.threads, E = configInterleave(cfg);
   const int64_t half = int64_t(cfg.depth(Memory::Acc)) / T;
-  const int64_t tile_entries = inputRows(L, p.rows) * inputPitch(L) + p.rows * L.ow;
+  const int64_t tile_entries = (inputRows(L, p.rows) * inputPitch(L) + p.rows * L.ow) * E;
   const int64_t iter_limit = (int64_t(1) << cfg.loop_iter_bits) - 1;
   const int64_t xfer_limit = (int64_t(1) << cfg.xfer_size_bits) - 1;
   const int64_t pad_limit = (int64_t(1) << cfg.pad_bits) - 1;
@@ -88,27 +92,27 @@ CostEstimate estimatePoolPlan(const PoolLayer& L, const TilePlan& p, const hw::H
   else if (tile_entries > half)
     e.why_not = "a tile's input and output (" + std::to_string(tile_entries) + " entries) exceed the ACC buffer" +
                 (T > 1 ? " halved for latency hiding" : "");
-  else if (p.rows > iter_limit || L.ow > iter_limit || (separable(L) && inputPitch(L) > iter_limit) ||
-           p.rows * L.ow > xfer_limit || L.w > xfer_limit)
+  else if (p.rows > iter_limit || L.ow > iter_limit || (separable(L) && inputPitch(L) * E > iter_limit) ||
+           p.rows * L.ow * E > xfer_limit || L.w * E > xfer_limit)
     e.why_not = "tile exceeds the loop or transfer size fields";
-  else if (std::max({first.top, L.pad_bottom, first.left, first.right}) > pad_limit)
+  else if (std::max({first.top, L.pad_bottom, first.left * E, first.right * E}) > pad_limit)
     e.why_not = "padding exceeds the DMA's pad field";
-  else if (T * uopsPerHalf(L) > int64_t(cfg.depth(Memory::Uop)))
+  else if (T * uopsPerHalf(L, E) > int64_t(cfg.depth(Memory::Uop)))
     e.why_not = "the window's micro-ops exceed the UOP buffer";
   if (!e.why_not.empty()) return e;
   e.fits = true;
 
   const double bus = cfg.axi_data_bits / 8.0, entry = cfg.entryBytes(Memory::Output);
-  const int64_t planes = ceilDiv(L.n, cfg.batch) * ceilDiv(L.c, cfg.block_out);
+  const int64_t planes = ceilDiv(L.n, cfg.batch) * ceilDiv(L.c, E * cfg.block_out);
   double compute = 0, store = 0, last_store = 0;
   for (int64_t oh0 = 0; oh0 < L.oh; oh0 += p.rows) {
     const int64_t rows = std::min(p.rows, L.oh - oh0);
     const Window w = windowOf(L, oh0, rows);
-    const double in_bytes = double(std::max<int64_t>(w.valid_rows, 0) * w.valid_cols) * entry;
-    const double out_bytes = double(rows * L.ow) * entry;
+    const double in_bytes = double(std::max<int64_t>(w.valid_rows, 0) * w.valid_cols * E) * entry;
+    const double out_bytes = double(rows * L.ow * E) * entry;
     const double load = kDmaOverheadCycles + in_bytes / bus;
-    const double alu =
-        kTensorAluCyclesPerVector * poolAluVectors(L, rows) + double(poolAluInstructions(L)) * kPipelineOverheadCycles;
+    const double alu = kTensorAluCyclesPerVector * poolAluVectors(L, rows, E) +
+                       double(poolAluInstructions(L)) * kPipelineOverheadCycles;
     last_store = kDmaOverheadCycles + out_bytes / bus;
     e.load_cycles += double(planes) * load;
     e.alu_cycles += double(planes) * alu;
@@ -117,7 +121,7 @@ CostEstimate estimatePoolPlan(const PoolLayer& L, const TilePlan& p, const hw::H
     compute += double(planes) * (load + alu);
     store += double(planes) * last_store;
   }
-  const double fill = kDmaOverheadCycles + double(T * uopsPerHalf(L)) * 4 / bus;
+  const double fill = kDmaOverheadCycles + double(T * uopsPerHalf(L, E)) * 4 / bus;
   // The compute module loads ACC itself, so loads and ALU passes are serial;
   // with two halves the store module drains one tile while the next computes.
   e.cycles = fill + (T > 1 ? std::max(compute, store) + last_store : compute + store);
@@ -150,7 +154,8 @@ TilePlan choosePoolTiling(const PoolLayer& L, const hw::HwConfig& cfg, bool late
 }
 
 ArenaPlacement standalonePoolPlacement(const PoolLayer& L, const hw::HwConfig& cfg) {
-  const rt::accel::PackedGeometry xg = rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_out);
+  const rt::accel::PackedGeometry xg =
+      rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, configInterleave(cfg) * cfg.block_out);
   ArenaPlacement p;
   p.y_offset = static_cast<int64_t>(alignUp(static_cast<uint64_t>(xg.bytes()), kArenaAlign));
   return p;
@@ -160,14 +165,17 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
                                 uint64_t constants_offset, const ArenaPlacement& placement) {
   if (constants_offset % kArenaAlign) throw std::invalid_argument("constants offset must be 4 KiB aligned");
   ConvProgram out;
+  const int64_t E = configInterleave(cfg);  // entries per pixel
+  out.y_block = E * cfg.block_out;
   out.plan = plan;
   out.estimate = estimatePoolPlan(L, plan, cfg);
   if (!out.estimate.fits)
     throw std::runtime_error("layer '" + L.name + "': tiling does not fit: " + out.estimate.why_not);
-  const int64_t T = plan.threads, pitch = inputPitch(L);
-  const int64_t NB = ceilDiv(L.n, cfg.batch), CB = ceilDiv(L.c, cfg.block_out);
-  const rt::accel::PackedGeometry xg = rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_out);
-  const rt::accel::PackedGeometry yg = rt::accel::packedGeometry({L.n, L.c, L.oh, L.ow}, cfg.batch, cfg.block_out);
+  // pitch: SRAM entries per input row of a tile.
+  const int64_t T = plan.threads, pitch = inputPitch(L) * E;
+  const int64_t NB = ceilDiv(L.n, cfg.batch), CB = ceilDiv(L.c, out.y_block);
+  const rt::accel::PackedGeometry xg = rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, out.y_block);
+  const rt::accel::PackedGeometry yg = rt::accel::packedGeometry({L.n, L.c, L.oh, L.ow}, cfg.batch, out.y_block);
   for (int64_t offset : {placement.x_offset, placement.y_offset})
     if (offset < 0 || uint64_t(offset) % kArenaAlign)
       throw std::invalid_argument("layer '" + L.name + "': arena offset " + std::to_string(offset) +
@@ -186,7 +194,7 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
   const int64_t half = int64_t(cfg.depth(Memory::Acc)) / T;
   const int64_t out_at = inputRows(L, plan.rows) * pitch;
   const bool fold_rows = separable(L);
-  const int64_t U = uopsPerHalf(L), folds = fold_rows ? L.kh - 1 : 0;
+  const int64_t U = uopsPerHalf(L, E), folds = foldsOf(L);
   std::vector<hw::Uop> uops;
   for (int64_t v = 0; v < T; ++v) {
     const uint32_t base = static_cast<uint32_t>(v * half);
@@ -196,12 +204,15 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
           uops.push_back(
               {static_cast<uint32_t>(base + kPrivateRow * pitch), static_cast<uint32_t>(base + ky * pitch), 0});
       for (int64_t kx = 0; kx < L.kw; ++kx)
-        uops.push_back(
-            {static_cast<uint32_t>(base + out_at), static_cast<uint32_t>(base + kPrivateRow * pitch + kx), 0});
+        for (int64_t e = 0; e < E; ++e)
+          uops.push_back({static_cast<uint32_t>(base + out_at + e),
+                          static_cast<uint32_t>(base + kPrivateRow * pitch + kx * E + e), 0});
     } else {
       for (int64_t ky = 0; ky < L.kh; ++ky)
         for (int64_t kx = 0; kx < L.kw; ++kx)
-          uops.push_back({static_cast<uint32_t>(base + out_at), static_cast<uint32_t>(base + ky * pitch + kx), 0});
+          for (int64_t e = 0; e < E; ++e)
+            uops.push_back(
+                {static_cast<uint32_t>(base + out_at + e), static_cast<uint32_t>(base + ky * pitch + kx * E + e), 0});
     }
   }
 
@@ -228,15 +239,15 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
           throw DoesNotFit("layer '" + L.name + "': a tile's input lies entirely in the padding");
         const uint64_t plane = static_cast<uint64_t>(nb * CB + cb);
         const hw::Padding pad{static_cast<uint32_t>(w.top), static_cast<uint32_t>(w.bottom),
-                              static_cast<uint32_t>(w.left), static_cast<uint32_t>(w.right)};
+                              static_cast<uint32_t>(w.left * E), static_cast<uint32_t>(w.right * E)};
         const size_t load =
             emit(hw::makeLoad(Memory::Acc8, static_cast<uint32_t>(in_base),
-                              x_base +
-                                  (plane * static_cast<uint64_t>(L.h) + static_cast<uint64_t>(w.row0 + w.top)) *
-                                      static_cast<uint64_t>(L.w) +
-                                  static_cast<uint64_t>(w.col0 + w.left),
-                              static_cast<uint32_t>(w.valid_rows), static_cast<uint32_t>(w.valid_cols),
-                              static_cast<uint32_t>(L.w), pad),
+                              x_base + ((plane * static_cast<uint64_t>(L.h) + static_cast<uint64_t>(w.row0 + w.top)) *
+                                            static_cast<uint64_t>(L.w) +
+                                        static_cast<uint64_t>(w.col0 + w.left)) *
+                                           static_cast<uint64_t>(E),
+                              static_cast<uint32_t>(w.valid_rows), static_cast<uint32_t>(w.valid_cols * E),
+                              static_cast<uint32_t>(L.w * E), pad),
                  Region::Io);
         if (i >= T) prog.insns[load].pop_next = true;  // the store of tile i-T has read this half
 
@@ -255,25 +266,26 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
         hw::LoopNest l;
         l.iter_out = static_cast<uint32_t>(rows);
         l.iter_in = static_cast<uint32_t>(L.ow);
-        l.dst_out = static_cast<uint32_t>(L.ow);
-        l.dst_in = 1;
+        l.dst_out = static_cast<uint32_t>(L.ow * E);
+        l.dst_in = static_cast<uint32_t>(E);
         l.src_out = static_cast<uint32_t>(L.sh * pitch);
-        l.src_in = static_cast<uint32_t>(L.sw);
+        l.src_in = static_cast<uint32_t>(L.sw * E);
         l.uop_begin = static_cast<uint32_t>(v * U + folds);
-        l.uop_end = l.uop_begin + 1;
+        l.uop_end = l.uop_begin + static_cast<uint32_t>(E);
         size_t last = emit(hw::makeAlu(hw::AluOp::Mov, l));
-        if (U - folds > 1) {
+        if (U - folds > E) {
           l.uop_begin = l.uop_end;
           l.uop_end = static_cast<uint32_t>((v + 1) * U);
           last = emit(hw::makeAlu(hw::AluOp::Max, l));
         }
         prog.insns[last].push_next = true;
 
-        const size_t store = emit(
-            hw::makeStore(static_cast<uint32_t>(in_base + out_at),
-                          y_base + (plane * static_cast<uint64_t>(L.oh) + uint64_t(oh0)) * static_cast<uint64_t>(L.ow),
-                          1, static_cast<uint32_t>(rows * L.ow), static_cast<uint32_t>(rows * L.ow)),
-            Region::Io);
+        const size_t store =
+            emit(hw::makeStore(
+                     static_cast<uint32_t>(in_base + out_at),
+                     y_base + (plane * static_cast<uint64_t>(L.oh) + uint64_t(oh0)) * static_cast<uint64_t>(L.ow * E),
+                     1, static_cast<uint32_t>(rows * L.ow * E), static_cast<uint32_t>(rows * L.ow * E)),
+                 Region::Io);
         prog.insns[store].pop_prev = true;
         if (i <= I - 1 - T) prog.insns[store].push_prev = true;
       }

@@ -52,7 +52,8 @@ LayerBlocks layerBlocks(const ConvLayer& L, const hw::HwConfig& cfg) {
   b.batch_groups = ceilDiv(L.n, cfg.batch);
   b.input_planes = ceilDiv(L.c, cfg.block_in);
   b.in_blocks = maxInputBlocks(L, cfg.block_in, cfg.block_out);
-  b.out_blocks = ceilDiv(L.o, cfg.block_out);
+  b.out_group = outputInterleave(L, cfg);
+  b.out_blocks = outputBlocks(L, cfg);
   b.grouped = L.group > 1;
   const AluSequence seq = buildAluSequence(L, cfg);
   b.param_kinds = static_cast<int64_t>(seq.params.size());
@@ -93,8 +94,11 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   const int64_t xfer_limit = (int64_t(1) << cfg.xfer_size_bits) - 1;
   const int64_t pad_limit = (int64_t(1) << cfg.pad_bits) - 1;
   if (p.rows < 1 || p.cols < 1 || p.oc_blocks < 1 || p.ic_blocks < 1 || p.rows > L.oh || p.cols > L.ow ||
-      p.oc_blocks > b.out_blocks || p.ic_blocks > b.in_blocks || (b.grouped && !dw && p.oc_blocks != 1))
+      p.oc_blocks > b.out_blocks || p.ic_blocks > b.in_blocks || (b.grouped && !dw && p.oc_blocks != b.out_group))
     e.why_not = "tile outside the layer";
+  else if (p.oc_blocks % b.out_group)
+    e.why_not = "oc tile of " + std::to_string(p.oc_blocks) + " blocks is not a multiple of the output interleave (" +
+                std::to_string(b.out_group) + ")";
   else if (dw && !b.dwgemm)
     e.why_not = "no DWGEMM form: " + whyNoDepthwiseGemm(L, cfg);
   else if (dw && p.ic_blocks != 1)
@@ -199,9 +203,13 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
           pipeline_ends = std::max(pipeline_ends, std::min(ld, gemm));
         });
         const double out_bytes = vectors * out_entry;
-        const double transfers = cols == L.ow ? 1 : double(oc * rows);
-        double alu =
-            double(b.alu_cycles_per_vector) * double(oc * rows * p.cols) + double(b.alu_passes) * kPipelineOverhead;
+        // Rows of an interleaved tile are G times as long and G times fewer.
+        const int64_t groups = oc / b.out_group, group_entries = b.out_group;
+        const double transfers = cols == L.ow ? 1 : double(groups * rows);
+        // An interleaved tile takes an ALU instruction per group and pass.
+        const double alu_insns = b.out_group > 1 ? double(oc / b.out_group) : 1.0;
+        double alu = double(b.alu_cycles_per_vector) * double(oc * rows * p.cols) +
+                     double(b.alu_passes) * alu_insns * kPipelineOverhead;
         // bias_clear: each oc block's bias fetch and operand read (three
         // cycles, against one for an operand alone).
         if (b.bias_clear) alu += 2.0 * double(oc);
@@ -209,8 +217,10 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
         // Whole rows go out as one plane per oc block, narrower tiles a row at a time.
         const double store =
             transfers * kDmaOverhead +
-            (cols == L.ow ? transferCycles(double(oc), double(rows * cols) * out_entry, bus, dram.write_latency)
-                          : transferCycles(double(oc * rows), double(cols) * out_entry, bus, dram.write_latency));
+            (cols == L.ow ? transferCycles(double(groups), double(rows * cols * group_entries) * out_entry, bus,
+                                           dram.write_latency)
+                          : transferCycles(double(groups * rows), double(cols * group_entries) * out_entry, bus,
+                                           dram.write_latency));
         e.alu_cycles += tiles * alu;
         e.store_cycles += tiles * store;
         e.dram_bytes += tiles * out_bytes * (L.residual ? 2 : 1);
@@ -276,13 +286,16 @@ TilePlan chooseTiling(const ConvLayer& L, const hw::HwConfig& cfg, bool latency_
   TilePlan p;
   p.threads = latency_hiding ? 2 : 1;
   const std::vector<int64_t> rows = candidateExtents(L.oh), cols = candidateExtents(L.ow),
-                             all_ocs = candidateExtents(b.out_blocks), ics = candidateExtents(b.in_blocks);
+                             ics = candidateExtents(b.in_blocks);
+  // Oc tiles in whole interleave groups.
+  std::vector<int64_t> all_ocs = candidateExtents(b.out_blocks / b.out_group);
+  for (int64_t& oc : all_ocs) oc *= b.out_group;
   // GEMM plans, and DWGEMM plans where the layer has the form: the cost
   // model decides between them as between tile shapes.
   for (bool dw : {false, true}) {
     if (dw && !b.dwgemm) continue;
     p.dwgemm = dw;
-    const std::vector<int64_t>& ocs = b.grouped && !dw ? std::vector<int64_t>{1} : all_ocs;
+    const std::vector<int64_t>& ocs = b.grouped && !dw ? std::vector<int64_t>{b.out_group} : all_ocs;
     for (int64_t r : rows)
       for (int64_t c : cols)
         for (int64_t oc : ocs)

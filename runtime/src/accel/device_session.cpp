@@ -96,6 +96,11 @@ DeviceSession::StepParams DeviceSession::readStepParams(const AttributeMap& attr
   p.x_block = attrs.getInt("x_block", cfg.block_in);
   if (p.x_block != cfg.block_in && p.x_block != cfg.block_out)
     throw KernelError("x_block " + std::to_string(p.x_block) + " is neither the config's block_in nor its block_out");
+  // The output's packing, which a residual shares: block_out, or block_in for
+  // a layer that interleaves its output blocks into the next layer's entries.
+  p.y_block = attrs.getInt("y_block", cfg.block_out);
+  if (p.y_block != cfg.block_in && p.y_block != cfg.block_out)
+    throw KernelError("y_block " + std::to_string(p.y_block) + " is neither the config's block_in nor its block_out");
   p.x_offset = attrs.getInt("x_offset");
   p.r_offset = attrs.getInt("r_offset", 0);
   p.y_offset = attrs.getInt("y_offset");
@@ -122,8 +127,8 @@ void DeviceSession::runConv(const KernelArgs& args) {
     cached = readStepParams(attrs);
     cached->x_kept_bytes = uint64_t(packedGeometry(args.input(0).shape(), cfg.batch, cached->x_block).bytes());
     if (cached->has_residual)
-      cached->r_kept_bytes = uint64_t(packedGeometry(args.input(1).shape(), cfg.batch, cfg.block_out).bytes());
-    cached->y_bytes = uint64_t(packedGeometry(args.output(0).shape(), cfg.batch, cfg.block_out).bytes());
+      cached->r_kept_bytes = uint64_t(packedGeometry(args.input(1).shape(), cfg.batch, cached->y_block).bytes());
+    cached->y_bytes = uint64_t(packedGeometry(args.output(0).shape(), cfg.batch, cached->y_block).bytes());
   }
   const StepParams& sp = *cached;
 
@@ -153,7 +158,7 @@ void DeviceSession::runConv(const KernelArgs& args) {
   }
   if (sp.has_residual) {
     if (!sp.r_resident)
-      upload(args.input(1), InputTransform{}, cfg.block_out, sp.r_offset);
+      upload(args.input(1), InputTransform{}, sp.y_block, sp.r_offset);
     else
       run.kept_bytes += sp.r_kept_bytes;
   }
@@ -166,7 +171,7 @@ void DeviceSession::runConv(const KernelArgs& args) {
   const Clock::time_point t2 = Clock::now();
 
   Tensor& y = args.output(0);
-  const PackedGeometry g = packedGeometry(y.shape(), cfg.batch, cfg.block_out);
+  const PackedGeometry g = packedGeometry(y.shape(), cfg.batch, sp.y_block);
   const int64_t y_offset = sp.y_offset;
   if (y_offset < 0 || uint64_t(y_offset) + sp.y_bytes > module_.io_bytes)
     throw KernelError("output is outside the activation arena");

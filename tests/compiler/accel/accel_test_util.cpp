@@ -217,7 +217,7 @@ rt::Tensor runProgram(driver::Device& dev, const ConvProgram& p, const std::vect
   if (!r.ok()) throw std::runtime_error("device run failed: " + r.message);
   if (stats) *stats = r.stats;
   rt::Tensor y(rt::DType::I8, y_shape);
-  const auto g = rt::accel::packedGeometry(y.shape(), cfg.batch, cfg.block_out);
+  const auto g = rt::accel::packedGeometry(y.shape(), cfg.batch, p.y_block);
   std::vector<int8_t> bytes(static_cast<size_t>(g.bytes()));
   dev.read(io, static_cast<uint64_t>(p.y_offset), bytes.data(), bytes.size());
   rt::accel::unpackActivation(bytes.data(), g, y);
@@ -230,7 +230,7 @@ rt::Tensor runOnDevice(driver::Device& dev, const ConvLayer& L, const ConvProgra
   const hw::HwConfig& cfg = dev.config();
   std::vector<Upload> uploads = {
       {L.host.identity() ? d.x : rt::accel::applyInputTransform(d.x, L.host), cfg.block_in, p.x_offset}};
-  if (L.residual) uploads.push_back({d.r, cfg.block_out, p.r_offset});
+  if (L.residual) uploads.push_back({d.r, p.y_block, p.r_offset});
   return runProgram(dev, p, uploads, {L.n, L.o, L.oh, L.ow}, stats);
 }
 

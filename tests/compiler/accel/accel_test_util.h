@@ -39,7 +39,7 @@ struct Upload {
 };
 
 // Runs a generated program on the device: uploads the constants and the
-// packed inputs, runs, unpacks the output (block_out entries) of `y_shape`
+// packed inputs, runs, unpacks the output (entries of the program's y_block) of `y_shape`
 // from the program's y_offset. Fills `stats` when given.
 rt::Tensor runProgram(driver::Device& device, const ConvProgram& program, const std::vector<Upload>& uploads,
                       const rt::Shape& y_shape, sim::ExecutionStats* stats = nullptr);

@@ -96,7 +96,7 @@ rt::Tensor runAdd(driver::Device& dev, const AddLayer& L, const TilePlan& plan, 
   const hw::HwConfig& cfg = dev.config();
   const ConvProgram prog = generateAddProgram(L, plan, cfg, 0, standaloneAddPlacement(L, cfg));
   checkTokens(prog.program.insns, cfg, L.name);
-  return test::runProgram(dev, prog, {{a, cfg.block_out, prog.x_offset}, {b, cfg.block_out, prog.r_offset}},
+  return test::runProgram(dev, prog, {{a, prog.y_block, prog.x_offset}, {b, prog.y_block, prog.r_offset}},
                           {L.n, L.c, L.h, L.w}, stats);
 }
 
@@ -143,7 +143,7 @@ TEST_P(AddCodegen, RandomAdditionsMatchTheCpuKernel) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, AddCodegen,
                          ::testing::Combine(::testing::ValuesIn(driver::deviceBackends()),
-                                            ::testing::Values("pynq", "tiny")),
+                                            ::testing::Values("pynq", "tiny", "ultra96")),
                          [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
 
 // The form found reproduces the table it was searched against, pair for

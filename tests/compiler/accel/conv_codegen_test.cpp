@@ -87,7 +87,7 @@ TEST_P(ConvCodegen, RandomLayersMatchNaiveDefinition) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, ConvCodegen,
                          ::testing::Combine(::testing::ValuesIn(driver::deviceBackends()),
-                                            ::testing::Values("pynq", "tiny")),
+                                            ::testing::Values("pynq", "tiny", "ultra96")),
                          [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
 
 TEST(ConvCodegen, Im2colFormMatchesDirect) {
@@ -144,6 +144,89 @@ TEST(ConvCodegen, SpaceToDepthFormMatchesDirect) {
             << describe(L) << " pad value " << L.pad_value << " on " << backend << ", element " << i;
     }
   }
+}
+
+// On a config whose block_in is twice its block_out (ultra96: 1x32x16) a
+// layer writes its output in block_in entries, two oc blocks interleaved per
+// entry, so that the next layer can read it where it lies. Dense layers always
+// do, and so do depthwise ones (each pair of oc blocks reads one input block;
+// a pair past the channels has zero weights). Random dense and depthwise
+// layers, chosen and random tilings, with and without latency hiding, stay
+// exact on every device backend. A grouped layer whose pairs read different
+// input blocks keeps block_out entries.
+TEST(ConvCodegen, InterleavedOutputsMatchNaiveDefinition) {
+  const hw::HwConfig cfg = hw::loadConfig("ultra96");
+  ASSERT_EQ(cfg.block_in, 2 * cfg.block_out);
+  std::mt19937 rng(23);
+  int filled_depthwise = 0, padded_depthwise = 0;
+  for (const std::string& backend : driver::deviceBackends()) {
+    auto dev = driver::createDevice(backend, cfg);
+    for (int k = 0; k < (backend == "fsim" ? 24 : 4); ++k) {
+      const bool depthwise = k % 2 == 1;
+      ConvLayer L = depthwise ? test::randomDepthwiseLayer(rng, 5) : test::randomLayer(rng);
+      if (depthwise && k % 4 == 1) {
+        // Channels in whole block_in entries.
+        L.c = L.o = L.group = 32 * std::uniform_int_distribution<int64_t>(1, 3)(rng);
+        for (auto* v : {&L.bias1, &L.mult, &L.bias2, &L.residual_mult})
+          if (!v->empty()) v->resize(static_cast<size_t>(L.o), v->front());
+        L.weights.resize(static_cast<size_t>(L.o * L.kh * L.kw), 1);
+      }
+      const LayerData d = test::randomData(L, rng);
+      const int64_t G = outputInterleave(L, cfg);
+      // (Other grouped layers interleave when their pairs read the same blocks.)
+      if (L.group == 1 || depthwise) {
+        EXPECT_EQ(G, 2) << describe(L);
+      }
+      if (depthwise) ++(L.o % cfg.block_in == 0 ? filled_depthwise : padded_depthwise);
+      std::mt19937 plan_rng(static_cast<uint32_t>(k));
+      for (bool lh : {true, false}) {
+        TilePlan plan = chooseTiling(L, cfg, lh);
+        if (k % 3 == 0) {
+          // Another oc tile, in whole groups.
+          const int64_t groups = outputBlocks(L, cfg) / G;
+          TilePlan other = plan;
+          other.oc_blocks = G * std::uniform_int_distribution<int64_t>(1, groups)(plan_rng);
+          other.rows = std::uniform_int_distribution<int64_t>(1, L.oh)(plan_rng);
+          if (estimatePlan(L, other, cfg).fits) plan = other;
+        }
+        ASSERT_EQ(plan.oc_blocks % G, 0);
+        const ConvProgram prog = generateConvProgram(L, plan, cfg, 0);
+        EXPECT_EQ(prog.y_block, G * cfg.block_out);
+        ASSERT_NO_THROW(checkTokens(prog.program.insns, cfg, L.name));
+        const rt::Tensor got = test::runOnDevice(*dev, L, prog, d);
+        const rt::Tensor want = test::naiveQConv(L, d);
+        ASSERT_EQ(got.numElements(), want.numElements());
+        for (int64_t i = 0; i < got.numElements(); ++i)
+          ASSERT_EQ(got.data<int8_t>()[i], want.data<int8_t>()[i])
+              << describe(L) << " on " << backend << ", tile " << plan.rows << "x" << plan.cols << "x" << plan.oc_blocks
+              << ", threads " << plan.threads << ", element " << i;
+      }
+    }
+  }
+  EXPECT_GT(filled_depthwise, 0);
+  EXPECT_GT(padded_depthwise, 0);
+
+  // Two groups of 64 input channels, 16 outputs each: oc block 1 reads input
+  // blocks 2 and 3, block 0 blocks 0 and 1.
+  ConvLayer split = test::randomLayer(rng, false);
+  split.c = 128;
+  split.o = 32;
+  split.group = 2;
+  EXPECT_EQ(outputInterleave(split, cfg), 1);
+}
+
+// An oc tile that splits an interleave group is refused by the cost model.
+TEST(Tiling, OcTilesKeepInterleaveGroupsWhole) {
+  const hw::HwConfig cfg = hw::loadConfig("ultra96");
+  std::mt19937 rng(5);
+  ConvLayer L = test::randomLayer(rng, false);
+  L.group = 1;
+  ASSERT_EQ(outputInterleave(L, cfg), 2);
+  TilePlan p = chooseTiling(L, cfg, true);
+  p.oc_blocks = 1;
+  const CostEstimate e = estimatePlan(L, p, cfg);
+  EXPECT_FALSE(e.fits);
+  EXPECT_NE(e.why_not.find("interleave"), std::string::npos) << e.why_not;
 }
 
 // ResNet-scale layers tile onto every shipped config, with latency hiding

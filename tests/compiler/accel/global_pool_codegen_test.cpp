@@ -91,7 +91,7 @@ rt::Tensor runPool(driver::Device& dev, const GlobalPoolLayer& L, const TilePlan
   const hw::HwConfig& cfg = dev.config();
   const ConvProgram prog = generateGlobalPoolProgram(L, plan, cfg, 0, standaloneGlobalPoolPlacement(L, cfg));
   checkTokens(prog.program.insns, cfg, L.name);
-  return test::runProgram(dev, prog, {{x, cfg.block_out, prog.x_offset}}, {L.n, L.c, 1, 1}, stats);
+  return test::runProgram(dev, prog, {{x, prog.y_block, prog.x_offset}}, {L.n, L.c, 1, 1}, stats);
 }
 
 class GlobalPoolCodegen : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
@@ -143,7 +143,7 @@ TEST_P(GlobalPoolCodegen, RandomPoolingsMatchTheCpuKernel) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, GlobalPoolCodegen,
                          ::testing::Combine(::testing::ValuesIn(driver::deviceBackends()),
-                                            ::testing::Values("pynq", "tiny")),
+                                            ::testing::Values("pynq", "tiny", "ultra96")),
                          [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
 
 // The scaled form reproduces every sum of a 7x7 plane for random parameters,

@@ -84,7 +84,7 @@ rt::Tensor runPool(driver::Device& dev, const PoolLayer& L, const TilePlan& plan
   const hw::HwConfig& cfg = dev.config();
   const ConvProgram prog = generatePoolProgram(L, plan, cfg, 0, standalonePoolPlacement(L, cfg));
   checkTokens(prog.program.insns, cfg, L.name);
-  return test::runProgram(dev, prog, {{x, cfg.block_out, prog.x_offset}}, {L.n, L.c, L.oh, L.ow}, stats);
+  return test::runProgram(dev, prog, {{x, prog.y_block, prog.x_offset}}, {L.n, L.c, L.oh, L.ow}, stats);
 }
 
 class PoolCodegen : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
@@ -126,7 +126,7 @@ TEST_P(PoolCodegen, RandomPoolingsMatchNaiveDefinition) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, PoolCodegen,
                          ::testing::Combine(::testing::ValuesIn(driver::deviceBackends()),
-                                            ::testing::Values("pynq", "tiny")),
+                                            ::testing::Values("pynq", "tiny", "ultra96")),
                          [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
 
 // ResNet's stem pooling (3x3, stride 2, pad 1 over 64 channels at 56x56

@@ -17,7 +17,8 @@
 // once through the operand register), ADD of B to A, ADD of k, and REQ (or
 // MULSHR and CLIP without fused_requant), which also writes OUT; then STORE.
 // With REQ and bias_clear, k rides in the REQ as its bias (one pass fewer). A,
-// B and C share the output layout (block_out channel blocks), so both operands
+// B and C share the output layout (block_out channel blocks, block_in ones on
+// a config with an output interleave: conv_layer.h), so both operands
 // can be convolution outputs that never left the device.
 #pragma once
 

@@ -21,6 +21,9 @@ struct ConvProgram {
   // Where the packed input, residual and output lie in the arena, and the
   // arena bytes the layer reaches.
   int64_t x_offset = 0, r_offset = 0, y_offset = 0, io_bytes = 0;
+  // Channels per entry of the output and residual packing: block_out, or
+  // block_in when the layer interleaves its output (outputInterleave).
+  int64_t y_block = 0;
   TilePlan plan;
   CostEstimate estimate;
 };

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "vdla/compiler/ir/graph.h"
+#include "vdla/hw/config.h"
 #include "vdla/runtime/accel/packed_layout.h"
 
 namespace vdla::accel {
@@ -47,6 +48,22 @@ struct BlockRange {
 BlockRange inputBlocksOf(const ConvLayer& layer, int64_t oc_block, int64_t block_in, int64_t block_out);
 // The most input blocks any output block reads (the reduction length in blocks).
 int64_t maxInputBlocks(const ConvLayer& layer, int64_t block_in, int64_t block_out);
+
+// Output blocks interleaved per DRAM entry. On a config whose block_in is a
+// multiple G >= 2 of its block_out (batch 1), a layer can write its output in
+// the next layer's input packing (block_in channels per entry): every tile
+// covers its oc blocks in aligned groups of G and keeps each group's
+// accumulators pixel-major, [pixel][G], so one store writes whole block_in
+// entries. Without it (G = 1) no output could stay in device memory for the
+// next layer. Grouped layers take it when each group of G oc blocks reads the
+// same input blocks (every depthwise layer on 1x32x16); 1 otherwise.
+int64_t outputInterleave(const ConvLayer& layer, const hw::HwConfig& cfg);
+// The config's interleave G (1 when it has none): the factor of block_out in
+// block_in on a batch-1 config. Max pooling and additions keep their
+// activations in block_in entries on such configs, as the layers around them do.
+int64_t configInterleave(const hw::HwConfig& cfg);
+// Output-channel blocks of the layer on the config, rounded up to the interleave.
+int64_t outputBlocks(const ConvLayer& layer, const hw::HwConfig& cfg);
 
 // Why a node cannot run on the accelerator ("" when it can be described).
 std::string whyNotOffloadable(const ir::Node& node);

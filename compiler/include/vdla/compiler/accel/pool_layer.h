@@ -6,9 +6,10 @@
 // window's second row belongs to that window alone (row stride 2 or more),
 // a MAX first folds the window's other rows into that row in place, and the
 // two instructions then run along it only (pool_codegen.cpp). No GEMM, no
-// weights. The layer reads its input in the output layout (block_out channel
-// blocks), the layout a convolution's output has in the activation arena, so
-// a stem convolution's output never leaves the device on its way through.
+// weights. The layer reads its input in the layout a convolution's output
+// has in the activation arena (block_out channel blocks, or block_in ones on a
+// config with an output interleave: conv_layer.h), so a stem convolution's
+// output never leaves the device on its way through.
 //
 // Zero padding equals max pooling's own (the smallest value, never chosen
 // while a window holds a real element) only when the input cannot be

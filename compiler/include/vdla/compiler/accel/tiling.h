@@ -69,13 +69,16 @@ struct BorderExtent {
 // Derived sizes shared by the cost model and the code generator.
 struct LayerBlocks {
   int64_t batch_groups, in_blocks, out_blocks;  // NB, reduction blocks per oc block, OCB
-  int64_t input_planes;                         // channel blocks of the input tensor (CB)
-  bool grouped;                                 // oc tiles are one block (each reads its own inputs)
-  int64_t param_kinds;                          // per-channel parameter vectors of the ALU sequence
-  int64_t border_kinds;                         // border correction vectors (border_correction.h)
-  std::vector<BorderExtent> border_extents;     // each correction's outputs
-  int64_t param_vectors;                        // their ACC entries ((param + border kinds) x OCB)
-  int alu_passes;                               // ALU passes per output element (init included)
+  // Oc blocks interleaved per output entry (outputInterleave): oc tiles are
+  // multiples of it, OCB is rounded up to it.
+  int64_t out_group;
+  int64_t input_planes;  // channel blocks of the input tensor (CB)
+  bool grouped;          // oc tiles are one block, or one interleave group (each reads its own inputs)
+  int64_t param_kinds;   // per-channel parameter vectors of the ALU sequence
+  int64_t border_kinds;  // border correction vectors (border_correction.h)
+  std::vector<BorderExtent> border_extents;  // each correction's outputs
+  int64_t param_vectors;                     // their ACC entries ((param + border kinds) x OCB)
+  int alu_passes;                            // ALU passes per output element (init included)
   // Cycles those passes take per output vector: a pass whose tensor operand
   // changes with every vector (the residual region) reads ACC twice through
   // its one read port, two cycles; parameter vectors stay in the operand

@@ -65,7 +65,7 @@ class DeviceSession {
   // the layers' inputs.
   struct StepParams {
     InputTransform transform;
-    int64_t x_block = 0, x_offset = 0, r_offset = 0, y_offset = 0;
+    int64_t x_block = 0, y_block = 0, x_offset = 0, r_offset = 0, y_offset = 0;
     bool x_resident = false, has_residual = false, r_resident = false, y_to_host = true;
     // Packed sizes of the inputs and output as they stay in the arena (the
     // shapes are fixed per program; a 32-bit host core divides 64-bit

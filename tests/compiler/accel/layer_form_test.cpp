@@ -1,0 +1,55 @@
+// The forms chooseLayerForm considers for layers with few input channels: a
+// grouped layer has no im2col or space-to-depth form (both would mix its
+// groups' channels into one reduction), so it keeps its direct form even
+// where block_in exceeds its channels; a dense one may take either.
+#include <gtest/gtest.h>
+
+#include "vdla/compiler/accel/layer_form.h"
+#include "vdla/hw/config.h"
+
+namespace vdla::accel {
+namespace {
+
+ConvLayer fewChannelLayer(int64_t group, int64_t stride) {
+  ConvLayer L;
+  L.name = "few_channels";
+  L.c = 8;
+  L.h = L.w = 28;
+  L.o = 8;
+  L.kh = L.kw = 3;
+  L.sh = L.sw = stride;
+  L.pad_top = L.pad_left = L.pad_bottom = L.pad_right = 1;
+  L.oh = L.ow = (28 + 2 - 3) / stride + 1;
+  L.group = group;
+  L.weights.assign(static_cast<size_t>(L.o * (L.c / group) * 9), 1);
+  L.bias1.assign(8, 0);
+  L.mult.assign(8, 1);
+  L.bias2.assign(8, 0);
+  return L;
+}
+
+TEST(LayerForm, GroupedLayersWithFewChannelsKeepTheirDirectForm) {
+  const hw::HwConfig cfg = hw::loadConfig("pynq");  // block_in 16 > 8 channels
+  for (int64_t stride : {1, 2}) {
+    const LayerForm f = chooseLayerForm(fewChannelLayer(8, stride), cfg, true, /*allow_im2col=*/true);
+    EXPECT_FALSE(f.im2col) << "stride " << stride;
+    EXPECT_FALSE(f.space_to_depth) << "stride " << stride;
+    EXPECT_EQ(f.layer.c, 8) << "stride " << stride;
+  }
+}
+
+TEST(LayerForm, DenseLayersWithFewChannelsMayTakeATransformedForm) {
+  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  const LayerForm f = chooseLayerForm(fewChannelLayer(1, 2), cfg, true, /*allow_im2col=*/true);
+  // Whichever form wins, its estimate and host work are counted.
+  EXPECT_GT(f.estimate.cycles, 0);
+  if (f.im2col) {
+    EXPECT_EQ(f.layer.c, 8 * 9);
+  }
+  if (f.space_to_depth) {
+    EXPECT_EQ(f.layer.c, 8 * 4);
+  }
+}
+
+}  // namespace
+}  // namespace vdla::accel
