@@ -3,8 +3,26 @@
 #include <stdexcept>
 
 #include "vdla/compiler/accel/layer_form.h"
+#include "vdla/hw/board_host.h"
+#include "vdla/runtime/accel/packed_layout.h"
 
 namespace vdla::explore {
+
+double hostHandoffMs(const accel::LayerForm& form, const hw::HwConfig& cfg) {
+  const std::optional<hw::BoardHost> host = hw::boardHost(cfg);
+  if (!host) return 0;
+  const accel::ConvLayer& L = form.layer;
+  double ms = L.host.identity() ? 0.0 : form.host_cycles / (cfg.clock_mhz * 1e3);
+  const int64_t y_block = accel::outputInterleave(L, cfg) * cfg.block_out;
+  if (y_block != int64_t(cfg.block_in)) {
+    const rt::Shape y{L.n, L.o, L.oh, L.ow};
+    const double data = double(L.n * L.o * L.oh * L.ow);
+    const double down = double(rt::accel::packedGeometry(y, cfg.batch, y_block).bytes());
+    const double up = double(rt::accel::packedGeometry(y, cfg.batch, cfg.block_in).bytes());
+    ms += 1e3 * host->seconds(down * host->unpack_per_byte + data * host->pack_per_byte + up * host->upload_per_byte);
+  }
+  return ms;
+}
 
 PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<NetworkWorkload>& networks,
                                 const ResourceModel& model, const FpgaPart& part) {
@@ -23,6 +41,7 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
       try {
         const accel::LayerForm form = accel::chooseLayerForm(layer, cfg, point.latency_hiding, /*allow_im2col=*/true);
         n.cycles += form.estimate.cycles;
+        n.host_ms += hostHandoffMs(form, cfg);
         macs += layer.macs();
         ++n.layers_offloaded;
       } catch (const accel::DoesNotFit& e) {
@@ -54,6 +73,7 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
     n.mac_utilisation = n.cycles > 0 ? n.ideal_cycles / n.cycles : 0;
     r.complete = r.complete && n.why_incomplete.empty();
     r.latency_ms += n.latency_ms;
+    r.host_ms += n.host_ms;
     r.networks.push_back(n);
   }
   return r;

@@ -41,10 +41,11 @@ std::string xmlEscape(const std::string& s) {
 std::string resultsCsv(const std::vector<PointResult>& results) {
   std::ostringstream out;
   out << "name,hash,batch,block_in,block_out,input_kib,weight_kib,accumulator_kib,uop_kib,axi_bits,clock_mhz,"
-         "latency_hiding,lut,ff,dsp,bram36,fits,why_not_fits,complete,on_front,latency_ms";
+         "latency_hiding,lut,ff,dsp,bram36,fits,why_not_fits,complete,on_front,latency_ms,host_ms";
   if (!results.empty())
     for (const NetworkResult& n : results[0].networks)
-      out << "," << csvField(n.network + " latency_ms") << "," << csvField(n.network + " mac_utilisation");
+      out << "," << csvField(n.network + " latency_ms") << "," << csvField(n.network + " mac_utilisation") << ","
+          << csvField(n.network + " host_ms");
   out << "\n";
   for (const PointResult& r : results) {
     const hw::HwConfig& c = r.point.config;
@@ -54,8 +55,9 @@ std::string resultsCsv(const std::vector<PointResult>& results) {
         << (r.point.latency_hiding ? 1 : 0) << "," << num(r.resources.lut, "%.0f") << "," << num(r.resources.ff, "%.0f")
         << "," << num(r.resources.dsp, "%.0f") << "," << num(r.resources.bram36, "%.1f") << "," << (r.fits() ? 1 : 0)
         << "," << csvField(r.why_not_fits) << "," << (r.complete ? 1 : 0) << "," << (r.on_front ? 1 : 0) << ","
-        << num(r.latency_ms);
-    for (const NetworkResult& n : r.networks) out << "," << num(n.latency_ms) << "," << num(n.mac_utilisation, "%.4f");
+        << num(r.latency_ms) << "," << num(r.host_ms);
+    for (const NetworkResult& n : r.networks)
+      out << "," << num(n.latency_ms) << "," << num(n.mac_utilisation, "%.4f") << "," << num(n.host_ms);
     out << "\n";
   }
   return out.str();

@@ -24,6 +24,7 @@ nlohmann::json pointResultToJson(const PointResult& r) {
   j["why_not_fits"] = r.why_not_fits;
   j["complete"] = r.complete;
   j["latency_ms"] = r.latency_ms;
+  j["host_ms"] = r.host_ms;
   j["on_front"] = r.on_front;
   nlohmann::json nets = nlohmann::json::array();
   for (const NetworkResult& n : r.networks)
@@ -32,6 +33,7 @@ nlohmann::json pointResultToJson(const PointResult& r) {
                     {"latency_ms", n.latency_ms},
                     {"ideal_cycles", n.ideal_cycles},
                     {"mac_utilisation", n.mac_utilisation},
+                    {"host_ms", n.host_ms},
                     {"layers_offloaded", n.layers_offloaded},
                     {"layers_total", n.layers_total},
                     {"why_incomplete", n.why_incomplete}});
@@ -48,6 +50,7 @@ PointResult pointResultFromJson(const nlohmann::json& j, const DesignPoint& poin
   r.why_not_fits = j.at("why_not_fits").get<std::string>();
   r.complete = j.at("complete").get<bool>();
   r.latency_ms = j.at("latency_ms").get<double>();
+  r.host_ms = j.at("host_ms").get<double>();
   for (const auto& n : j.at("networks")) {
     NetworkResult x;
     x.network = n.at("network").get<std::string>();
@@ -55,6 +58,7 @@ PointResult pointResultFromJson(const nlohmann::json& j, const DesignPoint& poin
     x.latency_ms = n.at("latency_ms").get<double>();
     x.ideal_cycles = n.at("ideal_cycles").get<double>();
     x.mac_utilisation = n.at("mac_utilisation").get<double>();
+    x.host_ms = n.at("host_ms").get<double>();
     x.layers_offloaded = n.at("layers_offloaded").get<int>();
     x.layers_total = n.at("layers_total").get<int>();
     x.why_incomplete = n.at("why_incomplete").get<std::string>();

@@ -5,6 +5,7 @@
 #include "vdla/compiler/compile.h"
 #include "vdla/compiler/zoo/model_zoo.h"
 #include "vdla/explore/network_workload.h"
+#include "vdla/hw/board_host.h"
 
 namespace vdla::explore {
 namespace {
@@ -89,6 +90,38 @@ TEST(DesignPointTest, LayersThatFitNoBufferMakeThePointIncomplete) {
   EXPECT_LT(r.networks[0].layers_offloaded, r.networks[0].layers_total);
   EXPECT_NE(r.networks[0].why_incomplete.find("no tiling fits the on-chip buffers of config 'tiny'"), std::string::npos)
       << r.networks[0].why_incomplete;
+}
+
+// The host's share: on ultra96 (block_in 32, block_out 16, the output
+// interleave bridging them) only the stem's input transform is left; the same
+// array with the blocks the other way round (1x16x32: no interleave) sends
+// every layer's output through the host, about a hundred times as much, and
+// the accelerator's latency does not include it. A board without a host on
+// record has none.
+TEST(DesignPointTest, HostWorkOfLayoutsThatDoNotChain) {
+  const NetworkWorkload w = resnet18Small();
+  const hw::HwConfig u96 = hw::loadConfig("ultra96");
+  const FpgaPart& part = fpgaPart(u96.part);
+  const PointResult chained = evaluateDesignPoint({u96, true}, {w}, ResourceModel::builtin(), part);
+  hw::HwConfig swapped = u96;
+  std::swap(swapped.block_in, swapped.block_out);
+  const PointResult handed = evaluateDesignPoint({swapped, true}, {w}, ResourceModel::builtin(), part);
+  EXPECT_GT(chained.host_ms, 0);  // the stem's space-to-depth or im2col
+  EXPECT_DOUBLE_EQ(chained.host_ms, chained.networks[0].host_ms);
+  EXPECT_GT(handed.host_ms, 20 * chained.host_ms);
+  // One layer alone: its output's bytes at the board's rates.
+  const accel::ConvLayer& last = w.layers.at(w.layers.size() - 2);
+  const accel::LayerForm form = accel::chooseLayerForm(last, swapped, true, true);
+  ASSERT_TRUE(form.layer.host.identity());
+  const hw::BoardHost host = *hw::boardHost(swapped);
+  const double bytes = double(last.o * last.oh * last.ow);  // 16 or 32 channels per entry: no padding here
+  EXPECT_NEAR(hostHandoffMs(form, swapped),
+              1e3 * host.seconds(bytes * (host.unpack_per_byte + host.pack_per_byte + host.upload_per_byte)), 1e-9);
+  EXPECT_EQ(hostHandoffMs(accel::chooseLayerForm(last, u96, true, true), u96), 0);
+
+  hw::HwConfig no_board = u96;
+  no_board.board = "no-such-board";
+  EXPECT_EQ(evaluateDesignPoint({no_board, true}, {w}, ResourceModel::builtin(), part).host_ms, 0);
 }
 
 TEST(DesignPointTest, KeyChangesWithEveryInput) {

@@ -244,13 +244,15 @@ int exploreCommand(const std::vector<std::string>& args) {
     for (const auto& n : r.networks)
       std::cout << std::setw(10) << (n.why_incomplete.empty() ? fixed(n.latency_ms, 2) : "-") << std::setw(6)
                 << (n.why_incomplete.empty() ? fixed(100 * n.mac_utilisation, 0) + "%" : "");
+    std::cout << std::setw(8) << fixed(r.host_ms, 2);
     std::cout << (r.fits() ? "" : "   does not fit: " + r.why_not_fits) << "\n";
   };
   std::cout << "Pareto front (latency vs DSP, fitting points):\n  " << std::left << std::setw(44) << "config"
             << std::right << std::setw(6) << "LH" << std::setw(7) << "DSP" << std::setw(8) << "BRAM36" << std::setw(9)
             << "LUT";
   for (const auto& n : networks) std::cout << std::setw(10) << (n.name.substr(0, 9)) << std::setw(6) << "util";
-  std::cout << "   (ms, MACs/ideal)\n";
+  std::cout << std::setw(8) << "host"
+            << "   (ms, MACs/ideal; host: the board CPU's work the layouts leave)\n";
   for (size_t i : front) row(results[i], results[i].point.config.name);
   if (!confirmed.empty()) std::cout << "confirmed on the cycle-accurate simulator (measured ms, cost model error):\n";
   for (const auto& [i, c] : confirmed) {

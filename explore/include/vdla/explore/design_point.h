@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "vdla/compiler/accel/layer_form.h"
 #include "vdla/explore/fpga_part.h"
 #include "vdla/explore/network_workload.h"
 #include "vdla/explore/resource_model.h"
@@ -26,6 +27,9 @@ struct NetworkResult {
   double latency_ms = 0;       // at the config's clock
   double ideal_cycles = 0;     // MACs / MACs per cycle
   double mac_utilisation = 0;  // ideal / cycles
+  // The board host's work per inference that the config's layouts leave
+  // (hostHandoffMs); 0 on a board without a host on record.
+  double host_ms = 0;
   int layers_offloaded = 0, layers_total = 0;
   std::string why_incomplete;  // the first layer that does not fit, if any
 };
@@ -37,9 +41,20 @@ struct PointResult {
   std::vector<NetworkResult> networks;
   bool complete = false;  // every layer of every network fits the buffers
   double latency_ms = 0;  // sum over the networks
+  double host_ms = 0;     // sum over the networks
   bool on_front = false;  // set by the Pareto analysis
   bool fits() const { return why_not_fits.empty(); }
 };
+
+// The host's share of an inference on the config's board, in ms: the input
+// transforms of the layers whose chosen form has one (im2col, space-to-depth,
+// host padding), and, for a layer whose output is not packed in the next
+// convolution's input entries (block_out channels per entry where block_in
+// differs, with no output interleave to bridge them: conv_layer.h), the
+// download, unpacking, packing and upload of that output between the two.
+// At hw/board_host.h's rates; every layer's output is taken to feed a
+// convolution. The accelerator's latency does not include it.
+double hostHandoffMs(const accel::LayerForm& form, const hw::HwConfig& cfg);
 
 PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<NetworkWorkload>& networks,
                                 const ResourceModel& model, const FpgaPart& part);
