@@ -142,12 +142,14 @@ ExploreResult runExplore(const ExploreOptions& options) {
   } else {
     out.results = explore::runSweep(points, out.networks, model, out.part, options.sweep, &out.stats);
   }
-  out.front = explore::markParetoFront(out.results);
+  out.front = explore::markParetoFront(out.results, options.objective);
 
   // The front, fastest points first, confirmed on the cycle simulator and synthesised.
   std::vector<size_t> by_speed = out.front;
-  std::sort(by_speed.begin(), by_speed.end(),
-            [&](size_t a, size_t b) { return out.results[a].latency_ms < out.results[b].latency_ms; });
+  std::sort(by_speed.begin(), by_speed.end(), [&](size_t a, size_t b) {
+    return explore::objectiveMs(out.results[a], options.objective) <
+           explore::objectiveMs(out.results[b], options.objective);
+  });
   const size_t n_confirm = std::min<size_t>(size_t(options.confirm), by_speed.size());
   const size_t n_yosys = std::min<size_t>(size_t(options.yosys), by_speed.size());
   if (options.confirm_points && n_confirm > 0) {
@@ -198,6 +200,7 @@ ExploreResult runExplore(const ExploreOptions& options) {
   doc["base"] = out.base.name;
   doc["part"] = out.part.device;
   doc["clock_cap_mhz"] = out.clock_cap_mhz;
+  doc["objective"] = explore::objectiveName(options.objective);
   doc["space"] = nlohmann::json::parse(explore::designSpaceToJson(options.space));
   doc["networks"] = nlohmann::json::array();
   for (const auto& n : out.networks)
@@ -218,7 +221,7 @@ ExploreResult runExplore(const ExploreOptions& options) {
   for (const auto& m : out.markers) doc["marked"].push_back(explore::pointResultToJson(m.result));
   doc["stats"] = {{"evaluated", out.stats.evaluated}, {"cached", out.stats.cached}, {"seconds", out.stats.seconds}};
   out.csv = explore::resultsCsv(out.results);
-  out.svg = explore::paretoSvg(out.results, out.markers, out.part, title);
+  out.svg = explore::paretoSvg(out.results, out.markers, out.part, title, options.objective);
   return out;
 }
 

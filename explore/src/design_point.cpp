@@ -79,6 +79,14 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
   return r;
 }
 
+Objective parseObjective(const std::string& name) {
+  if (name == "accelerator") return Objective::Accelerator;
+  if (name == "end-to-end") return Objective::EndToEnd;
+  throw std::invalid_argument("objective '" + name + "': expected 'accelerator' or 'end-to-end'");
+}
+
+const char* objectiveName(Objective o) { return o == Objective::EndToEnd ? "end-to-end" : "accelerator"; }
+
 std::string designPointKey(const DesignPoint& point, const std::vector<NetworkWorkload>& networks,
                            const ResourceModel& model) {
   std::string key = point.config.hashHex() + (point.latency_hiding ? "/lh" : "/nolh");

@@ -64,14 +64,14 @@ std::string resultsCsv(const std::vector<PointResult>& results) {
 }
 
 std::string paretoSvg(const std::vector<PointResult>& results, const std::vector<ChartMarker>& markers,
-                      const FpgaPart& part, const std::string& title) {
+                      const FpgaPart& part, const std::string& title, Objective objective) {
   const double W = 820, H = 520, left = 80, right = 190, top = 50, bottom = 60;
   const double pw = W - left - right, ph = H - top - bottom;
   double max_dsp = part.dsp, max_lat = 0;
   auto consider = [&](const PointResult& r) {
     if (!r.complete) return;
     max_dsp = std::max(max_dsp, r.resources.dsp);
-    max_lat = std::max(max_lat, r.latency_ms);
+    max_lat = std::max(max_lat, objectiveMs(r, objective));
   };
   for (const PointResult& r : results) consider(r);
   for (const ChartMarker& m : markers) consider(m.result);
@@ -79,9 +79,10 @@ std::string paretoSvg(const std::vector<PointResult>& results, const std::vector
   // Latency on a log scale: design spaces span orders of magnitude.
   double min_lat = max_lat;
   for (const PointResult& r : results)
-    if (r.complete && r.latency_ms > 0) min_lat = std::min(min_lat, r.latency_ms);
+    if (r.complete && objectiveMs(r, objective) > 0) min_lat = std::min(min_lat, objectiveMs(r, objective));
   for (const ChartMarker& m : markers)
-    if (m.result.complete && m.result.latency_ms > 0) min_lat = std::min(min_lat, m.result.latency_ms);
+    if (m.result.complete && objectiveMs(m.result, objective) > 0)
+      min_lat = std::min(min_lat, objectiveMs(m.result, objective));
   const double lo = std::pow(10.0, std::floor(std::log10(min_lat))),
                hi = std::pow(10.0, std::ceil(std::log10(max_lat)));
   const double xmax = max_dsp * 1.05;
@@ -123,33 +124,34 @@ std::string paretoSvg(const std::vector<PointResult>& results, const std::vector
     << xmlEscape(part.device) << ": " << num(part.dsp) << " DSP</text>\n";
   s << "<text x=\"" << left + pw / 2 << "\" y=\"" << H - 18
     << "\" text-anchor=\"middle\">DSP slices (resource model)</text>\n";
-  s << "<text transform=\"translate(20," << top + ph / 2
-    << ") rotate(-90)\" text-anchor=\"middle\">latency, ms (cost model, sum over networks)</text>\n";
+  s << "<text transform=\"translate(20," << top + ph / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
+    << (objective == Objective::EndToEnd ? "end to end (accelerator + board CPU)" : "latency")
+    << ", ms (cost model, sum over networks)</text>\n";
   // Points: fitting filled, not fitting hollow; the front joined by a line.
   std::vector<const PointResult*> front;
   for (const PointResult& r : results) {
     if (!r.complete) continue;
     if (r.on_front) front.push_back(&r);
     const bool fit = r.fits();
-    s << "<circle cx=\"" << X(r.resources.dsp) << "\" cy=\"" << Y(r.latency_ms) << "\" r=\"4\" fill=\""
+    s << "<circle cx=\"" << X(r.resources.dsp) << "\" cy=\"" << Y(objectiveMs(r, objective)) << "\" r=\"4\" fill=\""
       << (fit ? "#3a7bd5" : "none") << "\" stroke=\"" << (fit ? "#3a7bd5" : "#999") << "\"><title>"
       << xmlEscape(r.point.config.name) << (r.point.latency_hiding ? "" : " (no latency hiding)") << ": "
-      << num(r.latency_ms, "%.3f") << " ms, " << num(r.resources.dsp, "%.0f") << " DSP, "
+      << num(objectiveMs(r, objective), "%.3f") << " ms, " << num(r.resources.dsp, "%.0f") << " DSP, "
       << num(r.resources.bram36, "%.1f") << " BRAM36, " << num(r.resources.lut, "%.0f") << " LUT"
       << (fit ? "" : "; does not fit: " + xmlEscape(r.why_not_fits)) << "</title></circle>\n";
   }
   std::sort(front.begin(), front.end(), [](auto* a, auto* b) { return a->resources.dsp < b->resources.dsp; });
   if (!front.empty()) {
     s << "<polyline fill=\"none\" stroke=\"#e08a00\" stroke-width=\"2\" points=\"";
-    for (const PointResult* r : front) s << X(r->resources.dsp) << "," << Y(r->latency_ms) << " ";
+    for (const PointResult* r : front) s << X(r->resources.dsp) << "," << Y(objectiveMs(*r, objective)) << " ";
     s << "\"/>\n";
     for (const PointResult* r : front)
-      s << "<circle cx=\"" << X(r->resources.dsp) << "\" cy=\"" << Y(r->latency_ms)
+      s << "<circle cx=\"" << X(r->resources.dsp) << "\" cy=\"" << Y(objectiveMs(*r, objective))
         << "\" r=\"5.5\" fill=\"none\" stroke=\"#e08a00\" stroke-width=\"2\"/>\n";
   }
   for (const ChartMarker& m : markers) {
     if (!m.result.complete) continue;
-    const double x = X(m.result.resources.dsp), y = Y(m.result.latency_ms);
+    const double x = X(m.result.resources.dsp), y = Y(objectiveMs(m.result, objective));
     s << "<path d=\"M" << x << "," << y - 8 << " L" << x + 7 << "," << y + 5 << " L" << x - 7 << "," << y + 5
       << " Z\" fill=\"#2a2\" stroke=\"#060\"/>\n";
     s << "<text x=\"" << x + 9 << "\" y=\"" << y - 6 << "\" fill=\"#060\">" << xmlEscape(m.label) << "</text>\n";

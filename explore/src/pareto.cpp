@@ -5,7 +5,8 @@
 
 namespace vdla::explore {
 
-std::vector<size_t> markParetoFront(std::vector<PointResult>& results) {
+std::vector<size_t> markParetoFront(std::vector<PointResult>& results, Objective objective) {
+  auto ms = [&](const PointResult& r) { return objectiveMs(r, objective); };
   std::vector<size_t> order;
   for (size_t i = 0; i < results.size(); ++i) {
     results[i].on_front = false;
@@ -16,7 +17,7 @@ std::vector<size_t> markParetoFront(std::vector<PointResult>& results) {
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     const PointResult &x = results[a], &y = results[b];
     if (x.resources.dsp != y.resources.dsp) return x.resources.dsp < y.resources.dsp;
-    return x.latency_ms < y.latency_ms;
+    return ms(x) < ms(y);
   });
   // Equal points do not dominate each other: a twin of a front point
   // (same DSP, same latency) is on the front too.
@@ -24,8 +25,8 @@ std::vector<size_t> markParetoFront(std::vector<PointResult>& results) {
   double best = std::numeric_limits<double>::infinity(), best_dsp = -1;
   for (size_t i : order) {
     const PointResult& r = results[i];
-    if (r.latency_ms < best || (r.latency_ms == best && r.resources.dsp == best_dsp)) {
-      best = r.latency_ms;
+    if (ms(r) < best || (ms(r) == best && r.resources.dsp == best_dsp)) {
+      best = ms(r);
       best_dsp = r.resources.dsp;
       results[i].on_front = true;
       front.push_back(i);

@@ -84,8 +84,8 @@ api::ModelOptions modelOptionsFromJson(const nlohmann::json& j) {
 api::ExploreOptions exploreOptionsFromJson(const nlohmann::json& j) {
   const std::string what = "explore";
   checkKeys(j,
-            {"space", "networks", "model_options", "compile_options", "clock_cap_mhz", "threads", "cache", "confirm",
-             "yosys", "yosys_dir", "marks", "progress"},
+            {"space", "networks", "model_options", "compile_options", "clock_cap_mhz", "objective", "threads", "cache",
+             "confirm", "yosys", "yosys_dir", "marks", "progress"},
             what);
   api::ExploreOptions o;
   if (j.contains("space")) o.space = explore::parseDesignSpace(j.at("space").dump(), "explore space");
@@ -94,6 +94,13 @@ api::ExploreOptions exploreOptionsFromJson(const nlohmann::json& j) {
   if (j.contains("compile_options")) o.compile_options = compileOptionsFromJson(j.at("compile_options"));
   if (j.contains("clock_cap_mhz") && !j.at("clock_cap_mhz").is_null())
     o.clock_cap_mhz = get<double>(j, "clock_cap_mhz", what);
+  if (j.contains("objective")) {
+    try {
+      o.objective = explore::parseObjective(get<std::string>(j, "objective", what));
+    } catch (const std::invalid_argument& e) {
+      throw Error(what + ": " + e.what());
+    }
+  }
   if (j.contains("threads")) o.sweep.threads = get<unsigned>(j, "threads", what);
   if (j.contains("cache")) o.sweep.cache_path = get<std::string>(j, "cache", what);
   if (j.contains("confirm")) o.confirm = get<int>(j, "confirm", what);

@@ -67,7 +67,7 @@ class Exploration:
 
 def explore(networks: Union[str, Sequence[str]] = ("resnet18",), space: Optional[Mapping[str, Any]] = None, *,
             base: Union[str, Config, None] = None, clock_cap_mhz: Optional[float] = None,
-            executor: str = "local", threads: int = 0, cache: Optional[str] = None, confirm: int = 0,
+            objective: str = "accelerator", executor: str = "local", threads: int = 0, cache: Optional[str] = None, confirm: int = 0,
             yosys: int = 0, yosys_dir: Optional[str] = None, marks: Optional[Sequence[str]] = None,
             batch: Optional[int] = None, image_size: Optional[int] = None, seed: Optional[int] = None,
             allow_im2col: bool = True, strip_qdq: bool = False, ray_address: Optional[str] = None,
@@ -83,6 +83,8 @@ def explore(networks: Union[str, Sequence[str]] = ("resnet18",), space: Optional
         JSON-lines file) or "ray" (one Ray task per slice of the points, each
         evaluating them with the same C++ function; connects to
         ``ray_address`` or the running cluster, else starts a local one).
+    objective: what the front ranks by: "accelerator" (its latency) or
+        "end-to-end" (plus the board CPU's share, ``host_ms`` of each point).
     confirm / yosys: the N fastest points of the front run on the
         cycle-accurate simulator / synthesised with yosys (one after another
         here; with executor "ray", one Ray task each).
@@ -102,6 +104,7 @@ def explore(networks: Union[str, Sequence[str]] = ("resnet18",), space: Optional
                           if v is not None},
         "compile_options": {"allow_im2col": bool(allow_im2col), "strip_qdq": bool(strip_qdq)},
         "clock_cap_mhz": clock_cap_mhz,
+        "objective": objective,
         "threads": int(threads),
         "cache": os.path.abspath(os.fspath(cache)) if cache else "",
         "confirm": int(confirm),

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <stdexcept>
+#include <string>
 
 namespace vdla::explore {
 namespace {
@@ -48,6 +50,26 @@ TEST(ParetoTest, MatchesTheDefinitionOnRandomSets) {
     markParetoFront(rs);
     for (size_t i = 0; i < rs.size(); ++i)
       ASSERT_EQ(rs[i].on_front, onFrontByDefinition(rs, i)) << "trial " << trial << " point " << i;
+  }
+}
+
+// End to end the board CPU's share counts: a point fast on the accelerator
+// whose layouts leave the host a lot of work drops off the front, and the
+// objective's name round-trips; a wrong one is refused by name.
+TEST(ParetoTest, EndToEndCountsTheHostsShare) {
+  std::vector<PointResult> rs = {point(100, 10), point(200, 5), point(300, 4)};
+  rs[1].host_ms = 20;  // 1x16x32-like: every activation through the host
+  EXPECT_EQ(markParetoFront(rs), (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(markParetoFront(rs, Objective::EndToEnd), (std::vector<size_t>{0, 2}));
+  EXPECT_FALSE(rs[1].on_front);
+  EXPECT_DOUBLE_EQ(objectiveMs(rs[1], Objective::EndToEnd), 25);
+  EXPECT_DOUBLE_EQ(objectiveMs(rs[1], Objective::Accelerator), 5);
+  for (Objective o : {Objective::Accelerator, Objective::EndToEnd}) EXPECT_EQ(parseObjective(objectiveName(o)), o);
+  try {
+    parseObjective("fastest");
+    FAIL() << "an unknown objective was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'fastest'"), std::string::npos) << e.what();
   }
 }
 

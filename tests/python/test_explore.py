@@ -20,7 +20,7 @@ SPACE = {
 }
 POINT_KEYS = {"name", "hash", "batch", "block_in", "block_out", "macs_per_cycle", "input_kib", "weight_kib",
               "accumulator_kib", "uop_kib", "axi_bits", "clock_mhz", "latency_hiding", "resources", "fits",
-              "why_not_fits", "complete", "latency_ms", "on_front", "networks"}
+              "why_not_fits", "complete", "latency_ms", "host_ms", "on_front", "networks"}
 
 
 @pytest.fixture(scope="module")
@@ -144,6 +144,28 @@ def test_clock_cap():
     assert x.document["clock_cap_mhz"] == 200
     assert [p["clock_mhz"] for p in x.points] == [150]
     assert any("above the cap" in r["reason"] for r in x.refused)
+
+
+def test_end_to_end_objective():
+    # On ultra96's board 1x16x32 leaves every activation to the host
+    # (host_ms): end to end it cannot be on the front, whatever its DSPs.
+    space = {"base": "ultra96", "gemm": {"block_in": [16, 32], "block_out": [16, 32]}}
+    acc = vdla.explore("resnet18", space, image_size=SMALL)
+    e2e = vdla.explore("resnet18", space, image_size=SMALL, objective="end-to-end")
+    assert acc.document["objective"] == "accelerator" and e2e.document["objective"] == "end-to-end"
+    by_shape = {(p["block_in"], p["block_out"]): p for p in e2e.points}
+    assert by_shape[(16, 32)]["host_ms"] > 20 * by_shape[(32, 16)]["host_ms"] > 0
+
+    def e2e_dominates(a, b):
+        ad, bd, at, bt = a["resources"]["dsp"], b["resources"]["dsp"], a["latency_ms"] + a["host_ms"], \
+            b["latency_ms"] + b["host_ms"]
+        return ad <= bd and at <= bt and (ad < bd or at < bt)
+
+    ok = [p for p in e2e.points if p["fits"] and p["complete"]]
+    for p in e2e.points:
+        assert p["on_front"] == (p in ok and not any(e2e_dominates(q, p) for q in ok)), p["name"]
+    with pytest.raises(vdla.Error, match="objective 'fastest'"):
+        vdla.explore("resnet18", space, image_size=SMALL, objective="fastest")
 
 
 def test_two_networks():

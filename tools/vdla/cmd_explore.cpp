@@ -121,6 +121,8 @@ int exploreCommand(const std::vector<std::string>& args) {
       "axi-bits", po::value<std::string>(), "AXI data widths")("clock-mhz", po::value<std::string>(), "clocks (MHz)")(
       "latency-hiding", po::value<std::string>(), "on, off or on,off")(
       "clock-cap", po::value<double>(), "highest clock to consider (default: the vendor DPU's clock on the part)")(
+      "objective", po::value<std::string>()->default_value("accelerator"),
+      "what the front ranks by: accelerator (its latency) or end-to-end (plus the board CPU's share)")(
       "out", po::value<std::string>(), "output directory (default explore-<base>)")(
       "threads", po::value<unsigned>()->default_value(0), "worker threads (0: every core)")(
       "fresh", "ignore and replace the output directory's cache")(
@@ -178,6 +180,7 @@ int exploreCommand(const std::vector<std::string>& args) {
     applyAccelOptions(vm, graph, copts, quiet);
   };
   if (vm.count("clock-cap")) eopts.clock_cap_mhz = vm["clock-cap"].as<double>();
+  eopts.objective = explore::parseObjective(vm["objective"].as<std::string>());
   eopts.confirm = vm["confirm"].as<int>();
   eopts.yosys = vm["yosys"].as<int>();
   if (eopts.confirm < 0) throw UsageError("--confirm takes a number of points, got " + std::to_string(eopts.confirm));
@@ -247,9 +250,9 @@ int exploreCommand(const std::vector<std::string>& args) {
     std::cout << std::setw(8) << fixed(r.host_ms, 2);
     std::cout << (r.fits() ? "" : "   does not fit: " + r.why_not_fits) << "\n";
   };
-  std::cout << "Pareto front (latency vs DSP, fitting points):\n  " << std::left << std::setw(44) << "config"
-            << std::right << std::setw(6) << "LH" << std::setw(7) << "DSP" << std::setw(8) << "BRAM36" << std::setw(9)
-            << "LUT";
+  std::cout << "Pareto front (" << (eopts.objective == explore::Objective::EndToEnd ? "end to end" : "latency")
+            << " vs DSP, fitting points):\n  " << std::left << std::setw(44) << "config" << std::right << std::setw(6)
+            << "LH" << std::setw(7) << "DSP" << std::setw(8) << "BRAM36" << std::setw(9) << "LUT";
   for (const auto& n : networks) std::cout << std::setw(10) << (n.name.substr(0, 9)) << std::setw(6) << "util";
   std::cout << std::setw(8) << "host"
             << "   (ms, MACs/ideal; host: the board CPU's work the layouts leave)\n";

@@ -44,6 +44,9 @@ struct ExploreOptions {
   CompileOptions compile_options;
   std::function<void(const ir::Graph& graph, CompileOptions& options)> configure_compile;
   std::optional<double> clock_cap_mhz;  // default: the vendor DPU's clock on the part
+  // What the front ranks by: the accelerator's latency, or end to end with
+  // the board CPU's share (explore::Objective).
+  explore::Objective objective = explore::Objective::Accelerator;
   // The local sweep's threads and cache (SweepOptions::cache_path, "" : none).
   explore::SweepOptions sweep;
   // Other executors (empty: the local sweep; confirmations and syntheses one

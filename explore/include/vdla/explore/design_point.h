@@ -59,6 +59,17 @@ double hostHandoffMs(const accel::LayerForm& form, const hw::HwConfig& cfg);
 PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<NetworkWorkload>& networks,
                                 const ResourceModel& model, const FpgaPart& part);
 
+// What a sweep ranks points by: the accelerator's latency (what the cost
+// model estimates, the default), or end to end: that plus the board CPU's
+// share (host_ms).
+enum class Objective { Accelerator, EndToEnd };
+inline double objectiveMs(const PointResult& r, Objective o) {
+  return o == Objective::EndToEnd ? r.latency_ms + r.host_ms : r.latency_ms;
+}
+// "accelerator" or "end-to-end"; throws std::invalid_argument naming the value otherwise.
+Objective parseObjective(const std::string& name);
+const char* objectiveName(Objective o);
+
 // A stable identity of a point's inputs (config hash, latency hiding, the
 // networks' names and sizes, the resource model's coefficients) and of the
 // code that evaluates it (a fingerprint of the cost model's sources), for caches.

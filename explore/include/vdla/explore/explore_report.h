@@ -19,7 +19,8 @@ struct ChartMarker {
   PointResult result;
 };
 
+// Latency on the y axis: the objective's.
 std::string paretoSvg(const std::vector<PointResult>& results, const std::vector<ChartMarker>& markers,
-                      const FpgaPart& part, const std::string& title);
+                      const FpgaPart& part, const std::string& title, Objective objective = Objective::Accelerator);
 
 }  // namespace vdla::explore
