@@ -81,7 +81,8 @@ rt::Artifact generateAccelArtifact(const ir::Graph& graph, const hw::HwConfig& c
       step.attrs.set("r_offset", o.placement.r_offset);
       step.attrs.set("y_offset", o.placement.y_offset);
       step.attrs.set("has_residual", int64_t(o.hasResidual() ? 1 : 0));
-      // The channel block of the input's packing (a max pooling reads block_out entries).
+      // The channel block of the input's packing (block_in for a convolution; a
+      // max pooling reads its producer's output packing).
       step.attrs.set("x_block", o.inputGeometry(cfg).block);
       // The output's and the residual's (block_in when the layer interleaves its output).
       step.attrs.set("y_block", o.outputGeometry(cfg).block);

@@ -196,11 +196,15 @@ ConvProgram generateGlobalPoolProgram(const GlobalPoolLayer& L, const TilePlan& 
     // The sum of each channel block: its first pixel (outer: plane, inner:
     // entry), then the others (outer: plane, inner: pixel, a micro-op per entry).
     hw::LoopNest first = loop(kFirst);
-    first.iter_out = uint32_t(g);
-    first.dst_out = uint32_t(E);
-    first.src_out = uint32_t(area * E);
-    first.iter_in = uint32_t(E);
-    first.src_in = 1;
+    if (E == 1) {
+      first.src_in = uint32_t(area);
+    } else {
+      first.iter_out = uint32_t(g);
+      first.dst_out = uint32_t(E);
+      first.src_out = uint32_t(area * E);
+      first.iter_in = uint32_t(E);
+      first.src_in = 1;
+    }
     emit(hw::makeAlu(hw::AluOp::Mov, first));
     if (area > 1) {
       hw::LoopNest rest = loop(kRest);

@@ -112,8 +112,8 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
                 std::to_string(std::max<int64_t>(acc_avail, 0)) + " of its " +
                 std::to_string(cfg.depth(hw::Memory::Acc)) + " entries left beside " + std::to_string(b.param_vectors) +
                 " parameter vectors" + (T > 1 ? ", halved for latency hiding)" : ")");
-  else if (p.rows * p.cols > iter_limit || L.w > xfer_limit || L.h > xfer_limit || L.oh * L.ow > xfer_limit ||
-           (dw && iw_full > iter_limit))
+  else if (p.rows * p.cols > iter_limit || L.w > xfer_limit || L.h > xfer_limit ||
+           L.oh * L.ow * b.out_group > xfer_limit || (dw && iw_full > iter_limit))
     e.why_not = "tile exceeds the loop or transfer size fields";
   else if (std::max({L.pad_top, L.pad_bottom, L.pad_left, L.pad_right}) > pad_limit)
     e.why_not = "padding exceeds the DMA's pad field";
@@ -129,7 +129,10 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
     forEachExtent(is, [&](int64_t ic, int64_t) { uops += oc * ic * wgt_per_block; });
   });
   uops *= T * T * (cs.edge ? 2 : 1);
-  uops += T * (3 + os.tiles() * b.param_kinds);
+  // An interleaved tile's ALU passes and row or column corrections take a
+  // micro-op per group of oc blocks.
+  const int64_t groups = b.out_group > 1 ? p.oc_blocks / b.out_group : 1;
+  uops += T * (3 + os.tiles() * b.param_kinds) * groups;
   // Border corrections: one micro-op per oc block, at a few distinct tile offsets.
   for (const BorderExtent& x : b.border_extents) {
     // Per ACC half, oc tile and distinct offset of the correction's outputs
@@ -144,7 +147,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
     };
     const bool rectangle = x.rows > 1 && x.cols > 1;
     uops += T * os.tiles() * offsets(x.first_row, x.rows, p.rows, L.oh) * offsets(x.first_col, x.cols, p.cols, L.ow) *
-            (rectangle ? p.oc_blocks : 1);
+            (rectangle ? p.oc_blocks : groups);
   }
   if (uops > int64_t(cfg.depth(hw::Memory::Uop)) || uops > xfer_limit) {
     e.why_not = "micro-op kernels of " + std::to_string(uops) + " entries exceed the UOP buffer";

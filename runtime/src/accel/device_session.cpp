@@ -91,8 +91,9 @@ DeviceSession::StepParams DeviceSession::readStepParams(const AttributeMap& attr
   const hw::HwConfig& cfg = device_.config();
   StepParams p;
   p.transform = transformFromAttrs(attrs);
-  // The input's packing: block_in channels for a convolution, block_out for a
-  // program that loads it into the accumulators (pooling, additions).
+  // The input's packing: block_in channels for a convolution; for a program
+  // that loads it into the accumulators (pooling, additions) the output packing
+  // of the layers around it (block_out, or block_in with an output interleave).
   p.x_block = attrs.getInt("x_block", cfg.block_in);
   if (p.x_block != cfg.block_in && p.x_block != cfg.block_out)
     throw KernelError("x_block " + std::to_string(p.x_block) + " is neither the config's block_in nor its block_out");

@@ -215,6 +215,31 @@ TEST(ConvCodegen, InterleavedOutputsMatchNaiveDefinition) {
   EXPECT_EQ(outputInterleave(split, cfg), 1);
 }
 
+// An interleaved output plane is G times as many entries: the STORE's row
+// pitch must still fit its field, or the layer is refused (and runs on the
+// CPU) rather than failing when its program is encoded.
+TEST(Tiling, InterleavedPlanesKeepTheirStridesInTheTransferFields) {
+  std::mt19937 rng(9);
+  ConvLayer L = test::randomLayer(rng, false);
+  L.group = 1;
+  L.c = L.o = 32;
+  L.kh = L.kw = L.sh = L.sw = 1;
+  L.pad_top = L.pad_left = L.pad_bottom = L.pad_right = 0;
+  L.h = L.oh = 4096;
+  L.w = L.ow = 10;  // 40,960 pixels: 81,920 entries at two per pixel, past 16 bits
+  for (auto* v : {&L.bias1, &L.mult, &L.bias2}) v->resize(32, v->empty() ? 0 : v->front());
+  L.weights.assign(32 * 32, 1);
+  const hw::HwConfig u96 = hw::loadConfig("ultra96");
+  ASSERT_EQ(u96.xfer_size_bits, 16u);
+  try {
+    chooseTiling(L, u96, true);
+    FAIL() << "a plane of 81,920 entries was tiled";
+  } catch (const DoesNotFit& e) {
+    EXPECT_NE(std::string(e.what()).find("transfer size"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(chooseTiling(L, hw::loadConfig("pynq"), true));  // one entry per pixel
+}
+
 // An oc tile that splits an interleave group is refused by the cost model.
 TEST(Tiling, OcTilesKeepInterleaveGroupsWhole) {
   const hw::HwConfig cfg = hw::loadConfig("ultra96");

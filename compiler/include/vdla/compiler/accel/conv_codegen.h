@@ -29,7 +29,7 @@ struct ConvProgram {
 };
 
 // Where a layer's packed input (block_in entries), residual and output
-// (block_out entries) lie in the activation arena: byte offsets, multiples of
+// (entries of its y_block channels) lie in the activation arena: byte offsets, multiples of
 // kArenaAlign. The network's arena plan (arena_plan.h) gives every layer its
 // own; a layer alone uses X | R | Y from offset 0.
 constexpr uint64_t kArenaAlign = 4096;

@@ -3,7 +3,8 @@
 //
 // A logical NCHW int8 tensor is stored as [N/B][C/K][H][W][B][K]: B is the
 // GEMM batch and K the channel block (block_in for inputs, block_out for
-// outputs), so one DRAM entry is one SRAM entry of the INP/OUT memory and a
+// outputs, or block_in for an output interleaved from G block_out entries
+// per pixel), so one DRAM entry is one or G SRAM entries of the INP/OUT memory and a
 // channel-block plane [H][W] is a 2-D region the DMA can load with spatial
 // padding. Missing images and channels (N or C not a multiple) are zero.
 #pragma once
