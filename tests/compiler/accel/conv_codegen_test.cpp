@@ -215,6 +215,45 @@ TEST(ConvCodegen, InterleavedOutputsMatchNaiveDefinition) {
   EXPECT_EQ(outputInterleave(split, cfg), 1);
 }
 
+// Four output blocks per input entry (1x64x16, a shape the explorer sweeps):
+// random dense and depthwise layers with chosen and random plans, residuals
+// and edge tiles, exact on fsim.
+TEST(ConvCodegen, FourWayInterleaveMatchesNaiveDefinition) {
+  const hw::HwConfig cfg = hw::parseConfig(R"({
+    "name": "interleave4",
+    "target": {"board": "zcu104", "part": "xczu7ev-ffvc1156-2-e", "clock_mhz": 300},
+    "gemm": {"batch": 1, "block_in": 64, "block_out": 16},
+    "data_bits": {"input": 8, "weight": 8, "accumulator": 32, "output": 8},
+    "buffers_kib": {"uop": 32, "input": 64, "weight": 512, "accumulator": 128, "output": 32},
+    "axi": {"data_bits": 128},
+    "queues": {"command_depth": 128, "token_depth": 32},
+    "isa": {"dram_addr_bits": 32, "xfer_size_bits": 16, "pad_bits": 4, "loop_iter_bits": 14, "alu_imm_bits": 16},
+    "extensions": {"fused_requant": true}
+  })",
+                                           "interleave4");
+  auto dev = driver::createDevice("fsim", cfg);
+  std::mt19937 rng(41);
+  for (int k = 0; k < 30; ++k) {
+    const ConvLayer L = k % 3 == 2 ? test::randomDepthwiseLayer(rng, 3) : test::randomLayer(rng);
+    if (L.group == 1 || k % 3 == 2) {
+      EXPECT_EQ(outputInterleave(L, cfg), 4) << describe(L);
+    }
+    const LayerData d = test::randomData(L, rng);
+    std::mt19937 plan_rng(static_cast<uint32_t>(k));
+    for (bool lh : {true, false}) {
+      TilePlan plan = chooseTiling(L, cfg, lh);
+      const int64_t G = outputInterleave(L, cfg);
+      TilePlan other = plan;
+      other.oc_blocks = G * std::uniform_int_distribution<int64_t>(1, outputBlocks(L, cfg) / G)(plan_rng);
+      other.rows = std::uniform_int_distribution<int64_t>(1, L.oh)(plan_rng);
+      other.cols = std::uniform_int_distribution<int64_t>(1, L.ow)(plan_rng);
+      if (k % 2 && estimatePlan(L, other, cfg).fits) plan = other;
+      checkLayer(*dev, L, plan, d, "layer " + std::to_string(k) + " (" + describe(L) + ") on interleave4");
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
 // An interleaved output plane is G times as many entries: the STORE's row
 // pitch must still fit its field, or the layer is refused (and runs on the
 // CPU) rather than failing when its program is encoded.
