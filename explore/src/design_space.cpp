@@ -118,7 +118,7 @@ namespace {
 
 // The base's DWGEMM window where a point's array can hold it (docs above).
 uint32_t defaultTaps(const hw::HwConfig& base, uint32_t block_in, uint32_t block_out) {
-  if (block_in != block_out) return 0;
+  if (block_in < block_out) return 0;
   return std::min<uint32_t>(base.depthwise_taps, (block_out + 1) / 2);
 }
 

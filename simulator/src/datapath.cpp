@@ -329,13 +329,14 @@ void Datapath::dwgemm(const hw::Instruction& insn, const std::string& where, Exe
         if (i + 1 < insn.taps || (i + 1 - insn.taps) % insn.stride != 0) continue;
         const uint32_t dst = uop.dst + o * insn.dst_factor_out + j++ * insn.dst_factor_in;
         int32_t* acc = &acc_[size_t(dst) * acc_entry_];
-        // Input entry [b][c] -> accumulator lane [b][c]: block_in == block_out.
+        // Input channel k = lane_block*block_out + c -> accumulator lane c.
         for (uint32_t b = 0; b < cfg_.batch; ++b)
-          for (uint32_t c = 0; c < cfg_.block_in; ++c) {
+          for (uint32_t c = 0; c < N; ++c) {
+            const uint32_t k = insn.lane_block * N + c;
             int32_t sum = 0;
             for (uint32_t t = 0; t < T; ++t)
               sum +=
-                  int32_t(window[size_t(t) * E + b * cfg_.block_in + c]) * int32_t(wgt[size_t(t) * cfg_.block_in + c]);
+                  int32_t(window[size_t(t) * E + b * cfg_.block_in + k]) * int32_t(wgt[size_t(t) * cfg_.block_in + k]);
             acc[b * N + c] = int32_t(uint32_t(acc[b * N + c]) + uint32_t(sum));
           }
         narrowToOutput(dst);

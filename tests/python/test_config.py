@@ -156,7 +156,7 @@ def test_output_buffer_must_match_accumulator():
 
 def test_replace_changes_the_field_and_the_hash():
     base = vdla.Config.load("pynq")
-    # DWGEMM's window needs square blocks: the wider array goes without it
+    # DWGEMM's lanes need block_in >= block_out: the wider array goes without it
     wider = base.replace({"gemm.block_out": 32, "extensions.depthwise_taps": 0})
     assert wider.gemm["block_out"] == 32 and base.gemm["block_out"] == 16
     assert wider.macs_per_cycle == 512

@@ -266,6 +266,27 @@ TEST(AssemblyErrorTest, RangeChecksFollowTheConfig) {
   EXPECT_NE(msg.find("sram_base = 300 does not fit in 8 bits"), std::string::npos) << msg;
 }
 
+// DWGEMM's lane_block exists where block_in exceeds block_out (ultra96:
+// 1x32x16, one bit); it is written only when not 0, and a square array
+// refuses it.
+TEST(AssemblyErrorTest, LaneBlockFollowsTheArray) {
+  const std::string text = "DWGEMM uops=0:1 iters=1,3 dst=1,1 src=1,1 wgt=0 taps=3 stride=1 lane_block=1";
+  const IsaLayout u96(loadConfig("ultra96"));
+  const std::vector<Instruction> program = assemble(text, u96, "x");
+  ASSERT_EQ(program.size(), 1u);
+  EXPECT_EQ(program[0].lane_block, 1u);
+  EXPECT_EQ(disassemble(program[0]), text);
+  Instruction zero = program[0];
+  zero.lane_block = 0;
+  EXPECT_EQ(disassemble(zero).find("lane_block"), std::string::npos);
+  std::string msg = errorOf([&] { assemble("DWGEMM iters=1,3 taps=3 stride=1 lane_block=2", u96, "x.s"); });
+  EXPECT_NE(msg.find("lane_block = 2 does not fit in 1 bits"), std::string::npos) << msg;
+  msg =
+      errorOf([&] { assemble("DWGEMM iters=1,3 taps=3 stride=1 lane_block=1", IsaLayout(loadConfig("pynq")), "x.s"); });
+  EXPECT_EQ(msg.rfind("x.s:1: ", 0), 0u) << msg;
+  EXPECT_NE(msg.find("lane_block = 1 must be below 1"), std::string::npos) << msg;
+}
+
 TEST(AssemblyErrorTest, ValuesWiderThan32BitsAreRangeChecked) {
   // Values wider than the instruction members are range-checked before they are stored.
   IsaLayout layout(loadConfig("pynq"));

@@ -221,7 +221,8 @@ OUTER:
 
 // DWGEMM's arrays keep an extent of at least 1 where the config has no
 // extension (the code is there but never synthesised); where it has one,
-// BLOCK_IN == BLOCK_OUT is the channel count and DEPTHWISE_TAPS <= BLOCK_OUT
+// BLOCK_IN is BLOCK_OUT or a multiple of it, the lanes are BLOCK_OUT channels
+// of the input entry (those of lane_block) and DEPTHWISE_TAPS <= BLOCK_OUT
 // (the config reader's rules), so a weight entry holds a row per tap.
 constexpr int DW_TAPS = DEPTHWISE_TAPS > 0 ? DEPTHWISE_TAPS : 1;
 constexpr int DW_LANES = min_int(BLOCK_IN, BLOCK_OUT);
@@ -253,13 +254,14 @@ UOPS:
       int8_t win[DW_TAPS][BATCH][DW_LANES];
 #pragma HLS array_partition variable = win complete dim = 0
       const uint32_t w = uop_wgt(word) + o * n.wgt_out;
+      const uint32_t k0 = n.lane_block * DW_LANES;  // the lanes' first channel
     RUN_START:
       for (int t = 0; t < DW_TAPS; ++t) {
 #pragma HLS unroll
       W_LANES:
         for (int c = 0; c < DW_LANES; ++c) {
 #pragma HLS unroll
-          taps_w[t][c] = wgt[w][t][c];
+          taps_w[t][c] = wgt[w][t][k0 + c];
         WIN_ROWS:
           for (int b = 0; b < BATCH; ++b) {
 #pragma HLS unroll
@@ -296,7 +298,7 @@ UOPS:
         PUSH_LANES:
           for (int c = 0; c < DW_LANES; ++c) {
 #pragma HLS unroll
-            win[0][b][c] = inp[s][b][c];
+            win[0][b][c] = inp[s][b][k0 + c];
           }
         }
         s += n.src_in;

@@ -15,7 +15,9 @@ unsigned used_bits(unsigned opcode) {
     case OPCODE_STORE: return LOAD_X_PAD_RIGHT_LSB + LOAD_X_PAD_RIGHT_W;
     case OPCODE_GEMM: return GEMM_WGT_FACTOR_IN_LSB + GEMM_WGT_FACTOR_IN_W;
     case OPCODE_ALU: return ALU_BIAS_CLEAR != 0 ? ALU_BIAS_CLEAR_BIT + 1 : ALU_IMM_LSB + ALU_IMM_W;  // bias_clear last
-    case OPCODE_DWGEMM: return DWGEMM_STRIDE_LSB + DWGEMM_STRIDE_W;
+    case OPCODE_DWGEMM:  // lane_block last, where it is encoded
+      return DWGEMM_LANE_BLOCK_BITS > 0 ? DWGEMM_LANE_BLOCK_BIT + DWGEMM_LANE_BLOCK_BITS
+                                        : DWGEMM_STRIDE_LSB + DWGEMM_STRIDE_W;
     default: return FINISH_PUSH_NEXT_LSB + FINISH_PUSH_NEXT_W;
   }
 }

@@ -222,7 +222,7 @@ struct LoopNest {
   unsigned alu_op;
   uint32_t uop_begin, uop_end, iter_out, iter_in;
   uint32_t dst_out, dst_in, src_out, src_in, wgt_out, wgt_in;
-  uint32_t taps, stride;  // DWGEMM
+  uint32_t taps, stride, lane_block;  // DWGEMM
   int32_t imm;
 };
 
@@ -245,6 +245,9 @@ inline LoopNest decode_loop(const insn_t& i) {
     // No wgt_in: every input of a run meets the same weight entry (wgt_in stays 0).
     n.taps = uint32_t(field<DWGEMM_TAPS_LSB, DWGEMM_TAPS_W>(i));
     n.stride = uint32_t(field<DWGEMM_STRIDE_LSB, DWGEMM_STRIDE_W>(i));
+    // lane_block is encoded only where BLOCK_IN exceeds BLOCK_OUT.
+    constexpr unsigned kLaneBlockBits = DWGEMM_LANE_BLOCK_BITS > 0 ? DWGEMM_LANE_BLOCK_BITS : 1;
+    n.lane_block = DWGEMM_LANE_BLOCK_BITS > 0 ? uint32_t(field<DWGEMM_LANE_BLOCK_BIT, kLaneBlockBits>(i)) : 0;
   } else if (op == OPCODE_GEMM) {
     n.reset = field<GEMM_RESET_LSB, GEMM_RESET_W>(i) != 0;
     n.uop_begin = uint32_t(field<GEMM_UOP_BEGIN_LSB, GEMM_UOP_BEGIN_W>(i));

@@ -161,6 +161,14 @@ module vdla_compute (
   wire [31:0] wgt_in = is_gemm ? 32'(insn[vdla_pkg::GEMM_WGT_FACTOR_IN_LSB+:vdla_pkg::GEMM_WGT_FACTOR_IN_W]) : '0;
   wire [3:0] dw_taps = 4'(insn[vdla_pkg::DWGEMM_TAPS_LSB+:vdla_pkg::DWGEMM_TAPS_W]);
   wire [1:0] dw_stride = 2'(insn[vdla_pkg::DWGEMM_STRIDE_LSB+:vdla_pkg::DWGEMM_STRIDE_W]);
+  // DWGEMM's lane_block, encoded only where block_in exceeds block_out.
+  logic [7:0] dw_lane_block;
+  if (vdla_pkg::DWGEMM_LANE_BLOCK_BITS > 0) begin : g_lane_block
+    localparam int LBW = vdla_pkg::DWGEMM_LANE_BLOCK_BITS > 0 ? vdla_pkg::DWGEMM_LANE_BLOCK_BITS : 1;
+    assign dw_lane_block = 8'(insn[vdla_pkg::DWGEMM_LANE_BLOCK_BIT+:LBW]);
+  end else begin : g_no_lane_block
+    assign dw_lane_block = '0;
+  end
   wire tensor_alu = is_alu && !use_imm;
   // bias_clear (extension alu_bias_clear): the first operand gains ACC[src+1]
   // (with a tensor operand), the result goes to OUT only and ACC[dst] is zeroed.
@@ -433,7 +441,7 @@ module vdla_compute (
   vdla_gemm gemm (
       .clk, .en_mul(s3_valid && (is_dw || (is_gemm && !gemm_reset))),
       .en_sum(s4_valid && (is_dw || (is_gemm && !gemm_reset))), .dw(is_dw), .first(s3_first),
-      .inp(inp_rdata), .wgt(wgt_rdata), .sum(gemm_sum)
+      .lane_block(dw_lane_block), .inp(inp_rdata), .wgt(wgt_rdata), .sum(gemm_sum)
   );
   // The op in S5 writes ACC and OUT (all but DWGEMM's window fills).
   wire s5_write = s5_valid && s5_wr;

@@ -18,8 +18,9 @@
 // DWGEMM (`dw`, configs with DEPTHWISE_TAPS > 0): pair t < DEPTHWISE_TAPS
 // multiplies the input read t iterations ago in the current inner run
 // (`win`, zero before the run's first input) by weight row t, and output
-// lane [b][c] is the sum over t of the low products of column c: a
-// depthwise convolution row on one input read per cycle. The pair keeps one
+// lane [b][c] is the sum over t of the low products of column
+// lane_block*BLOCK_OUT + c (c on square arrays): a depthwise convolution row
+// on one input read per cycle. The pair keeps one
 // activation for both of its products, so the DSP packing is unchanged; only
 // the activation's source and the adders differ.
 `ifdef VERILATOR
@@ -34,6 +35,7 @@ module vdla_gemm (
     input  logic en_sum,  // products valid this cycle
     input  logic dw,      // DWGEMM (constant during an instruction)
     input  logic first,   // with en_mul: the first input of a DWGEMM inner run
+    input  logic [7:0] lane_block,  // DWGEMM: lane c sums channel lane_block*BLOCK_OUT + c (constant)
     input  logic [vdla_pkg::INP_ENTRY_BITS-1:0] inp,  // [b][k]
     input  logic [vdla_pkg::WGT_ENTRY_BITS-1:0] wgt,  // [o][k]
     output logic [vdla_pkg::ACC_ENTRY_BITS-1:0] sum   // [b][o], int32
@@ -92,9 +94,11 @@ module vdla_gemm (
   // element per cycle).
   always_ff @(posedge clk) begin
     if (DWT != 0 && en_sum && dw) begin
-      // block_in == block_out on configs with DWGEMM: lane [b][c] is channel c
+      // Lane [b][c] is channel lane_block*N + c of the input entry: c itself
+      // on square arrays, one of K/N columns (a multiplexer per lane) where
+      // block_in exceeds block_out.
       for (int b = 0; b < B; b++)
-        for (int c = 0; c < N; c++) sum[(b*N+c)*32+:32] <= column_sum(b, c);
+        for (int c = 0; c < N; c++) sum[(b*N+c)*32+:32] <= column_sum(b, (K > N) ? lane_block * N + c : c);
     end else if (en_sum) begin
       for (int b = 0; b < B; b++)
         for (int o = 0; o < N; o++) sum[(b*N+o)*32+:32] <= tree_sum(b, o);

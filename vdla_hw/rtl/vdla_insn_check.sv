@@ -15,7 +15,10 @@ module vdla_insn_check (
   // bias_clear (extension alu_bias_clear) is the ALU's last field.
   localparam int ALU_USED = vdla_pkg::ALU_BIAS_CLEAR != 0 ? vdla_pkg::ALU_BIAS_CLEAR_BIT + 1 :
       vdla_pkg::ALU_IMM_LSB + vdla_pkg::ALU_IMM_W;
-  localparam int DWGEMM_USED = vdla_pkg::DWGEMM_STRIDE_LSB + vdla_pkg::DWGEMM_STRIDE_W;
+  // lane_block (block_in > block_out) is DWGEMM's last field.
+  localparam int DWGEMM_USED = vdla_pkg::DWGEMM_LANE_BLOCK_BITS != 0 ?
+      vdla_pkg::DWGEMM_LANE_BLOCK_BIT + vdla_pkg::DWGEMM_LANE_BLOCK_BITS :
+      vdla_pkg::DWGEMM_STRIDE_LSB + vdla_pkg::DWGEMM_STRIDE_W;
   localparam int FINISH_USED = vdla_pkg::FINISH_PUSH_NEXT_LSB + vdla_pkg::FINISH_PUSH_NEXT_W;
 
   // Bits at or above `used` must be zero.

@@ -41,6 +41,7 @@ const std::vector<Group>& groupsOf(Opcode op) {
       {"wgt", {Field::WgtFactorOut}, ','},
       {"taps", {Field::Taps}, ','},
       {"stride", {Field::Stride}, ','},
+      {"lane_block", {Field::LaneBlock}, ','},  // where block_in > block_out; written when not 0
   };
   static const std::vector<Group> alu = {
       {"uops", {Field::UopBegin, Field::UopEnd}, ':'},
@@ -119,8 +120,13 @@ class LineParser {
       for (size_t i = 0; i < parts.size(); ++i) {
         const int64_t v = number(parts[i], key);
         // Range-check before storing: setField narrows to the member's type.
-        std::string why = IsaLayout::whyInvalidValue(insn.opcode, bitField(insn.opcode, group->fields[i]), v);
-        if (!why.empty()) fail(why);
+        // lane_block on a square array has no field: encode() below says why.
+        if (group->fields[i] == Field::LaneBlock && !hasField(insn.opcode, Field::LaneBlock)) {
+          if (v < 0 || v > 255) fail("operand 'lane_block': " + parts[i] + " is out of range");
+        } else {
+          std::string why = IsaLayout::whyInvalidValue(insn.opcode, bitField(insn.opcode, group->fields[i]), v);
+          if (!why.empty()) fail(why);
+        }
         setField(insn, group->fields[i], v);
       }
       if (group->fields[0] == Field::Imm) insn.use_imm = true;
@@ -219,7 +225,9 @@ std::string disassemble(const Instruction& insn) {
   for (const Group& g : groupsOf(insn.opcode)) {
     bool all_zero = true;
     for (Field f : g.fields) all_zero = all_zero && getField(insn, f) == 0;
-    if (g.fields[0] == Field::Imm ? !insn.use_imm : (all_zero && g.fields.size() == 4)) continue;
+    if (g.fields[0] == Field::Imm ? !insn.use_imm
+                                  : (all_zero && (g.fields.size() == 4 || g.fields[0] == Field::LaneBlock)))
+      continue;
     out << ' ' << g.key << '=';
     for (size_t i = 0; i < g.fields.size(); ++i) {
       if (i) out << g.separator;

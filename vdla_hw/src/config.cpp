@@ -305,13 +305,14 @@ HwConfig parseConfig(const std::string& json_text, const std::string& origin) {
       ext.fail("extensions.fused_requant",
                "needs isa.alu_imm_bits >= 16 (REQ reads its clip bounds from the immediate's two low bytes), got " +
                    std::to_string(c.alu_imm_bits));
-    // DWGEMM puts channel c of the input entry into lane c of the accumulator
-    // entry, and tap t into the low product of the GEMM core's multiplier
-    // pair t (vdla_gemm.sv).
-    if (c.depthwise_taps && c.block_in != c.block_out)
+    // DWGEMM puts channel lane_block*block_out + c of the input entry into
+    // lane c of the accumulator entry, and tap t into the low product of the
+    // GEMM core's multiplier pair t (vdla_gemm.sv). Both sizes are powers of
+    // two, so block_in >= block_out makes block_in a multiple.
+    if (c.depthwise_taps && c.block_in < c.block_out)
       ext.fail("extensions.depthwise_taps",
-               "needs gemm.block_in == gemm.block_out (channel c of an input entry is "
-               "lane c of an accumulator entry), got " +
+               "needs gemm.block_in >= gemm.block_out (each accumulator lane takes one channel of an "
+               "input entry), got " +
                    std::to_string(c.block_in) + " and " + std::to_string(c.block_out));
     if (c.depthwise_taps > (c.block_out + 1) / 2)
       ext.fail("extensions.depthwise_taps", "at most " + std::to_string((c.block_out + 1) / 2) +

@@ -66,7 +66,7 @@ uint64_t gemmMacs(const Instruction& insn, const HwConfig& cfg) {
   if (insn.opcode == Opcode::Gemm && !insn.reset)
     return uint64_t(insn.iter_out) * insn.iter_in * uops * cfg.macsPerCycle();
   if (insn.opcode == Opcode::DwGemm)
-    return uint64_t(insn.iter_out) * uops * dwgemmWritesPerRun(insn) * insn.taps * cfg.batch * cfg.block_in;
+    return uint64_t(insn.iter_out) * uops * dwgemmWritesPerRun(insn) * insn.taps * cfg.batch * cfg.block_out;
   return 0;
 }
 

@@ -15,6 +15,12 @@ constexpr uint32_t kUopBits = 32;
 constexpr uint32_t kTapsBits = 4;    // DWGEMM taps, 1 .. kMaxDepthwiseTaps
 constexpr uint32_t kStrideBits = 2;  // DWGEMM output stride, 1 .. 3
 
+uint32_t log2Ceil(uint32_t x) {
+  uint32_t bits = 0;
+  while ((uint64_t(1) << bits) < x) ++bits;
+  return bits;
+}
+
 struct FieldSpec {
   Field field;
   uint32_t width;
@@ -76,6 +82,9 @@ std::vector<FieldSpec> fieldSpecs(const HwConfig& c, Opcode op) {
                                  {Field::WgtFactorOut, wgt_bits},
                                  {Field::Taps, kTapsBits},
                                  {Field::Stride, kStrideBits}});
+      // Last, and only where block_in exceeds block_out, so that square
+      // arrays keep the encoding they had before it.
+      if (c.depthwiseLaneBlocks() > 1) specs.push_back({Field::LaneBlock, log2Ceil(c.depthwiseLaneBlocks())});
       break;
     case Opcode::Alu:
       specs.insert(specs.end(), {{Field::AluOp, kAluOpBits},
@@ -160,6 +169,7 @@ IsaLayout::IsaLayout(const HwConfig& cfg) {
   uop_wgt_bits_ = cfg.indexBits(Memory::Weight);
   num_alu_ops_ = hw::numAluOps(cfg);
   depthwise_taps_ = cfg.depthwise_taps;
+  lane_blocks_ = cfg.depthwiseLaneBlocks();
   alu_bias_clear_ = cfg.alu_bias_clear;
   config_name_ = cfg.name;
 }
@@ -201,8 +211,8 @@ namespace {
 // REQ and FREQ are the exceptions: their imm always holds the clip bounds
 // or the zero point. An op the
 // config does not have is refused like an unknown one.
-std::string whyInconsistent(const Instruction& insn, int num_alu_ops, uint32_t depthwise_taps, bool alu_bias_clear,
-                            const std::string& config) {
+std::string whyInconsistent(const Instruction& insn, int num_alu_ops, uint32_t depthwise_taps, uint32_t lane_blocks,
+                            bool alu_bias_clear, const std::string& config) {
   if (insn.opcode == Opcode::DwGemm) {
     if (!depthwise_taps)
       return "DWGEMM needs the depthwise_taps extension, which config '" + config + "' does not enable";
@@ -210,6 +220,9 @@ std::string whyInconsistent(const Instruction& insn, int num_alu_ops, uint32_t d
       return "DWGEMM taps = " + std::to_string(insn.taps) + " must be in [1, " + std::to_string(depthwise_taps) +
              "] (the config's depthwise_taps)";
     if (insn.stride < 1) return "DWGEMM stride = 0 must be at least 1";
+    if (insn.lane_block >= lane_blocks)
+      return "DWGEMM lane_block = " + std::to_string(insn.lane_block) + " must be below " +
+             std::to_string(lane_blocks) + " (block_in / block_out of config '" + config + "')";
     return "";
   }
   if (insn.opcode != Opcode::Alu) return "";
@@ -236,7 +249,7 @@ EncodedInstruction IsaLayout::encode(const Instruction& insn, const std::string&
     if (!why.empty()) throw Error(prefix(where) + why);
     putBits(bits, f.offset, f.width, uint64_t(v) & mask(f.width));
   }
-  std::string why = whyInconsistent(insn, num_alu_ops_, depthwise_taps_, alu_bias_clear_, config_name_);
+  std::string why = whyInconsistent(insn, num_alu_ops_, depthwise_taps_, lane_blocks_, alu_bias_clear_, config_name_);
   if (!why.empty()) throw Error(prefix(where) + why);
   return bits;
 }
@@ -257,7 +270,7 @@ Instruction IsaLayout::decode(const EncodedInstruction& bits, const std::string&
   }
   if (seen != bits)
     throw Error(prefix(where) + opcodeName(insn.opcode) + " has bits set outside its fields (corrupt instruction?)");
-  std::string why = whyInconsistent(insn, num_alu_ops_, depthwise_taps_, alu_bias_clear_, config_name_);
+  std::string why = whyInconsistent(insn, num_alu_ops_, depthwise_taps_, lane_blocks_, alu_bias_clear_, config_name_);
   if (!why.empty()) throw Error(prefix(where) + why);
   return insn;
 }

@@ -84,6 +84,13 @@ std::vector<Param> collectParams(const HwConfig& c) {
   for (const BitField& f : layout.fields(Opcode::Alu))
     if (f.field == Field::BiasClear) bias_clear_bit = f.offset;
   p.push_back({"ALU_BIAS_CLEAR_BIT", bias_clear_bit, "ALU: the bias_clear flag (with ALU_BIAS_CLEAR)"});
+  // DWGEMM's lane_block field, encoded only where block_in exceeds
+  // block_out: its position and width (0: not encoded, always lane block 0).
+  uint64_t lane_block_bit = 0, lane_block_bits = 0;
+  for (const BitField& f : layout.fields(Opcode::DwGemm))
+    if (f.field == Field::LaneBlock) lane_block_bit = f.offset, lane_block_bits = f.width;
+  p.push_back({"DWGEMM_LANE_BLOCK_BIT", lane_block_bit, "DWGEMM: lane_block's first bit"});
+  p.push_back({"DWGEMM_LANE_BLOCK_BITS", lane_block_bits, "DWGEMM: lane_block's width (0: not encoded)"});
   for (int m = 0; m < kNumMemoryIds; ++m) p.push_back({std::string("MEM_") + memoryName(Memory(m)), uint64_t(m), ""});
   for (int op = 0; op < kNumAluOps; ++op) p.push_back({std::string("ALU_") + aluOpName(AluOp(op)), uint64_t(op), ""});
   return p;

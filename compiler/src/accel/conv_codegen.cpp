@@ -120,7 +120,6 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
   // groups of G, each group pixel-major ([pixel][G]), so that a group stores
   // as whole block_in entries. With G = 1 the layout is [oc block][pixel].
   const int64_t G = b.out_group;
-  if (G > 1 && dw) throw std::logic_error("layer '" + L.name + "': DWGEMM with an output interleave");
   auto accAt = [&](int64_t q, int64_t pixel) { return (q / G) * G * tile_pixels + pixel * G + q % G; };
 
   // ---- constant image of the layer: weights | parameter vectors | micro-ops
@@ -218,10 +217,11 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
   const int64_t row_tiles = ceilDiv(L.oh, plan.rows), col_tiles = ceilDiv(L.ow, plan.cols),
                 oc_tiles = ceilDiv(OCB, plan.oc_blocks);
   // The input blocks an oc tile reads: those of its groups, or with DWGEMM
-  // the input block of each of its oc blocks (channel c of block q is input
-  // channel c of block q).
+  // the input block of each of its oc blocks (block q reads block q / LB,
+  // LB = block_in / block_out; the tile starts at a multiple of LB).
+  const int64_t LB = cfg.depthwiseLaneBlocks();
   auto inputRangeOf = [&](int64_t ocb0) {
-    return dw ? BlockRange{ocb0, std::min(plan.oc_blocks, OCB - ocb0)}
+    return dw ? BlockRange{ocb0 / LB, std::min(ceilDiv(std::min(plan.oc_blocks, OCB - ocb0), LB), CB - ocb0 / LB)}
               : inputBlocksOf(L, ocb0, cfg.block_in, cfg.block_out);
   };
   // Reduction chunks of an oc tile (its input range, in ic_blocks; with
@@ -433,16 +433,24 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
               t.inp_base = inp_base;
               t.wgt_base = wgt_base;
               t.oc_blocks = ocbs;
+              t.lane_blocks = LB;
               t.rows = rows;
               t.pitch = pitch;
-              t.acc_block = tile_pixels;
-              t.acc_row = plan.cols;
+              t.group = G;  // accAt's layout
+              t.acc_group = G * tile_pixels;
+              t.acc_pixel = G;
+              t.acc_row = plan.cols * G;
               t.inp_plane = ih_full * iw_full;
-              const auto range = uops.add(depthwiseKernel(L, t));
-              Instruction insn = depthwiseGemm(L, t, range.first, range.second);
-              insn.pop_prev = true;
-              insn.push_prev = j <= J - 1 - T;
-              claimPop(em.emit(insn));
+              // A DWGEMM per lane block: the first waits for the loads, the
+              // last frees their buffers.
+              std::vector<size_t> dwgemms;
+              for (int64_t lane = 0; lane < std::min(LB, ocbs); ++lane) {
+                const auto range = uops.add(depthwiseKernel(L, t, lane));
+                dwgemms.push_back(em.emit(depthwiseGemm(L, t, range.first, range.second, lane)));
+              }
+              em.at(dwgemms.front()).pop_prev = true;
+              em.at(dwgemms.back()).push_prev = j <= J - 1 - T;
+              claimPop(dwgemms.front());
               continue;
             }
             std::vector<hw::Uop> kernel;

@@ -85,8 +85,11 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   // entry per kernel row (its columns are the entry's rows).
   const int64_t wgt_per_block = dw ? L.kh : kk;
   const int64_t ih_full = (p.rows - 1) * L.sh + L.kh, iw_full = (p.cols - 1) * L.sw + L.kw;
-  // A DWGEMM tile loads the input plane of each of its oc blocks.
-  const int64_t inp_tile = (dw ? p.oc_blocks : p.ic_blocks) * ih_full * iw_full;
+  // A DWGEMM tile loads the input plane of each of its oc blocks, which LB
+  // consecutive blocks share (depthwise_gemm.h).
+  const int64_t LB = dw ? int64_t(cfg.depthwiseLaneBlocks()) : 1;
+  auto dwPlanes = [&](int64_t oc) { return (oc + LB - 1) / LB; };
+  const int64_t inp_tile = (dw ? dwPlanes(p.oc_blocks) : p.ic_blocks) * ih_full * iw_full;
   const int64_t wgt_tile = p.oc_blocks * p.ic_blocks * wgt_per_block;
   const int64_t acc_tile = p.oc_blocks * p.rows * p.cols * (b.residual_region ? 2 : 1);
   const int64_t acc_avail = int64_t(cfg.depth(hw::Memory::Acc)) - b.param_vectors;
@@ -103,6 +106,9 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
     e.why_not = "no DWGEMM form: " + whyNoDepthwiseGemm(L, cfg);
   else if (dw && p.ic_blocks != 1)
     e.why_not = "a DWGEMM tile reads one input block per oc block";
+  else if (dw && p.oc_blocks % LB && p.oc_blocks != b.out_blocks)  // tiles start at multiples of LB
+    e.why_not = "a DWGEMM oc tile of " + std::to_string(p.oc_blocks) + " blocks splits an input block (" +
+                std::to_string(LB) + " oc blocks each)";
   else if (inp_tile > int64_t(cfg.depth(hw::Memory::Input)) / T)
     e.why_not = "input tile of " + std::to_string(inp_tile) + " entries exceeds the INP buffer";
   else if (wgt_tile > int64_t(cfg.depth(hw::Memory::Weight)) / T)
@@ -184,7 +190,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
         const double vectors = double(oc * rows * cols);
         double compute = 0, load = 0;
         forEachExtent(is, [&](int64_t ic, int64_t ni) {
-          const int64_t planes = dw ? oc : ic;  // input transfers of the load tile
+          const int64_t planes = dw ? dwPlanes(oc) : ic;  // input transfers of the load tile
           const double inp_bytes = double(planes * ih * iw) * inp_entry;
           const double wgt_bytes = weights_stay ? 0.0 : double(oc * ic * wgt_per_block) * wgt_entry;
           const double ld = double(planes + (weights_stay ? 0 : 1)) * kDmaOverhead +
@@ -195,9 +201,10 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
           // GEMM: a micro-op per tap, block and output vector. DWGEMM: an
           // iteration per input pixel of each output row, per kernel row
           // and oc block (the kernel's columns are its window).
+          // (A DWGEMM per lane block: LB instructions.)
           const double iterations = dw ? double(oc * L.kh * rows * pitch) : vectors * double(ic * kk);
-          const double gemm = iterations + kPipelineOverhead;
-          e.gemm_cycles += tiles * double(ni) * (gemm - kPipelineOverhead);
+          const double gemm = iterations + double(dw ? std::min(LB, oc) : 1) * kPipelineOverhead;
+          e.gemm_cycles += tiles * double(ni) * iterations;
           e.load_cycles += tiles * double(ni) * ld;
           e.dram_bytes += tiles * double(ni) * (inp_bytes + wgt_bytes);
           compute += double(ni) * gemm;

@@ -658,8 +658,9 @@ class Generator {
     return true;
   }
 
-  // A DWGEMM over loaded micro-ops: random taps (up to the config's window)
-  // and stride, inner runs sometimes shorter than the taps (no output).
+  // A DWGEMM over loaded micro-ops: random taps (up to the config's window),
+  // stride and lane block, inner runs sometimes shorter than the taps (no
+  // output).
   bool genDwGemm() {
     hw::LoopNest l;
     bool found = findUops(
@@ -687,7 +688,11 @@ class Generator {
     pickFactors(l.iter_out, 1, max_wgt, wgt_win_.end(), cfg_.indexBits(Memory::Weight), l.wgt_out, unused);
     pickFactors(l.iter_out, std::max(writes, 1u), max_dst, acc_win_.end(), cfg_.indexBits(Memory::Acc), l.dst_out,
                 l.dst_in);
-    emitLoop(hw::makeDwGemm(l, taps, stride));
+    Instruction insn = hw::makeDwGemm(l, taps, stride);
+    // Drawn only where there is a choice, so that square configs see the
+    // random stream they always had.
+    if (cfg_.depthwiseLaneBlocks() > 1) insn.lane_block = uint32_t(rng_.range(0, cfg_.depthwiseLaneBlocks() - 1));
+    emitLoop(insn);
     return true;
   }
 

@@ -291,10 +291,11 @@ class Interpreter {
           checkIndex(d, Memory::Acc, "dst");
           if (!acc_ok_[d]) fail("DWGEMM accumulates into an entry the program did not write");
           for (uint32_t bb = 0; bb < B_; ++bb)
-            for (uint32_t c = 0; c < BI_; ++c) {
+            for (uint32_t c = 0; c < BO_; ++c) {
+              const uint64_t k = uint64_t(insn.lane_block) * BO_ + c;  // the input channel of lane c
               int64_t sum = 0;
               for (uint64_t t = 0; t < T && t <= n; ++t)
-                sum += int64_t(inp_[(srcOf(n - t) * B_ + bb) * BI_ + c]) * int64_t(wgt_[(w * BO_ + t) * BI_ + c]);
+                sum += int64_t(inp_[(srcOf(n - t) * B_ + bb) * BI_ + k]) * int64_t(wgt_[(w * BO_ + t) * BI_ + k]);
               int32_t& a = acc_[(d * B_ + bb) * BO_ + c];
               a = int32_t(uint32_t(uint64_t(int64_t(a) + sum)));
             }

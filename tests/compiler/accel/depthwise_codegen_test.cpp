@@ -48,6 +48,31 @@ const char* const kBatch2WithTaps = R"({
   "extensions": {"fused_requant": true, "depthwise_taps": 3}
 })";
 
+// Arrays whose block_in is a multiple of block_out: a batch of two on
+// 1x32x16 (no output interleave) and four lane blocks per input entry.
+const char* const kBatch2Lanes = R"({
+  "name": "batch2_32x16_dwgemm",
+  "target": {"board": "ultra96-v2", "part": "xczu3eg-sbva484-1-i", "clock_mhz": 200},
+  "gemm": {"batch": 2, "block_in": 32, "block_out": 16},
+  "data_bits": {"input": 8, "weight": 8, "accumulator": 32, "output": 8},
+  "buffers_kib": {"uop": 32, "input": 64, "weight": 256, "accumulator": 128, "output": 32},
+  "axi": {"data_bits": 128},
+  "queues": {"command_depth": 128, "token_depth": 32},
+  "isa": {"dram_addr_bits": 32, "xfer_size_bits": 16, "pad_bits": 4, "loop_iter_bits": 14, "alu_imm_bits": 16},
+  "extensions": {"fused_requant": true, "depthwise_taps": 5, "alu_bias_clear": true}
+})";
+const char* const k64x16Lanes = R"({
+  "name": "64x16_dwgemm",
+  "target": {"board": "ultra96-v2", "part": "xczu3eg-sbva484-1-i", "clock_mhz": 200},
+  "gemm": {"batch": 1, "block_in": 64, "block_out": 16},
+  "data_bits": {"input": 8, "weight": 8, "accumulator": 32, "output": 8},
+  "buffers_kib": {"uop": 32, "input": 64, "weight": 256, "accumulator": 128, "output": 32},
+  "axi": {"data_bits": 128},
+  "queues": {"command_depth": 128, "token_depth": 32},
+  "isa": {"dram_addr_bits": 32, "xfer_size_bits": 16, "pad_bits": 4, "loop_iter_bits": 14, "alu_imm_bits": 16},
+  "extensions": {"fused_requant": true, "depthwise_taps": 3, "alu_bias_clear": true}
+})";
+
 int64_t countOps(const ConvProgram& p, hw::Opcode op) {
   return std::count_if(p.program.insns.begin(), p.program.insns.end(),
                        [&](const hw::Instruction& i) { return i.opcode == op; });
@@ -176,6 +201,62 @@ TEST(DepthwiseGemm, RandomLayersBitExactOnEveryDevice) {
 // Two images per entry: DWGEMM's lanes are [batch][channel].
 TEST(DepthwiseGemm, BatchOfTwoPerEntryBitExact) {
   randomLayersOnDwGemm(hw::parseConfig(kBatch2WithTaps, "batch2_dwgemm"), 77, 16, 3);
+}
+
+// block_in a multiple of block_out: oc block q takes lane block q % LB of
+// input block q / LB (LB = block_in / block_out), a DWGEMM per lane block.
+// ultra96 (1x32x16) interleaves its outputs in pairs of blocks; the batch of
+// two does not; 1x64x16 has four lane blocks.
+TEST(DepthwiseGemm, LaneBlocksBitExact) {
+  const hw::HwConfig u96 = hw::loadConfig("ultra96");
+  ASSERT_EQ(u96.depthwiseLaneBlocks(), 2u);
+  ASSERT_GT(u96.depthwise_taps, 0u);
+  randomLayersOnDwGemm(u96, 3301, 40, 2);
+  randomLayersOnDwGemm(hw::parseConfig(kBatch2Lanes, "batch2_32x16_dwgemm"), 3302, 16, 3);
+  randomLayersOnDwGemm(hw::parseConfig(k64x16Lanes, "64x16_dwgemm"), 3303, 16, 1);
+}
+
+TEST(DepthwiseGemm, LaneBlocksBitExactOnEveryDevice) {
+  const hw::HwConfig cfg = hw::loadConfig("ultra96");
+  for (const std::string& backend : driver::deviceBackends()) {
+    if (backend == "fsim") continue;  // above
+    randomLayersOnDwGemm(cfg, 5101, 8, 1, backend);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// A DWGEMM per lane block: a 70-channel layer on ultra96 has six oc blocks
+// (rounded up to the interleave) over three input blocks; in tiles of one
+// output row and all six blocks, each tile runs lane block 0 (blocks 0, 2,
+// 4), then lane block 1 (1, 3, 5).
+TEST(DepthwiseGemm, AnInstructionPerLaneBlock) {
+  const hw::HwConfig cfg = hw::loadConfig("ultra96");
+  std::mt19937 rng(12);
+  ConvLayer L = test::randomDepthwiseLayer(rng, 3);
+  L.c = L.o = L.group = 70;
+  L.kw = 3;
+  L.sw = 1;
+  L.pad_left = L.pad_right = 1;
+  L.w = std::max<int64_t>(L.w, 3);
+  L.ow = (L.w + 2 - 3) + 1;
+  for (auto* v : {&L.bias1, &L.mult, &L.bias2, &L.residual_mult})
+    if (!v->empty()) v->resize(70, v->front());
+  L.weights.resize(static_cast<size_t>(70 * L.kh * 3), 5);
+  TilePlan plan = chooseTiling(L, cfg, false);
+  ASSERT_TRUE(plan.dwgemm);
+  plan.oc_blocks = 6;
+  plan.rows = 1;
+  plan.cols = L.ow;
+  ASSERT_TRUE(estimatePlan(L, plan, cfg).fits) << estimatePlan(L, plan, cfg).why_not;
+  const ConvProgram prog = generateConvProgram(L, plan, cfg, 0);
+  std::vector<uint32_t> lanes;
+  for (const hw::Instruction& i : prog.program.insns)
+    if (i.opcode == hw::Opcode::DwGemm && lanes.size() < 2) lanes.push_back(i.lane_block);
+  EXPECT_EQ(lanes, (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(countOps(prog, hw::Opcode::DwGemm), 2 * L.oh);
+  // An odd tile splits an input block between tiles: refused.
+  plan.oc_blocks = 3;
+  EXPECT_NE(estimatePlan(L, plan, cfg).why_not, "");
 }
 
 // Random depthwise layers on a config with GEMM only, and the GEMM plans of

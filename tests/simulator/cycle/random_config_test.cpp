@@ -10,7 +10,8 @@
 // xfer_size_bits, pad_bits, loop_iter_bits, alu_imm_bits) anywhere in its
 // range, and the datapath extensions (fused_requant, float_requant,
 // depthwise_taps with any legal window, alu_bias_clear; the GEMM blocks are made equal in
-// some draws, which DWGEMM needs). Draws the validator refuses are skipped and counted by reason, so
+// some draws, and DWGEMM takes square arrays and those whose block_in is a
+// multiple of block_out). Draws the validator refuses are skipped and counted by reason, so
 // the test also shows which corners the validator closes. Two limits are the
 // test's own, to keep each model quick to build and to run: buffers of at
 // most 64 KiB and at most 1024 MACs per cycle (batch x block_in x block_out).
@@ -95,17 +96,22 @@ std::string drawConfigJson(Rng& rng, const std::string& name) {
     uint32_t* pick = e[rng.range(0, 2)];
     if (*pick > 0) --*pick;
   }
-  if (rng.chance(30)) ei = eo = std::min(ei, eo);             // square blocks, which DWGEMM needs
+  if (rng.chance(30)) ei = eo = std::min(ei, eo);             // square blocks
   auto kib = [&] { return uint64_t(1) << rng.range(0, 6); };  // 1 .. 64 KiB
   const uint64_t acc_kib = kib();
   const uint64_t out_kib = (rng.chance(80) && acc_kib >= 4) ? acc_kib / 4 : kib();
   const uint64_t axi_bits = uint64_t(32) << rng.range(0, 4);
   const uint64_t imm_bits = rng.range(2, 32);
-  // Extensions: REQ needs 16 immediate bits and FREQ needs REQ; DWGEMM square
-  // blocks and at most one tap per multiplier pair (ceil(block_out / 2)).
+  // Extensions: REQ needs 16 immediate bits and FREQ needs REQ; DWGEMM
+  // block_in >= block_out and at most one tap per multiplier pair
+  // (ceil(block_out / 2)).
   const bool fused = imm_bits >= 16 && rng.chance(50), freq = fused && rng.chance(30);
   const uint64_t max_taps = std::min<uint64_t>(15, ((uint64_t(1) << eo) + 1) / 2);
-  const uint64_t taps = (ei == eo && rng.chance(60)) ? rng.range(1, max_taps) : 0;
+  uint64_t taps = (ei == eo && rng.chance(60)) ? rng.range(1, max_taps) : 0;
+  // block_in a multiple of block_out (DWGEMM's lane_block): the window from
+  // the fields already drawn, in about half of those draws, so that the
+  // random stream stays as it was before DWGEMM took such arrays.
+  if (ei > eo && (eb * 3 + ei + eo * 5 + imm_bits) % 2) taps = 1 + (imm_bits + acc_kib) % max_taps;
   std::string extensions;
   auto add = [&](const std::string& kv) { extensions += (extensions.empty() ? "" : ", ") + kv; };
   if (fused) add("\"fused_requant\": true");
@@ -212,7 +218,7 @@ TEST(RandomConfigDraw, CoversEveryFieldsRangeReproducibly) {
   };
   int refused = 0;
   bool batch_and_unequal_blocks = false, narrow_axi = false, wide_axi = false;
-  int fused = 0, freq = 0, depthwise = 0, depthwise_batch = 0, bias_clear = 0;
+  int fused = 0, freq = 0, depthwise = 0, depthwise_batch = 0, depthwise_lanes = 0, bias_clear = 0;
   for (uint64_t seed = 1; seed <= 400; ++seed) {
     const ConfigDraw d = drawValidConfig(seed);
     const hw::HwConfig& c = d.cfg;
@@ -236,6 +242,7 @@ TEST(RandomConfigDraw, CoversEveryFieldsRangeReproducibly) {
     bias_clear += c.alu_bias_clear;
     depthwise += c.depthwise_taps > 0;
     depthwise_batch += c.depthwise_taps > 0 && c.batch > 1;
+    depthwise_lanes += c.depthwise_taps > 0 && c.block_in > c.block_out;
     if (c.depthwise_taps) note("depthwise_taps", c.depthwise_taps);
     const uint32_t inp_entry_bits = c.entryBytes(hw::Memory::Input) * 8;
     narrow_axi |= c.axi_data_bits < inp_entry_bits;
@@ -259,6 +266,7 @@ TEST(RandomConfigDraw, CoversEveryFieldsRangeReproducibly) {
   EXPECT_GT(freq, 5);
   EXPECT_GT(depthwise, 20);
   EXPECT_GT(depthwise_batch, 5);
+  EXPECT_GT(depthwise_lanes, 5);
   EXPECT_GT(bias_clear, 20);
   EXPECT_TRUE(narrow_axi);
   EXPECT_TRUE(wide_axi);

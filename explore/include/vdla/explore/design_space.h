@@ -9,8 +9,8 @@
 // Every field is optional (a missing one keeps the base's value). The output
 // buffer follows the accumulator (the ISA needs one entry per ACC entry).
 // Without "depthwise_taps" each point keeps the base's DWGEMM window where its
-// array can hold it (square blocks, one multiplier pair per tap: at most
-// ceil(block_out / 2) taps) and goes without it elsewhere; listed values are
+// array can hold it (block_in at least block_out, one multiplier pair per
+// tap: at most ceil(block_out / 2) taps) and goes without it elsewhere; listed values are
 // applied as given (the validator refuses the ones a point cannot hold).
 // The base's alu_bias_clear stays on wherever the ALU encoding has a bit left
 // for its flag (deeper buffers widen the ALU's index fields) and is dropped

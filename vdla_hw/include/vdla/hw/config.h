@@ -54,8 +54,9 @@ struct HwConfig {
   bool float_requant = false;
   // depthwise_taps: the instruction DWGEMM, a depthwise convolution row with up
   // to this many horizontal taps per pass (docs/isa.md); 0 = off. Needs
-  // block_in == block_out and at most ceil(block_out / 2) taps (one multiplier
-  // pair of the GEMM core per tap).
+  // block_in to be block_out or a multiple of it (DWGEMM's lane_block then
+  // picks which block_out channels of an input entry it reads) and at most
+  // ceil(block_out / 2) taps (one multiplier pair of the GEMM core per tap).
   uint32_t depthwise_taps = 0;
   // alu_bias_clear: the ALU flag bias_clear, with which an op adds the bias
   // ACC[src+1] to ACC[dst] first, writes its result to OUT only and leaves
@@ -77,6 +78,9 @@ struct HwConfig {
   // Bits of an index into the memory: ceil(log2(depth)).
   uint32_t indexBits(Memory m) const;
   uint64_t macsPerCycle() const { return uint64_t(batch) * block_in * block_out; }
+  // DWGEMM's lane blocks: the block_out-channel slices of an input entry that
+  // its lane_block field selects (block_in / block_out; 1 on square arrays).
+  uint32_t depthwiseLaneBlocks() const { return block_in > block_out ? block_in / block_out : 1; }
   std::string hashHex() const;
 };
 

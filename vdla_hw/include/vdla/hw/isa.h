@@ -83,9 +83,12 @@ struct Instruction {
   //     if i >= taps-1 and (i - (taps-1)) % stride == 0, with j = (i - (taps-1)) / stride:
   //       d = uop[u].dst + o*dst_factor_out + j*dst_factor_in
   //       w = uop[u].wgt + o*wgt_factor_out
-  //       ACC[d][b][c] += sum over t < depthwise_taps of win[t][b][c] * WGT[w][t][c]
+  //       ACC[d][b][c] += sum over t < depthwise_taps of win[t][b][k] * WGT[w][t][k],  k = lane_block*block_out + c
   // Iterations that write nothing only fill the window.
-  uint32_t taps = 0, stride = 0;
+  // On a config whose block_in is G > 1 times its block_out, lane_block
+  // (0 .. G-1) picks the input channels: output lane c takes channel
+  // lane_block*block_out + c of the input entry and of the weight row.
+  uint32_t taps = 0, stride = 0, lane_block = 0;
   uint32_t uop_begin = 0, uop_end = 0;
   uint32_t iter_out = 0, iter_in = 0;
   uint32_t dst_factor_out = 0, dst_factor_in = 0;

@@ -38,4 +38,5 @@
   X(WgtFactorIn, wgt_factor_in)   \
   X(Taps, taps)                   \
   X(Stride, stride)               \
+  X(LaneBlock, lane_block)        \
   X(Imm, imm)

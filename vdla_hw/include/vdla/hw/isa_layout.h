@@ -69,8 +69,9 @@ class IsaLayout {
   std::vector<BitField> fields_[kNumOpcodes];
   uint32_t uop_dst_bits_, uop_src_bits_, uop_wgt_bits_;
   int num_alu_ops_;
-  uint32_t depthwise_taps_;  // 0: DWGEMM is refused  // numAluOps(cfg): ops beyond the config's extensions are refused
-  bool alu_bias_clear_;      // false: ALU bias_clear is refused
+  uint32_t lane_blocks_ = 1;  // DWGEMM's lane_block is below this
+  uint32_t depthwise_taps_;   // 0: DWGEMM is refused  // numAluOps(cfg): ops beyond the config's extensions are refused
+  bool alu_bias_clear_;       // false: ALU bias_clear is refused
   std::string config_name_;
 };
 
