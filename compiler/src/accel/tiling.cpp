@@ -244,15 +244,17 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
     });
   });
   // Border corrections: an ALU ADD from a parameter vector over each
-  // correction's outputs, an instruction per output tile it reaches. A row or
+  // correction's outputs, an instruction per output tile it reaches (a row
+  // or column of an interleaved tile: one per group of oc blocks). A row or
   // column keeps its vector in the operand register (one cycle a vector); a
   // rectangle alternates oc blocks (two).
   for (const BorderExtent& x : b.border_extents) {
+    const bool rectangle = x.rows > 1 && x.cols > 1;
     const double tiles_reached = double(std::min(rs.tiles(), x.rows / p.rows + 2) *
                                         std::min(cs.tiles(), x.cols / p.cols + 2) * os.tiles() * b.batch_groups);
-    const double per_vector = x.rows > 1 && x.cols > 1 ? 2.0 : 1.0;
-    const double alu =
-        per_vector * double(x.rows * x.cols * b.out_blocks * b.batch_groups) + tiles_reached * kPipelineOverhead;
+    const double per_vector = rectangle ? 2.0 : 1.0;
+    const double alu = per_vector * double(x.rows * x.cols * b.out_blocks * b.batch_groups) +
+                       tiles_reached * (rectangle ? 1.0 : double(groups)) * kPipelineOverhead;
     e.alu_cycles += alu;
     overlapped += alu;
     serial += alu;
