@@ -162,6 +162,22 @@ std::vector<DesignPoint> enumerateDesignSpace(const DesignSpace& s, std::vector<
                         j["extensions"]["depthwise_taps"] = taps;
                       else if (j.contains("extensions"))
                         j["extensions"].erase("depthwise_taps");
+                      // The base's window on an array whose DWGEMM encoding
+                      // (taps, stride and lane_block where it has no
+                      // wgt_in) runs past 128 bits while GEMM's fits: the
+                      // point goes without DWGEMM rather than being refused
+                      // (when dropping bias_clear alone would not do).
+                      if (taps && s.depthwise_taps.empty() && !isaLayoutFits(j)) {
+                        json no_dw = j, no_bc = j;
+                        no_dw["extensions"].erase("depthwise_taps");
+                        if (no_bc["extensions"].contains("alu_bias_clear")) no_bc["extensions"].erase("alu_bias_clear");
+                        json neither = no_bc;
+                        neither["extensions"].erase("depthwise_taps");
+                        if (!isaLayoutFits(no_bc) && (isaLayoutFits(no_dw) || isaLayoutFits(neither))) {
+                          j = no_dw;
+                          taps = 0;
+                        }
+                      }
                       const std::string name = "b" + std::to_string(batch) + "-" + std::to_string(bi) + "x" +
                                                std::to_string(bo) + "-i" + std::to_string(inp) + "-w" +
                                                std::to_string(wgt) + "-a" + std::to_string(acc) + "-u" +

@@ -116,6 +116,38 @@ TEST(DesignSpaceTest, DepthwiseWindowFollowsTheArray) {
   EXPECT_EQ(parseDesignSpace(designSpaceToJson(s), "x").depthwise_taps, s.depthwise_taps);
 }
 
+// DWGEMM's encoding has no wgt_in but taps, stride and (block_in > block_out)
+// lane_block: with few weight entries and a short ALU immediate it is the
+// longest instruction. The base's window then goes rather than the point.
+TEST(DesignSpaceTest, DefaultWindowGoesWhereItsEncodingDoesNotFit) {
+  const std::string base_path = ::testing::TempDir() + "/dw_base.json";
+  {
+    nlohmann::json j = nlohmann::json::parse(hw::configToJson(hw::loadConfig("ultra96")));
+    j.erase("derived");
+    j["name"] = "dw_base";
+    j["isa"]["alu_imm_bits"] = 2;
+    j["extensions"] = {{"depthwise_taps", 2}};
+    std::ofstream(base_path) << j.dump();
+  }
+  DesignSpace s;
+  s.base = base_path;
+  s.input_kib = {1024};
+  s.weight_kib = {4};
+  s.acc_kib = {256};
+  s.uop_kib = {128};
+  s.axi_bits = {32};
+  std::vector<RefusedPoint> refused;
+  const std::vector<DesignPoint> points = enumerateDesignSpace(s, &refused);
+  ASSERT_EQ(points.size(), 1u) << (refused.empty() ? "" : refused[0].reason);
+  EXPECT_EQ(points[0].config.depthwise_taps, 0u);
+  EXPECT_EQ(points[0].config.name.find("-dw"), std::string::npos) << points[0].config.name;
+  // Listed, the window is applied as given and the validator names DWGEMM.
+  s.depthwise_taps = {2};
+  EXPECT_TRUE(enumerateDesignSpace(s, &refused).empty());
+  ASSERT_FALSE(refused.empty());
+  EXPECT_NE(refused.back().reason.find("DWGEMM needs"), std::string::npos) << refused.back().reason;
+}
+
 // alu_bias_clear's flag is the ALU's last bit: a point whose deeper buffers
 // leave none for it keeps the rest of the base and goes without the flag.
 TEST(DesignSpaceTest, BiasClearStaysWhereTheAluEncodingHasABitForIt) {

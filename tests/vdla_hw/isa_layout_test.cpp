@@ -89,8 +89,8 @@ std::map<Field, uint32_t> expectedWidths(const HwConfig& c, Opcode op) {
       w[Field::WgtFactorOut] = wgt;
       w[Field::Taps] = 4;
       w[Field::Stride] = 2;
-      // Only where block_in exceeds block_out: log2 of the lane blocks.
-      if (c.block_in > c.block_out) {
+      // Only with DWGEMM where block_in exceeds block_out: log2 of the lane blocks.
+      if (c.depthwise_taps && c.block_in > c.block_out) {
         uint32_t bits = 0;
         while ((1u << bits) < c.block_in / c.block_out) ++bits;
         w[Field::LaneBlock] = bits;

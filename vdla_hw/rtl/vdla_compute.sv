@@ -162,10 +162,10 @@ module vdla_compute (
   wire [3:0] dw_taps = 4'(insn[vdla_pkg::DWGEMM_TAPS_LSB+:vdla_pkg::DWGEMM_TAPS_W]);
   wire [1:0] dw_stride = 2'(insn[vdla_pkg::DWGEMM_STRIDE_LSB+:vdla_pkg::DWGEMM_STRIDE_W]);
   // DWGEMM's lane_block, encoded only where block_in exceeds block_out.
-  logic [7:0] dw_lane_block;
+  localparam int LANE_BLOCK_W = vdla_pkg::DWGEMM_LANE_BLOCK_BITS > 0 ? vdla_pkg::DWGEMM_LANE_BLOCK_BITS : 1;
+  logic [LANE_BLOCK_W-1:0] dw_lane_block;
   if (vdla_pkg::DWGEMM_LANE_BLOCK_BITS > 0) begin : g_lane_block
-    localparam int LBW = vdla_pkg::DWGEMM_LANE_BLOCK_BITS > 0 ? vdla_pkg::DWGEMM_LANE_BLOCK_BITS : 1;
-    assign dw_lane_block = 8'(insn[vdla_pkg::DWGEMM_LANE_BLOCK_BIT+:LBW]);
+    assign dw_lane_block = insn[vdla_pkg::DWGEMM_LANE_BLOCK_BIT+:LANE_BLOCK_W];
   end else begin : g_no_lane_block
     assign dw_lane_block = '0;
   end

@@ -35,7 +35,9 @@ module vdla_gemm (
     input  logic en_sum,  // products valid this cycle
     input  logic dw,      // DWGEMM (constant during an instruction)
     input  logic first,   // with en_mul: the first input of a DWGEMM inner run
-    input  logic [7:0] lane_block,  // DWGEMM: lane c sums channel lane_block*BLOCK_OUT + c (constant)
+    // DWGEMM: lane c sums channel lane_block*BLOCK_OUT + c (constant during
+    // an instruction; log2(BLOCK_IN/BLOCK_OUT) bits, one unused bit on square arrays)
+    input  logic [(vdla_pkg::DWGEMM_LANE_BLOCK_BITS > 0 ? vdla_pkg::DWGEMM_LANE_BLOCK_BITS : 1)-1:0] lane_block,
     input  logic [vdla_pkg::INP_ENTRY_BITS-1:0] inp,  // [b][k]
     input  logic [vdla_pkg::WGT_ENTRY_BITS-1:0] wgt,  // [o][k]
     output logic [vdla_pkg::ACC_ENTRY_BITS-1:0] sum   // [b][o], int32

@@ -82,9 +82,11 @@ std::vector<FieldSpec> fieldSpecs(const HwConfig& c, Opcode op) {
                                  {Field::WgtFactorOut, wgt_bits},
                                  {Field::Taps, kTapsBits},
                                  {Field::Stride, kStrideBits}});
-      // Last, and only where block_in exceeds block_out, so that square
-      // arrays keep the encoding they had before it.
-      if (c.depthwiseLaneBlocks() > 1) specs.push_back({Field::LaneBlock, log2Ceil(c.depthwiseLaneBlocks())});
+      // Last, and only where the config has DWGEMM on an array whose
+      // block_in exceeds block_out, so that square arrays keep the encoding
+      // they had before it.
+      if (c.depthwise_taps && c.depthwiseLaneBlocks() > 1)
+        specs.push_back({Field::LaneBlock, log2Ceil(c.depthwiseLaneBlocks())});
       break;
     case Opcode::Alu:
       specs.insert(specs.end(), {{Field::AluOp, kAluOpBits},

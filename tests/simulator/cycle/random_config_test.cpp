@@ -109,8 +109,8 @@ std::string drawConfigJson(Rng& rng, const std::string& name) {
   const uint64_t max_taps = std::min<uint64_t>(15, ((uint64_t(1) << eo) + 1) / 2);
   uint64_t taps = (ei == eo && rng.chance(60)) ? rng.range(1, max_taps) : 0;
   // block_in a multiple of block_out (DWGEMM's lane_block): the window from
-  // the fields already drawn, in about half of those draws, so that the
-  // random stream stays as it was before DWGEMM took such arrays.
+  // the fields already drawn, in about half of those draws, without drawing
+  // again (a draw the validator now refuses still moves later seeds on).
   if (ei > eo && (eb * 3 + ei + eo * 5 + imm_bits) % 2) taps = 1 + (imm_bits + acc_kib) % max_taps;
   std::string extensions;
   auto add = [&](const std::string& kv) { extensions += (extensions.empty() ? "" : ", ") + kv; };
