@@ -54,6 +54,7 @@ void countStatic(const Instruction& i, ProgramFeatures& f) {
   } else if (i.opcode == Opcode::DwGemm) {
     f.dwgemm_strided += i.stride > 1;
     f.dwgemm_short_runs += i.iter_in < i.taps;
+    f.dwgemm_upper_lanes += i.lane_block > 0;
   } else if (i.opcode == Opcode::Alu) {
     (i.use_imm ? f.alu_imm : f.alu_tensor)[int(i.alu_op)]++;
     if (i.use_imm && i.imm < 0) f.alu_negative_imm++;

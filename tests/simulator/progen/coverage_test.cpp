@@ -36,6 +36,7 @@ ProgramFeatures sumFeatures(const std::string& config, int seeds, const ProgenOp
     total.gemm_accumulate += f.gemm_accumulate;
     total.dwgemm_strided += f.dwgemm_strided;
     total.dwgemm_short_runs += f.dwgemm_short_runs;
+    total.dwgemm_upper_lanes += f.dwgemm_upper_lanes;
     total.alu_bias_clear += f.alu_bias_clear;
     total.empty_ops += f.empty_ops;
     total.alu_src_repeats += f.alu_src_repeats;
@@ -105,6 +106,17 @@ TEST(ProgenCoverage, PynqProgramsCoverDwgemm) {
   EXPECT_GT(f.opcodes[int(hw::Opcode::DwGemm)], 50u);
   EXPECT_GT(f.dwgemm_strided, 10u);
   EXPECT_GT(f.dwgemm_short_runs, 0u);
+  EXPECT_EQ(f.dwgemm_upper_lanes, 0u);  // square: lane_block has no field
+}
+
+// ultra96 (1x32x16): DWGEMMs take both 16-channel halves of an input entry.
+TEST(ProgenCoverage, Ultra96ProgramsCoverBothLaneBlocks) {
+  const hw::HwConfig cfg = hw::loadConfig("ultra96");
+  ASSERT_EQ(cfg.depthwiseLaneBlocks(), 2u);
+  const ProgramFeatures f = sumFeatures("ultra96", 60);
+  EXPECT_GT(f.opcodes[int(hw::Opcode::DwGemm)], 30u);
+  EXPECT_GT(f.dwgemm_upper_lanes, 10u);
+  EXPECT_LT(f.dwgemm_upper_lanes, f.opcodes[int(hw::Opcode::DwGemm)]);
 }
 
 // With alu_bias_clear, ALUs carry the flag with a tensor operand (the bias read

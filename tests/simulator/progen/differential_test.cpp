@@ -45,6 +45,9 @@ TEST_P(Differential, PynqPrograms) { compare("pynq", 50000, 20); }
 // pynq has the depthwise extension: about a third of its GEMM-kind
 // instructions are DWGEMMs (strided ones, short runs, random taps).
 TEST_P(Differential, PynqDwgemmPrograms) { compare("pynq", 70000, 300); }
+// ultra96 (1x32x16) has DWGEMM with lane blocks: both halves of an input
+// entry, on the cycle model built on demand and on the HLS C simulation.
+TEST_P(Differential, Ultra96DwgemmPrograms) { compare("ultra96", 90000, 60); }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Differential, ::testing::ValuesIn(backendsToCompare()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });

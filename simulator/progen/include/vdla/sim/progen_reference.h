@@ -34,6 +34,7 @@ struct ProgramFeatures {
   uint64_t gemm_reset = 0, gemm_accumulate = 0;  // non-empty GEMMs
   uint64_t dwgemm_strided = 0;                   // non-empty DWGEMMs with stride > 1
   uint64_t dwgemm_short_runs = 0;                // ... whose inner runs are shorter than the taps (no output)
+  uint64_t dwgemm_upper_lanes = 0;               // ... with lane_block > 0 (block_in > block_out)
   uint64_t alu_bias_clear = 0;                   // non-empty ALUs with bias_clear and a tensor operand
   uint64_t empty_ops = 0;                        // zero-size transfers and loops (token-only NOPs)
   // Tensor-operand ALU micro-ops (in program order, across instructions) that
