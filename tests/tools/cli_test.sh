@@ -555,6 +555,22 @@ assert y["yosys"].startswith("Yosys 0.23"), y
   must 0 config check "$cfg"
 }
 
+# explore --depthwise-taps: the DWGEMM window swept like any field, on
+# ultra96's 1x32x16 array (lane blocks) and a 16x32 one, which cannot hold it.
+case_explore_depthwise_taps() {
+  local dir=$TMP/ex
+  must 0 explore --network resnet18 --image-size 32 --base ultra96 --block-in 16,32 --block-out 16,32 \
+    --depthwise-taps 0,3 --latency-hiding on --out "$dir" --quiet
+  json '
+names = [p["name"] for p in d["points"]]
+assert any(n.startswith("b1-32x16-") and n.endswith("-dw3") for n in names), names
+assert any(n.startswith("b1-32x16-") and not n.endswith("-dw3") for n in names), names
+assert not any(n.startswith("b1-16x32-") and n.endswith("-dw3") for n in names), names
+wide = [r for r in d["refused"] if r["name"].startswith("b1-16x32-") and r["name"].endswith("-dw3")]
+assert len(wide) == 1 and "block_in >= gemm.block_out" in wide[0]["reason"], d["refused"]
+' "$dir/results.json"
+}
+
 # explore --calibration: one row per yosys run and the mean errors.
 case_explore_calibration() {
   must 0 explore --calibration

@@ -119,6 +119,8 @@ int exploreCommand(const std::vector<std::string>& args) {
       "acc-kib", po::value<std::string>(), "ACC buffer sizes (KiB; OUT follows)")("uop-kib", po::value<std::string>(),
                                                                                   "UOP buffer sizes (KiB)")(
       "axi-bits", po::value<std::string>(), "AXI data widths")("clock-mhz", po::value<std::string>(), "clocks (MHz)")(
+      "depthwise-taps", po::value<std::string>(),
+      "DWGEMM windows, e.g. 0,3,5 (0: without; default: the base's where the array holds it)")(
       "latency-hiding", po::value<std::string>(), "on, off or on,off")(
       "clock-cap", po::value<double>(), "highest clock to consider (default: the vendor DPU's clock on the part)")(
       "objective", po::value<std::string>()->default_value("accelerator"),
@@ -165,6 +167,8 @@ int exploreCommand(const std::vector<std::string>& args) {
   if (vm.count("uop-kib")) space.uop_kib = parseList<uint64_t>(vm["uop-kib"].as<std::string>(), "uop-kib");
   if (vm.count("axi-bits")) space.axi_bits = parseList<uint32_t>(vm["axi-bits"].as<std::string>(), "axi-bits");
   if (vm.count("clock-mhz")) space.clock_mhz = parseList<double>(vm["clock-mhz"].as<std::string>(), "clock-mhz");
+  if (vm.count("depthwise-taps"))
+    space.depthwise_taps = parseList<uint32_t>(vm["depthwise-taps"].as<std::string>(), "depthwise-taps");
   if (vm.count("latency-hiding")) {
     space.latency_hiding.clear();
     std::stringstream ss(vm["latency-hiding"].as<std::string>());
