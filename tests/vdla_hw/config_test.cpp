@@ -206,7 +206,7 @@ TEST(ConfigHashTest, ChangesWithEveryHardwareField) {
       {"target.clock_mhz", [](json& j) { j["target"]["clock_mhz"] = 100; }},
       {"target.clock_mhz fractional", [](json& j) { j["target"]["clock_mhz"] = 150.5; }},
       {"gemm.batch", [](json& j) { j["gemm"]["batch"] = 2; }},
-      // DWGEMM needs block_in == block_out
+      // (without DWGEMM, which a block_out above block_in cannot hold)
       {"gemm.block_in",
        [](json& j) {
          j["gemm"]["block_in"] = 32;
