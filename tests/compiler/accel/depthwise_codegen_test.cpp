@@ -187,15 +187,19 @@ TEST(DepthwiseGemm, RandomLayersRunOnDwGemmBitExact) {
   randomLayersOnDwGemm(cfg, 2031, 70, 2);
 }
 
-// The RTL (cycle) and the HLS model run the same programs (pynq's cycle
-// model is built in; fewer layers, the cycle device is ~20x slower).
-TEST(DepthwiseGemm, RandomLayersBitExactOnEveryDevice) {
-  const hw::HwConfig cfg = hw::loadConfig("pynq");
+// The same on every device backend but fsim (the RTL's cycle model and the
+// HLS model; fewer layers, the cycle device is ~20x slower).
+void randomLayersOnTheOtherDevices(const hw::HwConfig& cfg, uint32_t seed, int count, int64_t max_n) {
   for (const std::string& backend : driver::deviceBackends()) {
-    if (backend == "fsim") continue;  // above
-    randomLayersOnDwGemm(cfg, 4099, 10, 2, backend);
+    if (backend == "fsim") continue;
+    randomLayersOnDwGemm(cfg, seed, count, max_n, backend);
     if (::testing::Test::HasFailure()) return;
   }
+}
+
+// pynq's cycle model is built in.
+TEST(DepthwiseGemm, RandomLayersBitExactOnEveryDevice) {
+  randomLayersOnTheOtherDevices(hw::loadConfig("pynq"), 4099, 10, 2);
 }
 
 // Two images per entry: DWGEMM's lanes are [batch][channel].
@@ -216,13 +220,9 @@ TEST(DepthwiseGemm, LaneBlocksBitExact) {
   randomLayersOnDwGemm(hw::parseConfig(k64x16Lanes, "64x16_dwgemm"), 3303, 16, 1);
 }
 
+// ultra96's cycle model is built on first use.
 TEST(DepthwiseGemm, LaneBlocksBitExactOnEveryDevice) {
-  const hw::HwConfig cfg = hw::loadConfig("ultra96");
-  for (const std::string& backend : driver::deviceBackends()) {
-    if (backend == "fsim") continue;  // above
-    randomLayersOnDwGemm(cfg, 5101, 8, 1, backend);
-    if (::testing::Test::HasFailure()) return;
-  }
+  randomLayersOnTheOtherDevices(hw::loadConfig("ultra96"), 5101, 8, 1);
 }
 
 // A DWGEMM per lane block: a 70-channel layer on ultra96 has six oc blocks
