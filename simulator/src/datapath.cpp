@@ -107,7 +107,9 @@ Datapath::Datapath(const hw::HwConfig& cfg, Dram& dram)
       inp_(size_t(cfg.depth(Memory::Input)) * inp_entry_),
       wgt_(size_t(cfg.depth(Memory::Weight)) * wgt_entry_),
       out_(size_t(cfg.depth(Memory::Output)) * out_entry_),
-      acc_(size_t(cfg.depth(Memory::Acc)) * acc_entry_) {}
+      acc_(size_t(cfg.depth(Memory::Acc)) * acc_entry_),
+      req_operand_(acc_entry_, 0),
+      req_bias_(acc_entry_, 0) {}
 
 void Datapath::execute(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats,
                        const std::atomic<bool>* cancel) {
@@ -118,6 +120,7 @@ void Datapath::execute(const hw::Instruction& insn, const std::string& where, Ex
     case hw::Opcode::Gemm: gemm(insn, where, stats); break;
     case hw::Opcode::Alu: alu(insn, where, stats); break;
     case hw::Opcode::DwGemm: dwgemm(insn, where, stats); break;
+    case hw::Opcode::SetReq: setReq(insn, where); break;
     case hw::Opcode::Finish: break;
   }
 }
@@ -292,6 +295,8 @@ void Datapath::gemm(const hw::Instruction& insn, const std::string& where, Execu
         const hw::Uop& uop = uop_[u];
         const uint32_t dst = uop.dst + dst_off;
         int32_t* acc = &acc_[size_t(dst) * acc_entry_];
+        // requant: the iteration's first micro-op starts from the bias.
+        if (insn.requant && u == insn.uop_begin) std::copy(req_bias_.begin(), req_bias_.end(), acc);
         if (insn.reset) {
           std::fill_n(acc, acc_entry_, 0);
         } else {
@@ -302,7 +307,13 @@ void Datapath::gemm(const hw::Instruction& insn, const std::string& where, Execu
           else
             gemmTileGeneric(acc, inp, wgt, cfg_.batch, cfg_.block_in, cfg_.block_out);
         }
-        narrowToOutput(dst);
+        if (insn.requant) {
+          int8_t* out = &out_[size_t(dst) * out_entry_];
+          for (uint32_t e = 0; e < out_entry_; ++e)
+            out[e] = int8_t(uint8_t(uint32_t(aluApply(req_op_, acc[e], req_operand_[e], req_imm_)) & 0xff));
+        } else {
+          narrowToOutput(dst);
+        }
       }
     }
   }
@@ -343,6 +354,19 @@ void Datapath::dwgemm(const hw::Instruction& insn, const std::string& where, Exe
       }
     }
   }
+}
+
+// SETREQ copies its operand and bias entries; GEMMs with requant use them.
+void Datapath::setReq(const hw::Instruction& insn, const std::string& where) {
+  const uint64_t depth = cfg_.depth(Memory::Acc);
+  if (uint64_t(insn.sram_base) + 1 >= depth)
+    throw Error(where + ": SETREQ reads ACC entries " + std::to_string(insn.sram_base) + " and " +
+                std::to_string(uint64_t(insn.sram_base) + 1) + " (operand and bias) but the memory has " +
+                std::to_string(depth) + " entries");
+  req_op_ = insn.alu_op;
+  req_imm_ = insn.imm;
+  std::copy_n(&acc_[size_t(insn.sram_base) * acc_entry_], acc_entry_, req_operand_.begin());
+  std::copy_n(&acc_[size_t(insn.sram_base + 1) * acc_entry_], acc_entry_, req_bias_.begin());
 }
 
 // bias_clear: op(ACC[dst] + ACC[src+1], b) goes to OUT[dst] only; ACC[dst]

@@ -31,6 +31,7 @@ class Datapath {
   void alu(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats);
   void aluBiasClear(const hw::Instruction& insn, uint32_t dst, uint32_t src);
   void dwgemm(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats);
+  void setReq(const hw::Instruction& insn, const std::string& where);
   void checkCancel(const std::string& where) const;
   // Checks uop_begin/uop_end and that the largest dst/src/wgt index that the
   // loop nest reaches stays inside its memory.
@@ -45,6 +46,12 @@ class Datapath {
   std::vector<hw::Uop> uop_;
   std::vector<int8_t> inp_, wgt_, out_;
   std::vector<int32_t> acc_;
+  // The requantisation state of SETREQ (extension gemm_requant); after reset
+  // REQ with a zero operand, bias and immediate, as the hardware's registers.
+  hw::AluOp req_op_ = hw::AluOp::Req;
+  int32_t req_imm_ = 0;
+  std::vector<int32_t> req_operand_;
+  std::vector<int32_t> req_bias_;
   const std::atomic<bool>* cancel_ = nullptr;  // of the instruction being executed
 };
 

@@ -76,7 +76,10 @@ inline Instruction randomInstruction(std::mt19937_64& rng, const IsaLayout& layo
   for (const BitField& f : layout.fields(op)) setField(insn, f.field, randomFieldValue(rng, op, f));
   if (op == Opcode::Alu) insn.alu_op = AluOp(uint64_t(insn.alu_op) % layout.numAluOps());  // the config's ops
   if (op == Opcode::Alu && !insn.use_imm) insn.imm = 0;  // imm is only encodable with use_imm
-  if (op == Opcode::DwGemm) {                            // taps within the config's window, a nonzero stride
+  if (op == Opcode::SetReq)                              // REQ, or FREQ where the config has it
+    insn.alu_op = (layout.numAluOps() > int(AluOp::FReq) && rng() % 2) ? AluOp::FReq : AluOp::Req;
+  if (op == Opcode::Gemm && insn.requant) insn.reset = false;  // the two exclude each other
+  if (op == Opcode::DwGemm) {                                  // taps within the config's window, a nonzero stride
     insn.taps = 1 + uint32_t(rng() % layout.depthwiseTaps());
     insn.stride = 1 + uint32_t(rng() % 3);
   }

@@ -68,6 +68,12 @@ std::map<Field, uint32_t> expectedWidths(const HwConfig& c, Opcode op) {
       w[Field::DstFactorOut] = w[Field::DstFactorIn] = acc;
       w[Field::SrcFactorOut] = w[Field::SrcFactorIn] = inp;
       w[Field::WgtFactorOut] = w[Field::WgtFactorIn] = wgt;
+      if (c.gemm_requant) w[Field::Requant] = 1;  // extension gemm_requant
+      break;
+    case Opcode::SetReq:
+      w[Field::AluOp] = 4;
+      w[Field::SramBase] = acc;
+      w[Field::Imm] = c.alu_imm_bits;
       break;
     case Opcode::Alu:
       w[Field::AluOp] = 4;
@@ -393,16 +399,77 @@ TEST(IsaLayoutTest, EncodeRejectsIllegalEnumValues) {
 TEST(IsaLayoutTest, EncodeRejectsInvalidOpcode) {
   IsaLayout l(loadConfig("pynq"));
   Instruction insn;
-  setField(insn, Field::Opcode, 6);
+  setField(insn, Field::Opcode, 7);
   EXPECT_NE(errorOf([&] { l.encode(insn); }).find("opcode"), std::string::npos);
 }
 
 TEST(IsaLayoutTest, DecodeRejectsUnknownOpcodes) {
   IsaLayout l(loadConfig("pynq"));
-  for (uint64_t op : {6, 7}) {
-    const std::string msg = errorOf([&] { l.decode({op, 0}, "instruction 9"); });
-    EXPECT_NE(msg.find("instruction 9: unknown opcode " + std::to_string(op)), std::string::npos) << msg;
-  }
+  const std::string msg = errorOf([&] { l.decode({7, 0}, "instruction 9"); });
+  EXPECT_NE(msg.find("instruction 9: unknown opcode 7"), std::string::npos) << msg;
+}
+
+// gemm_requant: SETREQ and the GEMM flag exist only with the extension, SETREQ
+// takes REQ or FREQ only, and requant excludes reset.
+TEST(IsaLayoutTest, GemmRequantNeedsItsExtension) {
+  const std::string json = R"({
+    "name": "rq", "target": {"board": "b", "part": "p", "clock_mhz": 100},
+    "gemm": {"batch": 1, "block_in": 16, "block_out": 16},
+    "data_bits": {"input": 8, "weight": 8, "accumulator": 32, "output": 8},
+    "buffers_kib": {"uop": 16, "input": 32, "weight": 128, "accumulator": 64, "output": 16},
+    "axi": {"data_bits": 64}, "queues": {"command_depth": 16, "token_depth": 8},
+    "isa": {"dram_addr_bits": 32, "xfer_size_bits": 16, "pad_bits": 4, "loop_iter_bits": 14, "alu_imm_bits": 16},
+    "extensions": {"fused_requant": true, "alu_bias_clear": true GEMM_REQUANT}
+  })";
+  auto withExtension = [&](bool on) {
+    std::string j = json;
+    j.replace(j.find(" GEMM_REQUANT"), 13, on ? ", \"gemm_requant\": true" : "");
+    return parseConfig(j, "rq");
+  };
+  const IsaLayout with(withExtension(true)), without(withExtension(false));
+  Instruction set;
+  set.opcode = Opcode::SetReq;
+  set.alu_op = AluOp::Req;
+  set.sram_base = 5;
+  set.imm = 0x7f00;
+  EXPECT_EQ(with.decode(with.encode(set)), set);
+  EXPECT_NE(errorOf([&] { without.encode(set); }).find("SETREQ needs the gemm_requant extension"), std::string::npos);
+  EXPECT_NE(errorOf([&] {
+              without.decode(with.encode(set), "instruction 3");
+            }).find("instruction 3: SETREQ needs the gemm_requant extension"),
+            std::string::npos);
+  set.alu_op = AluOp::Mul;
+  EXPECT_NE(errorOf([&] { with.encode(set); }).find("SETREQ op MUL must be REQ or FREQ"), std::string::npos);
+  set.alu_op = AluOp::FReq;  // the config has no float_requant
+  EXPECT_NE(errorOf([&] { with.encode(set); }).find("float_requant"), std::string::npos);
+
+  Instruction gemm = makeGemm(LoopNest{});
+  gemm.requant = true;
+  EXPECT_EQ(with.decode(with.encode(gemm)), gemm);
+  EXPECT_NE(errorOf([&] { without.encode(gemm); }).find("GEMM requant needs the gemm_requant extension"),
+            std::string::npos);
+  gemm.reset = true;
+  EXPECT_NE(errorOf([&] { with.encode(gemm); }).find("requant and reset exclude each other"), std::string::npos);
+  // The flag is GEMM's last bit; without the extension GEMM keeps its encoding.
+  EXPECT_EQ(with.usedBits(Opcode::Gemm), without.usedBits(Opcode::Gemm) + 1);
+  EXPECT_EQ(with.fields(Opcode::Gemm).back().field, Field::Requant);
+  EXPECT_TRUE(with.hasOpcode(Opcode::SetReq));
+  EXPECT_FALSE(without.hasOpcode(Opcode::SetReq));
+}
+
+TEST(IsaLayoutTest, GemmRequantNeedsFusedRequantAndBiasClear) {
+  const std::string json = R"({
+    "name": "rq", "target": {"board": "b", "part": "p", "clock_mhz": 100},
+    "gemm": {"batch": 1, "block_in": 16, "block_out": 16},
+    "data_bits": {"input": 8, "weight": 8, "accumulator": 32, "output": 8},
+    "buffers_kib": {"uop": 16, "input": 32, "weight": 128, "accumulator": 64, "output": 16},
+    "axi": {"data_bits": 64}, "queues": {"command_depth": 16, "token_depth": 8},
+    "isa": {"dram_addr_bits": 32, "xfer_size_bits": 16, "pad_bits": 4, "loop_iter_bits": 14, "alu_imm_bits": 16},
+    "extensions": {"fused_requant": true, "gemm_requant": true}
+  })";
+  const std::string msg = errorOf([&] { parseConfig(json, "rq.json"); });
+  EXPECT_NE(msg.find("extensions.gemm_requant"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("alu_bias_clear"), std::string::npos) << msg;
 }
 
 TEST(IsaLayoutTest, DecodeRejectsInvalidMemories) {
@@ -561,7 +628,7 @@ TEST(IsaLayoutTest, DwgemmTapsAndStrideAreChecked) {
 // ---- names and field accessors ----
 
 TEST(IsaTest, Names) {
-  const char* ops[] = {"LOAD", "STORE", "GEMM", "ALU", "FINISH", "DWGEMM"};
+  const char* ops[] = {"LOAD", "STORE", "GEMM", "ALU", "FINISH", "DWGEMM", "SETREQ"};
   for (int i = 0; i < kNumOpcodes; ++i) EXPECT_STREQ(opcodeName(Opcode(i)), ops[i]);
   const char* alus[] = {"MIN", "MAX", "ADD", "MUL", "SHR", "RSHR", "MOV", "CLIP", "MULSHR", "REQ", "FREQ"};
   static_assert(std::size(alus) == kNumAluOps);

@@ -156,7 +156,7 @@ TEST(ParamGenTest, FieldPositionsMatchIsaLayout) {
       }
       // No position parameter for a field that the layout does not have.
       size_t lsb_count = 0, w_count = 0;
-      const std::regex field_param("^(LOAD|STORE|GEMM|ALU|FINISH|DWGEMM)_[A-Z_]+_(LSB|W)$");
+      const std::regex field_param("^(LOAD|STORE|GEMM|ALU|FINISH|DWGEMM|SETREQ)_[A-Z_]+_(LSB|W)$");
       for (const auto& [name, value] : params) {
         std::smatch m;
         if (!std::regex_match(name, m, field_param)) continue;

@@ -50,6 +50,11 @@ const std::vector<Group>& groupsOf(Opcode op) {
       {"src", {Field::SrcFactorOut, Field::SrcFactorIn}, ','},
       {"imm", {Field::Imm}, ','},
   };
+  // SETREQ: the ACC entry of the operand (the bias follows it) and the imm.
+  static const std::vector<Group> setreq = {
+      {"acc", {Field::SramBase}, ','},
+      {"imm", {Field::Imm}, ','},
+  };
   static const std::vector<Group> none;
   switch (op) {
     case Opcode::Load:
@@ -58,6 +63,7 @@ const std::vector<Group>& groupsOf(Opcode op) {
     case Opcode::Alu: return alu;
     case Opcode::Finish: return none;
     case Opcode::DwGemm: return dwgemm;
+    case Opcode::SetReq: return setreq;
   }
   return none;
 }
@@ -66,6 +72,7 @@ const std::map<std::string, Field>& flagWords() {
   static const std::map<std::string, Field> flags = {
       {"pop_prev", Field::PopPrev},   {"pop_next", Field::PopNext}, {"push_prev", Field::PushPrev},
       {"push_next", Field::PushNext}, {"reset", Field::Reset},      {"bias_clear", Field::BiasClear},
+      {"requant", Field::Requant},
   };
   return flags;
 }
@@ -92,6 +99,9 @@ class LineParser {
     } else if (insn.opcode == Opcode::Alu) {
       if (words.size() < 2) fail("ALU needs an operation (MIN, MAX, ADD, MUL, SHR, RSHR, MOV)");
       insn.alu_op = aluOpFromName(upper(words[next++]));
+    } else if (insn.opcode == Opcode::SetReq) {
+      if (words.size() < 2) fail("SETREQ needs an operation (REQ or FREQ)");
+      insn.alu_op = aluOpFromName(upper(words[next++]));
     }
     std::map<std::string, int> seen;
     for (; next < words.size(); ++next) {
@@ -100,9 +110,11 @@ class LineParser {
       auto eq = w.find('=');
       if (eq == std::string::npos) {
         auto flag = flagWords().find(w);
-        // bias_clear on a config without its extension: encode() below says so.
+        // bias_clear or requant on a config without its extension: encode()
+        // below says so.
         const bool extension_flag =
-            flag != flagWords().end() && flag->second == Field::BiasClear && insn.opcode == Opcode::Alu;
+            flag != flagWords().end() && ((flag->second == Field::BiasClear && insn.opcode == Opcode::Alu) ||
+                                          (flag->second == Field::Requant && insn.opcode == Opcode::Gemm));
         if (flag == flagWords().end() || (!hasField(insn.opcode, flag->second) && !extension_flag))
           fail("unknown flag '" + w + "' for " + mnemonic);
         setField(insn, flag->second, 1);
@@ -129,7 +141,7 @@ class LineParser {
         }
         setField(insn, group->fields[i], v);
       }
-      if (group->fields[0] == Field::Imm) insn.use_imm = true;
+      if (group->fields[0] == Field::Imm && insn.opcode == Opcode::Alu) insn.use_imm = true;
     }
     if (insn.opcode == Opcode::Store && insn.memory != Memory::Output) fail("STORE only stores the OUT memory");
     if (insn.opcode == Opcode::Load && insn.memory == Memory::Output) fail("LOAD cannot write the OUT memory");
@@ -221,11 +233,11 @@ std::string disassemble(const Instruction& insn) {
   std::ostringstream out;
   out << opcodeName(insn.opcode);
   if (insn.opcode == Opcode::Load || insn.opcode == Opcode::Store) out << ' ' << memoryName(insn.memory);
-  if (insn.opcode == Opcode::Alu) out << ' ' << aluOpName(insn.alu_op);
+  if (insn.opcode == Opcode::Alu || insn.opcode == Opcode::SetReq) out << ' ' << aluOpName(insn.alu_op);
   for (const Group& g : groupsOf(insn.opcode)) {
     bool all_zero = true;
     for (Field f : g.fields) all_zero = all_zero && getField(insn, f) == 0;
-    if (g.fields[0] == Field::Imm ? !insn.use_imm
+    if (g.fields[0] == Field::Imm ? (insn.opcode == Opcode::Alu && !insn.use_imm)
                                   : (all_zero && (g.fields.size() == 4 || g.fields[0] == Field::LaneBlock)))
       continue;
     out << ' ' << g.key << '=';
@@ -239,6 +251,7 @@ std::string disassemble(const Instruction& insn) {
     }
   }
   if (insn.opcode == Opcode::Gemm && insn.reset) out << " reset";
+  if (insn.opcode == Opcode::Gemm && insn.requant) out << " requant";
   if (insn.opcode == Opcode::Alu && insn.bias_clear) out << " bias_clear";
   if (insn.pop_prev) out << " pop_prev";
   if (insn.pop_next) out << " pop_next";

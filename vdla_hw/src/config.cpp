@@ -142,6 +142,7 @@ json hardwareJson(const HwConfig& c) {
   if (c.float_requant) j["extensions"]["float_requant"] = true;
   if (c.depthwise_taps) j["extensions"]["depthwise_taps"] = c.depthwise_taps;
   if (c.alu_bias_clear) j["extensions"]["alu_bias_clear"] = true;
+  if (c.gemm_requant) j["extensions"]["gemm_requant"] = true;
   return j;
 }
 
@@ -296,7 +297,14 @@ HwConfig parseConfig(const std::string& json_text, const std::string& origin) {
       c.depthwise_taps =
           uint32_t(ext.unsignedInt("depthwise_taps", 0, kMaxDepthwiseTaps, "DWGEMM's taps field is 4 bits"));
     c.alu_bias_clear = ext.has("alu_bias_clear") && ext.boolean("alu_bias_clear");
+    c.gemm_requant = ext.has("gemm_requant") && ext.boolean("gemm_requant");
     ext.rejectUnknown();
+    // A requantising GEMM runs REQ (or FREQ) on the ALU lanes with the bias
+    // added first, as an ALU op with bias_clear does.
+    if (c.gemm_requant && !(c.fused_requant && c.alu_bias_clear))
+      ext.fail("extensions.gemm_requant",
+               "needs extensions.fused_requant and extensions.alu_bias_clear (a requantising GEMM runs REQ with the "
+               "bias on the ALU lanes)");
     // FREQ is op 10, after REQ: the ops a config has stay one contiguous range.
     if (c.float_requant && !c.fused_requant)
       ext.fail("extensions.float_requant", "needs extensions.fused_requant (FREQ extends the fused ALU ops)");

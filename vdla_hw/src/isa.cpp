@@ -12,6 +12,7 @@ const char* opcodeName(Opcode op) {
     case Opcode::Alu: return "ALU";
     case Opcode::Finish: return "FINISH";
     case Opcode::DwGemm: return "DWGEMM";
+    case Opcode::SetReq: return "SETREQ";
   }
   return "?";
 }

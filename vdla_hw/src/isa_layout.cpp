@@ -67,6 +67,8 @@ std::vector<FieldSpec> fieldSpecs(const HwConfig& c, Opcode op) {
                                  {Field::SrcFactorIn, inp_bits},
                                  {Field::WgtFactorOut, wgt_bits},
                                  {Field::WgtFactorIn, wgt_bits}});
+      // Last, so that without the extension the encoding is the base one.
+      if (c.gemm_requant) specs.push_back({Field::Requant, 1});
       break;
     case Opcode::DwGemm:
       // GEMM's loop nest without the weight's inner factor (a row's inputs
@@ -102,6 +104,10 @@ std::vector<FieldSpec> fieldSpecs(const HwConfig& c, Opcode op) {
                                  {Field::Imm, c.alu_imm_bits, true}});
       // Last, so that without the extension the encoding is the base one.
       if (c.alu_bias_clear) specs.push_back({Field::BiasClear, 1});
+      break;
+    case Opcode::SetReq:
+      specs.insert(specs.end(),
+                   {{Field::AluOp, kAluOpBits}, {Field::SramBase, acc_bits}, {Field::Imm, c.alu_imm_bits, true}});
       break;
     case Opcode::Finish: break;
   }
@@ -173,6 +179,7 @@ IsaLayout::IsaLayout(const HwConfig& cfg) {
   depthwise_taps_ = cfg.depthwise_taps;
   lane_blocks_ = cfg.depthwiseLaneBlocks();
   alu_bias_clear_ = cfg.alu_bias_clear;
+  gemm_requant_ = cfg.gemm_requant;
   config_name_ = cfg.name;
 }
 
@@ -184,7 +191,7 @@ uint32_t IsaLayout::usedBits(Opcode op) const {
 std::string IsaLayout::whyUnencodable(const HwConfig& cfg) {
   IsaLayout layout(cfg);
   for (int op = 0; op < kNumOpcodes; ++op)
-    if ((Opcode(op) != Opcode::DwGemm || cfg.depthwise_taps) && layout.usedBits(Opcode(op)) > kInstructionBits)
+    if (layout.hasOpcode(Opcode(op)) && layout.usedBits(Opcode(op)) > kInstructionBits)
       return std::string(opcodeName(Opcode(op))) + " needs " + std::to_string(layout.usedBits(Opcode(op))) +
              " bits but instructions are " + std::to_string(kInstructionBits) +
              " bits; reduce buffer depths or ISA field widths";
@@ -214,7 +221,21 @@ namespace {
 // or the zero point. An op the
 // config does not have is refused like an unknown one.
 std::string whyInconsistent(const Instruction& insn, int num_alu_ops, uint32_t depthwise_taps, uint32_t lane_blocks,
-                            bool alu_bias_clear, const std::string& config) {
+                            bool alu_bias_clear, bool gemm_requant, const std::string& config) {
+  if (insn.opcode == Opcode::SetReq) {
+    if (!gemm_requant) return "SETREQ needs the gemm_requant extension, which config '" + config + "' does not enable";
+    if (insn.alu_op != AluOp::Req && insn.alu_op != AluOp::FReq)
+      return std::string("SETREQ op ") + aluOpName(insn.alu_op) + " must be REQ or FREQ";
+    if (int(insn.alu_op) >= num_alu_ops)
+      return "SETREQ op FREQ needs the float_requant extension, which config '" + config + "' does not enable";
+    return "";
+  }
+  if (insn.opcode == Opcode::Gemm) {
+    if (insn.requant && !gemm_requant)
+      return "GEMM requant needs the gemm_requant extension, which config '" + config + "' does not enable";
+    if (insn.requant && insn.reset) return "GEMM requant and reset exclude each other";
+    return "";
+  }
   if (insn.opcode == Opcode::DwGemm) {
     if (!depthwise_taps)
       return "DWGEMM needs the depthwise_taps extension, which config '" + config + "' does not enable";
@@ -251,7 +272,8 @@ EncodedInstruction IsaLayout::encode(const Instruction& insn, const std::string&
     if (!why.empty()) throw Error(prefix(where) + why);
     putBits(bits, f.offset, f.width, uint64_t(v) & mask(f.width));
   }
-  std::string why = whyInconsistent(insn, num_alu_ops_, depthwise_taps_, lane_blocks_, alu_bias_clear_, config_name_);
+  std::string why =
+      whyInconsistent(insn, num_alu_ops_, depthwise_taps_, lane_blocks_, alu_bias_clear_, gemm_requant_, config_name_);
   if (!why.empty()) throw Error(prefix(where) + why);
   return bits;
 }
@@ -272,7 +294,8 @@ Instruction IsaLayout::decode(const EncodedInstruction& bits, const std::string&
   }
   if (seen != bits)
     throw Error(prefix(where) + opcodeName(insn.opcode) + " has bits set outside its fields (corrupt instruction?)");
-  std::string why = whyInconsistent(insn, num_alu_ops_, depthwise_taps_, lane_blocks_, alu_bias_clear_, config_name_);
+  std::string why =
+      whyInconsistent(insn, num_alu_ops_, depthwise_taps_, lane_blocks_, alu_bias_clear_, gemm_requant_, config_name_);
   if (!why.empty()) throw Error(prefix(where) + why);
   return insn;
 }

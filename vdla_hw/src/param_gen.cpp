@@ -53,6 +53,7 @@ std::vector<Param> collectParams(const HwConfig& c) {
       {"FLOAT_REQUANT", c.float_requant ? 1u : 0u, "extension: ALU op FREQ"},
       {"DEPTHWISE_TAPS", c.depthwise_taps, "extension: DWGEMM window taps (0: no DWGEMM)"},
       {"ALU_BIAS_CLEAR", c.alu_bias_clear ? 1u : 0u, "extension: the ALU flag bias_clear"},
+      {"GEMM_REQUANT", c.gemm_requant ? 1u : 0u, "extension: SETREQ and the GEMM flag requant"},
       {"ALU_OP_LAST", uint64_t(numAluOps(c) - 1), "highest ALU op the config has"},
       {"AXI_MAX_BURST", kMaxBurstBeats, "DMA: beats per INCR burst at most"},
       {"AXI_MAX_OUTSTANDING", kMaxOutstandingBursts, "DMA: bursts in flight per engine at most"},
@@ -84,6 +85,11 @@ std::vector<Param> collectParams(const HwConfig& c) {
   for (const BitField& f : layout.fields(Opcode::Alu))
     if (f.field == Field::BiasClear) bias_clear_bit = f.offset;
   p.push_back({"ALU_BIAS_CLEAR_BIT", bias_clear_bit, "ALU: the bias_clear flag (with ALU_BIAS_CLEAR)"});
+  // Likewise the GEMM's requant flag (extension gemm_requant).
+  uint64_t requant_bit = 0;
+  for (const BitField& f : layout.fields(Opcode::Gemm))
+    if (f.field == Field::Requant) requant_bit = f.offset;
+  p.push_back({"GEMM_REQUANT_BIT", requant_bit, "GEMM: the requant flag (with GEMM_REQUANT)"});
   // DWGEMM's lane_block field, encoded only where block_in exceeds
   // block_out: its position and width (0: not encoded, always lane block 0).
   uint64_t lane_block_bit = 0, lane_block_bits = 0;

@@ -170,6 +170,10 @@ std::string describeRunError(uint32_t code_reg, uint32_t index, uint32_t info, u
       break;
     case regs::kErrSrcRange: {
       const bool gemm = insn && (insn->opcode == Opcode::Gemm || insn->opcode == Opcode::DwGemm);
+      if (insn && insn->opcode == Opcode::SetReq) {
+        msg << "SETREQ's bias entry " << info << " is past the ACC memory of " << cfg.depth(Memory::Acc) << " entries";
+        break;
+      }
       msg << (gemm ? "src (input)" : "src (accumulator)") << " index reaches " << info << " but the "
           << (gemm ? "INP" : "ACC") << " memory has " << cfg.depth(gemm ? Memory::Input : Memory::Acc) << " entries";
       break;

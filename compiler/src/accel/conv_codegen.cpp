@@ -113,6 +113,10 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
   // (all CB for a dense layer, the groups' blocks for a grouped one).
   const int64_t T = plan.threads, kk = L.kh * L.kw, CB = b.input_planes, RB = b.in_blocks, OCB = b.out_blocks;
   const bool dw = plan.dwgemm;  // DWGEMM (depthwise_gemm.h) instead of GEMM
+  // The GEMMs requantise (extension gemm_requant): per tile and oc block a
+  // SETREQ with the block's operand and bias, then a GEMM with requant whose
+  // iterations each hold the block's whole reduction; no ALU pass.
+  const bool gemm_requant = requantisesInGemm(b, plan);
   const int64_t ih_full = (plan.rows - 1) * L.sh + L.kh, iw_full = (plan.cols - 1) * L.sw + L.kw;
   const int64_t tile_pixels = plan.rows * plan.cols;  // ACC entries per oc block of a tile
   const int64_t tile_entries = plan.oc_blocks * tile_pixels;
@@ -197,7 +201,7 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
                          static_cast<uint32_t>(n_params), static_cast<uint32_t>(n_params)),
             Region::Constants);
 
-  if (seq.bias_clear && !seq.residual_in_acc) {
+  if (seq.bias_clear && !seq.residual_in_acc && !gemm_requant) {
     // The tiles' accumulators start at zero: each tile's bias_clear pass
     // zeroes what the tile accumulated, so only the layer's first use of
     // each half needs this pass (a tile that starts from R loads it over them).
@@ -453,34 +457,62 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
               claimPop(dwgemms.front());
               continue;
             }
-            std::vector<hw::Uop> kernel;
-            kernel.reserve(static_cast<size_t>(ocbs * cbs * kk));
-            for (int64_t oq = 0; oq < ocbs; ++oq)
-              for (int64_t q = 0; q < cbs; ++q)
-                for (int64_t ky = 0; ky < L.kh; ++ky)
-                  for (int64_t kx = 0; kx < L.kw; ++kx)
-                    kernel.push_back({static_cast<uint32_t>(acc_base + accAt(oq, 0)),
-                                      static_cast<uint32_t>(inp_base + q * ih_full * iw_full + ky * pitch + kx),
-                                      static_cast<uint32_t>(wgt_base + ((oq * cbs + q) * L.kh + ky) * L.kw + kx)});
-            const auto range = uops.add(kernel);
-            hw::LoopNest l;
-            l.uop_begin = range.first;
-            l.uop_end = range.second;
-            l.iter_out = static_cast<uint32_t>(rows);
-            l.iter_in = static_cast<uint32_t>(cols);
-            l.dst_out = static_cast<uint32_t>(plan.cols * G);
-            l.dst_in = static_cast<uint32_t>(G);
-            l.src_out = static_cast<uint32_t>(L.sh * pitch);
-            l.src_in = static_cast<uint32_t>(L.sw);
-            Instruction gemm = hw::makeGemm(l);
-            gemm.pop_prev = true;
-            gemm.push_prev = j <= J - 1 - T;
-            claimPop(em.emit(gemm));
+            // The micro-ops of oc blocks [q0, q1): the reduction of each
+            // block in turn, over its input blocks and taps.
+            auto gemmOver = [&](int64_t q0, int64_t q1) {
+              std::vector<hw::Uop> kernel;
+              kernel.reserve(static_cast<size_t>((q1 - q0) * cbs * kk));
+              for (int64_t oq = q0; oq < q1; ++oq)
+                for (int64_t q = 0; q < cbs; ++q)
+                  for (int64_t ky = 0; ky < L.kh; ++ky)
+                    for (int64_t kx = 0; kx < L.kw; ++kx)
+                      kernel.push_back({static_cast<uint32_t>(acc_base + accAt(oq, 0)),
+                                        static_cast<uint32_t>(inp_base + q * ih_full * iw_full + ky * pitch + kx),
+                                        static_cast<uint32_t>(wgt_base + ((oq * cbs + q) * L.kh + ky) * L.kw + kx)});
+              const auto range = uops.add(kernel);
+              hw::LoopNest l;
+              l.uop_begin = range.first;
+              l.uop_end = range.second;
+              l.iter_out = static_cast<uint32_t>(rows);
+              l.iter_in = static_cast<uint32_t>(cols);
+              l.dst_out = static_cast<uint32_t>(plan.cols * G);
+              l.dst_in = static_cast<uint32_t>(G);
+              l.src_out = static_cast<uint32_t>(L.sh * pitch);
+              l.src_in = static_cast<uint32_t>(L.sw);
+              return hw::makeGemm(l);
+            };
+            if (!gemm_requant) {
+              Instruction gemm = gemmOver(0, ocbs);
+              gemm.pop_prev = true;
+              gemm.push_prev = j <= J - 1 - T;
+              claimPop(em.emit(gemm));
+              continue;
+            }
+            const AluPass& req = seq.after.front();
+            const size_t k = static_cast<size_t>(req.param);
+            std::vector<size_t> gemms;
+            for (int64_t oq = 0; oq < ocbs; ++oq) {
+              Instruction set;
+              set.opcode = hw::Opcode::SetReq;
+              set.alu_op = req.op;
+              set.imm = req.imm;
+              set.sram_base = static_cast<uint32_t>(param_base + vector_base[k] + vector_step[k] * (ocb0 + oq));
+              em.emit(set);
+              Instruction gemm = gemmOver(oq, oq + 1);
+              gemm.requant = true;
+              gemms.push_back(em.emit(gemm));
+            }
+            em.at(gemms.front()).pop_prev = true;
+            em.at(gemms.back()).push_prev = j <= J - 1 - T;
+            claimPop(gemms.front());
+            em.at(gemms.back()).push_next = true;
           }
 
-          size_t last_alu = 0;
-          for (const AluPass& p : seq.after) last_alu = aluPass(p).second;
-          em.at(last_alu).push_next = true;
+          if (!gemm_requant) {
+            size_t last_alu = 0;
+            for (const AluPass& p : seq.after) last_alu = aluPass(p).second;
+            em.at(last_alu).push_next = true;
+          }
 
           auto stores = tileTransfers([&](uint32_t s, uint64_t d, uint32_t y, uint32_t x,
                                           uint32_t st) { return em.emit(hw::makeStore(s, d, y, x, st), Region::Io); },

@@ -69,7 +69,16 @@ LayerBlocks layerBlocks(const ConvLayer& L, const hw::HwConfig& cfg) {
   b.zero_fill = seq.bias_clear && !seq.residual_in_acc;
   b.residual_region = L.residual && !seq.residual_in_acc;
   b.dwgemm = whyNoDepthwiseGemm(L, cfg).empty();
+  b.gemm_requant_form = cfg.gemm_requant && seq.bias_clear && !seq.residual_in_acc && seq.init.empty() &&
+                        seq.after.size() == 1 &&
+                        (seq.after[0].op == hw::AluOp::Req || seq.after[0].op == hw::AluOp::FReq) &&
+                        seq.after[0].src == AluPass::Src::Param && seq.after[0].bias_param >= 0 &&
+                        b.border_extents.empty() && !b.residual_region;
   return b;
+}
+
+bool requantisesInGemm(const LayerBlocks& b, const TilePlan& p) {
+  return b.gemm_requant_form && !p.dwgemm && !b.grouped && p.ic_blocks >= b.in_blocks;
 }
 
 CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwConfig& cfg) {
@@ -80,6 +89,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   CostEstimate e;
   const int64_t T = p.threads;
   const bool dw = p.dwgemm;
+  const bool gemm_requant = requantisesInGemm(b, p);
   const int64_t kk = L.kh * L.kw;
   // WGT entries per (oc block, ic block): a GEMM tap each, or a DWGEMM
   // entry per kernel row (its columns are the entry's rows).
@@ -203,7 +213,9 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
           // and oc block (the kernel's columns are its window).
           // (A DWGEMM per lane block: LB instructions.)
           const double iterations = dw ? double(oc * L.kh * rows * pitch) : vectors * double(ic * kk);
-          const double gemm = iterations + double(dw ? std::min(LB, oc) : 1) * kPipelineOverhead;
+          // (A requantising tile: a SETREQ and a GEMM per oc block.)
+          const double gemm = iterations + (gemm_requant ? double(oc) * (kPipelineOverhead + kSetReqCycles)
+                                                         : double(dw ? std::min(LB, oc) : 1) * kPipelineOverhead);
           e.gemm_cycles += tiles * double(ni) * iterations;
           e.load_cycles += tiles * double(ni) * ld;
           e.dram_bytes += tiles * double(ni) * (inp_bytes + wgt_bytes);
@@ -223,6 +235,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
         // bias_clear: each oc block's bias fetch and operand read (three
         // cycles, against one for an operand alone).
         if (b.bias_clear) alu += 2.0 * double(oc);
+        if (gemm_requant) alu = 0;  // the GEMMs requantise
         if (L.residual) alu += transfers * kDmaOverhead + out_bytes / bus;
         // Whole rows go out as one plane per oc block, narrower tiles a row at a time.
         const double store =
@@ -261,7 +274,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   }
   double fill = 2 * kDmaOverhead + double(b.param_vectors) * 64 / bus + double(uops) * 4 / bus;
   // bias_clear: the pass that zeroes each half's tile once.
-  if (b.zero_fill) fill += double(T * p.oc_blocks * p.rows * p.cols) + kPipelineOverhead;
+  if (b.zero_fill && !gemm_requant) fill += double(T * p.oc_blocks * p.rows * p.cols) + kPipelineOverhead;
   // Weights that stay load once into each half a load tile uses (a layer of
   // one load tile fills one half).
   const int64_t load_tiles = b.batch_groups * rs.tiles() * cs.tiles() * os.tiles() * is.tiles();

@@ -29,6 +29,7 @@ ExecutionStats programStats(const hw::HwConfig& cfg, const std::vector<hw::Instr
         s.gemm_macs += hw::gemmMacs(insn, cfg);
         break;
       case hw::Opcode::Alu: s.alu_element_ops += iterations * cfg.batch * cfg.block_out; break;
+      case hw::Opcode::SetReq:
       case hw::Opcode::Finish: break;
     }
     // Which queue a flag names depends on the module.

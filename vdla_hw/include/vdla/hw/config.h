@@ -63,6 +63,12 @@ struct HwConfig {
   // ACC[dst] zero, so that a convolution's bias needs no pass of its own
   // (docs/isa.md).
   bool alu_bias_clear = false;
+  // gemm_requant: the instruction SETREQ and the GEMM flag requant, with
+  // which a GEMM's every accumulation starts its reduction from the bias and
+  // writes the requantised int8 result to OUT, so that a layer whose
+  // reduction fits one GEMM needs no ALU pass (docs/isa.md). Needs
+  // fused_requant and alu_bias_clear (it shares their lanes and registers).
+  bool gemm_requant = false;
 
   // 64-bit FNV-1a of the canonical form of every hardware-relevant field
   // (everything but name and description). The hardware exposes it; the

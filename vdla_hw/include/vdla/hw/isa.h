@@ -4,7 +4,7 @@
 // A program is a stream of 128-bit instructions fetched from DRAM and dispatched
 // in order to three modules that run concurrently:
 //   load    : LOAD WGT, LOAD INP
-//   compute : LOAD UOP, LOAD ACC, LOAD ACC8, GEMM, DWGEMM, ALU, FINISH
+//   compute : LOAD UOP, LOAD ACC, LOAD ACC8, GEMM, DWGEMM, ALU, SETREQ, FINISH
 //   store   : STORE OUT
 // Each module executes its own instructions in order. They synchronise only
 // through four dependency-token queues (load->compute, compute->load,
@@ -17,9 +17,10 @@
 
 namespace vdla::hw {
 
-// DwGemm exists only on configs with the depthwise_taps extension.
-enum class Opcode : uint8_t { Load = 0, Store = 1, Gemm = 2, Alu = 3, Finish = 4, DwGemm = 5 };
-constexpr int kNumOpcodes = 6;
+// DwGemm exists only on configs with the depthwise_taps extension, SetReq
+// only on configs with gemm_requant.
+enum class Opcode : uint8_t { Load = 0, Store = 1, Gemm = 2, Alu = 3, Finish = 4, DwGemm = 5, SetReq = 6 };
+constexpr int kNumOpcodes = 7;
 const char* opcodeName(Opcode op);  // "LOAD", ...
 
 enum class AluOp : uint8_t {
@@ -74,6 +75,12 @@ struct Instruction {
   //   src = uop[u].src + o*src_factor_out + i*src_factor_in   (GEMM: input, ALU: accumulator)
   //   wgt = uop[u].wgt + o*wgt_factor_out + i*wgt_factor_in   (GEMM only)
   bool reset = false;  // GEMM: write zero instead of accumulating
+  // GEMM (extension gemm_requant): each iteration's micro-ops are one
+  // reduction. The first (u == uop_begin) starts from the requantisation
+  // state's bias instead of ACC[dst]; every one writes its sum to ACC[dst]
+  // and OUT[dst] = op(sum, operand, imm) of the state (REQ or FREQ), so the
+  // last write of each iteration leaves the layer's int8 output.
+  bool requant = false;
   // DWGEMM (extension depthwise_taps): a depthwise convolution along rows. The
   // loop order is u outermost, then o, then i; the last inputs read in the
   // current i-run form a window (win[0] the newest, entries before the run's
@@ -103,6 +110,10 @@ struct Instruction {
   // next tile's initial value.
   bool bias_clear = false;
   int32_t imm = 0;
+  // SETREQ (extension gemm_requant) sets the requantisation state of the
+  // compute module from alu_op (REQ or FREQ), imm and the ACC entries at
+  // sram_base: operand = ACC[sram_base], bias = ACC[sram_base + 1], copied
+  // when SETREQ executes. Requantising GEMMs use it until the next SETREQ.
 
   bool operator==(const Instruction& o) const;
   bool operator!=(const Instruction& o) const { return !(*this == o); }

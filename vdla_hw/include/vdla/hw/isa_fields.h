@@ -23,6 +23,7 @@
   X(XPadLeft, x_pad_left)         \
   X(XPadRight, x_pad_right)       \
   X(Reset, reset)                 \
+  X(Requant, requant)             \
   X(AluOp, alu_op)                \
   X(UseImm, use_imm)              \
   X(BiasClear, bias_clear)        \

@@ -43,8 +43,12 @@ class IsaLayout {
   uint32_t uopWgtBits() const { return uop_wgt_bits_; }
   int numAluOps() const { return num_alu_ops_; }              // numAluOps(cfg) of the config it was built for
   uint32_t depthwiseTaps() const { return depthwise_taps_; }  // the config's; 0: no DWGEMM
-  // Whether the config has the instruction (DWGEMM only with depthwise_taps).
-  bool hasOpcode(Opcode op) const { return op != Opcode::DwGemm || depthwise_taps_ != 0; }
+  // Whether the config has the instruction (DWGEMM only with depthwise_taps,
+  // SETREQ only with gemm_requant).
+  bool hasOpcode(Opcode op) const {
+    return (op != Opcode::DwGemm || depthwise_taps_ != 0) && (op != Opcode::SetReq || gemm_requant_);
+  }
+  bool hasGemmRequant() const { return gemm_requant_; }     // SETREQ and the GEMM flag requant
   bool hasAluBiasClear() const { return alu_bias_clear_; }  // the ALU flag bias_clear (extension alu_bias_clear)
 
   // Packs an instruction; throws vdla::Error naming the field if a value does
@@ -72,6 +76,7 @@ class IsaLayout {
   uint32_t lane_blocks_ = 1;  // DWGEMM's lane_block is below this
   uint32_t depthwise_taps_;   // 0: DWGEMM is refused  // numAluOps(cfg): ops beyond the config's extensions are refused
   bool alu_bias_clear_;       // false: ALU bias_clear is refused
+  bool gemm_requant_;         // false: SETREQ and GEMM requant are refused
   std::string config_name_;
 };
 

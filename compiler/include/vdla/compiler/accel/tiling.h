@@ -38,6 +38,8 @@ struct DoesNotFit : std::runtime_error {
 // instructions drain a short pipeline.
 constexpr double kDmaOverheadCycles = 40;
 constexpr double kPipelineOverheadCycles = 8;
+// A SETREQ: dispatch, two ACC reads and completion.
+constexpr double kSetReqCycles = 6;
 
 struct TilePlan {
   int64_t rows = 1, cols = 1, oc_blocks = 1, ic_blocks = 1;
@@ -92,8 +94,19 @@ struct LayerBlocks {
   bool zero_fill;
   bool residual_region;  // R needs its own ACC region beside the tile's
   bool dwgemm;           // the layer has a DWGEMM form on the config (depthwise_gemm.h)
+  // The layer's ALU sequence is a lone REQ or FREQ with bias_clear and a
+  // parameter operand, no border corrections, and the config has
+  // gemm_requant: a tile whose reduction is one GEMM per oc block can
+  // requantise in that GEMM (requantisesInGemm).
+  bool gemm_requant_form;
 };
 LayerBlocks layerBlocks(const ConvLayer& layer, const hw::HwConfig& cfg);
+
+// Whether a plan's tiles requantise in their GEMMs (extension gemm_requant,
+// docs/isa.md): a GEMM plan (not DWGEMM) of a dense layer with the form
+// above whose whole reduction is one chunk. Each tile then runs, per oc
+// block, a SETREQ and a GEMM with the flag requant, and no ALU pass.
+bool requantisesInGemm(const LayerBlocks& blocks, const TilePlan& plan);
 
 // Estimates a plan; `fits` is false (with the reason) when a buffer overflows.
 CostEstimate estimatePlan(const ConvLayer& layer, const TilePlan& plan, const hw::HwConfig& cfg);
