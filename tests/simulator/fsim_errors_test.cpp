@@ -1,6 +1,7 @@
 // Bad programs: every one must end quickly with a vdla::Error whose message
 // names the instruction and the reason.
 #include <chrono>
+#include <fstream>
 
 #include "sim_test_util.h"
 
@@ -123,6 +124,31 @@ TEST_F(FsimErrors, AluIndexPastDepth) {
   EXPECT_THAT(
       msg, AllOf(HasSubstr("instruction 0"), HasSubstr("dst (accumulator) index reaches 64"), Not(HasSubstr("src"))));
   EXPECT_NO_THROW(rig.runStream({makeAluImm(AluOp::Add, {1, 2, 2, 1, 32, 0, 0, 0}, 1), makeFinish()}));
+}
+
+// SETREQ reads ACC[sram_base] and ACC[sram_base + 1]: the bias entry must
+// be inside the memory too (gemm_requant on pynq, its builtin JSON with the
+// extension added unless it has it).
+TEST(FsimSetReqErrors, BiasEntryPastTheAccumulatorDepth) {
+  std::string json = *hw::builtinConfigText("pynq");
+  if (!hw::loadConfig("pynq").gemm_requant)
+    json.insert(json.find("\"extensions\": {") + 15, "\"gemm_requant\": true, ");
+  const std::string path = ::testing::TempDir() + "vdla_fsim_errors_pynq_gemm_requant.json";
+  std::ofstream(path) << json;
+  Rig rig(path);
+  ASSERT_TRUE(rig.cfg.gemm_requant);
+  const uint32_t depth = rig.depth(Memory::Acc);
+  auto setreq = [](uint32_t base) {
+    Instruction i;
+    i.opcode = hw::Opcode::SetReq;
+    i.alu_op = AluOp::Req;
+    i.sram_base = base;
+    return i;
+  };
+  rig.writeAcc(depth - 2, std::vector<int32_t>(2 * rig.accLanes(), 1));
+  EXPECT_NO_THROW(rig.runStream({setreq(depth - 2), makeFinish()}));
+  const std::string msg = errorOf([&] { rig.runStream({nop(), setreq(depth - 1), makeFinish()}); });
+  EXPECT_THAT(msg, AllOf(HasSubstr("instruction 1"), HasSubstr("SETREQ"), HasSubstr(std::to_string(depth))));
 }
 
 TEST_F(FsimErrors, MicroOpRangeOutsideUopMemory) {

@@ -4,6 +4,8 @@
 // values, 2-D loads with stride and padding, ACC8 sign extension, and SRAM
 // contents that persist across runs).
 #include <climits>
+#include <cstring>
+#include <fstream>
 #include <random>
 
 #include "sim_test_util.h"
@@ -733,6 +735,208 @@ TEST(FsimLoad, UopWithStride) {
   const int8_t expected[] = {1, 1, 0, 1, 1, 0};
   for (uint32_t e = 0; e < 6; ++e)
     for (uint32_t l = 0; l < lanes; ++l) EXPECT_EQ(out[e * lanes + l], expected[e]) << "acc entry " << 10 + e;
+}
+
+// ---------------------------------------------------------------------------
+// SETREQ and the GEMM flag requant (extension gemm_requant), from docs/isa.md
+
+// The shipped config `name` with gemm_requant (its builtin JSON with the
+// extension added, unless it has it already), written to a file for Rig.
+std::string gemmRequantConfigFile(const std::string& name) {
+  std::string json = *hw::builtinConfigText(name);
+  if (!hw::loadConfig(name).gemm_requant) {
+    const std::string key = "\"extensions\": {";
+    const size_t at = json.find(key);
+    EXPECT_NE(at, std::string::npos) << name << " has no extensions object";
+    json.insert(at + key.size(), "\"gemm_requant\": true, ");
+  }
+  const std::string path = ::testing::TempDir() + "vdla_fsim_" + name + "_gemm_requant.json";
+  std::ofstream(path) << json;
+  return path;
+}
+
+Instruction makeSetReq(AluOp op, uint32_t acc_index, int32_t imm) {
+  Instruction i;
+  i.opcode = hw::Opcode::SetReq;
+  i.alu_op = op;
+  i.sram_base = acc_index;
+  i.imm = imm;
+  return i;
+}
+
+// Everything a requantising GEMM test needs on chip: INP and WGT from random
+// data (loaded with a token for the GEMM), micro-ops, accumulators.
+struct RequantRig {
+  Rig rig;
+  GemmData d;
+  explicit RequantRig(const std::string& name, std::mt19937_64& rng, uint32_t n_inp = 8, uint32_t n_wgt = 8)
+      : rig(gemmRequantConfigFile(name)), d(randomGemmData(rig, rng, n_inp, n_wgt)) {
+    EXPECT_TRUE(rig.cfg.gemm_requant);
+  }
+  // LOAD UOP, LOAD INP, LOAD WGT (push_next), then `compute` (the first
+  // instruction with GEMM pop_prev on it), FINISH.
+  void run(const std::vector<Uop>& uops, std::vector<Instruction> compute) {
+    const uint64_t inp = rig.upload(d.inp), wgt = rig.upload(d.wgt), uop = rig.uploadUops(uops);
+    const uint32_t n_inp = uint32_t(d.inp.size() / rig.entryBytes(Memory::Input));
+    const uint32_t n_wgt = uint32_t(d.wgt.size() / rig.entryBytes(Memory::Weight));
+    std::vector<Instruction> prog = {makeLoad(Memory::Uop, 0, uop / 4, 1, uint32_t(uops.size()), uint32_t(uops.size())),
+                                     makeLoad(Memory::Input, 0, rig.entry(inp, Memory::Input), 1, n_inp, n_inp),
+                                     makeLoad(Memory::Weight, 0, rig.entry(wgt, Memory::Weight), 1, n_wgt, n_wgt)};
+    prog.back().push_next = true;
+    for (Instruction& i : compute)
+      if (i.opcode == hw::Opcode::Gemm) {
+        i.pop_prev = true;
+        break;
+      }
+    prog.insert(prog.end(), compute.begin(), compute.end());
+    prog.push_back(makeFinish());
+    rig.runStream(prog);
+    rig.dram.release(inp);
+    rig.dram.release(wgt);
+    rig.dram.release(uop);
+  }
+  // sum_k inp[src][b][k] * wgt[w][o][k] for lane (b, o).
+  int64_t dot(uint32_t src, uint32_t w, uint32_t lane) const {
+    const uint32_t BI = rig.cfg.block_in, BO = rig.cfg.block_out, b = lane / BO, o = lane % BO;
+    int64_t sum = 0;
+    for (uint32_t k = 0; k < BI; ++k)
+      sum += int64_t(d.inp[(size_t(src) * rig.cfg.batch + b) * BI + k]) * d.wgt[(size_t(w) * BO + o) * BI + k];
+    return sum;
+  }
+};
+
+// One requantising GEMM over three micro-ops, two into one dst (a reduction)
+// and one into another, for two inner iterations: the iteration's first
+// micro-op starts from the bias (whatever ACC[dst] held), the second
+// accumulates onto it, the third onto its own ACC entry; every one writes
+// REQ(sum, operand, imm) to OUT and the sum to ACC.
+TEST(FsimGemmRequant, StartsEachIterationFromTheBiasAndWritesTheRequantisedSum) {
+  std::mt19937_64 rng(606);
+  RequantRig r("pynq", rng);
+  const uint32_t lanes = r.rig.accLanes();
+  std::uniform_int_distribution<int32_t> any(INT32_MIN, INT32_MAX), mult(1 << 8, 1 << 12), shift(18, 22),
+      bias(-(1 << 16), 1 << 16);
+  std::vector<int32_t> acc(size_t(4) * lanes), param(2 * size_t(lanes));
+  for (auto& v : acc) v = any(rng) >> 12;
+  for (uint32_t l = 0; l < lanes; ++l) param[l] = mult(rng) * 64 + shift(rng), param[lanes + l] = bias(rng);
+  param[1] = -param[1];  // a negative multiplier in one lane
+  r.rig.writeAcc(0, acc);
+  r.rig.writeAcc(8, param);
+  const int32_t bounds = int32_t(int16_t(uint16_t(0x5a9c)));  // [-100, 90]
+  // u0, u1 into dst 0; u2 into dst 1; per iteration dst += 2, src and wgt += 3.
+  const std::vector<Uop> uops = {{0, 0, 0}, {0, 1, 1}, {1, 2, 2}};
+  Instruction g = makeGemm({0, 3, 1, 2, 0, 2, 0, 3, 0, 3});
+  g.requant = true;
+  r.run(uops, {makeSetReq(AluOp::Req, 8, bounds), g});
+  std::vector<int8_t> want_out(size_t(4) * lanes);
+  for (uint32_t i = 0; i < 2; ++i)
+    for (uint32_t u = 0; u < 3; ++u) {
+      const uint32_t dst = uops[u].dst + 2 * i, src = uops[u].src + 3 * i, w = uops[u].wgt + 3 * i;
+      for (uint32_t l = 0; l < lanes; ++l) {
+        int32_t& a = acc[size_t(dst) * lanes + l];
+        a = wrap32((u == 0 ? int64_t(param[lanes + l]) : int64_t(a)) + r.dot(src, w, l));
+        want_out[size_t(dst) * lanes + l] = lowByte(isaAlu(AluOp::Req, a, param[l], bounds));
+      }
+    }
+  const std::vector<int8_t> out = r.rig.readOut(0, 4);
+  int interior = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    ASSERT_EQ(out[i], want_out[i]) << "OUT element " << i;
+    interior += out[i] > -100 && out[i] < 90;
+  }
+  EXPECT_GT(interior, 8);  // the operands give unsaturated results
+  EXPECT_EQ(r.rig.readAcc(0, 4, 12), acc);
+}
+
+// SETREQ copies its entries when it executes: writes to them afterwards do
+// not change the state; a second SETREQ replaces it. FREQ on zcu104.
+TEST(FsimGemmRequant, SetreqCopiesItsEntriesWhenItExecutes) {
+  std::mt19937_64 rng(707);
+  RequantRig r("zcu104", rng);
+  ASSERT_TRUE(r.rig.cfg.float_requant);
+  const uint32_t lanes = r.rig.accLanes();
+  std::uniform_real_distribution<float> scale(1.0f / 4096, 1.0f / 256);
+  std::uniform_int_distribution<int32_t> bias(-(1 << 15), 1 << 15);
+  std::vector<int32_t> first(2 * size_t(lanes)), second(2 * size_t(lanes));
+  for (uint32_t l = 0; l < lanes; ++l) {
+    float f = scale(rng), g = scale(rng);
+    std::memcpy(&first[l], &f, 4);
+    std::memcpy(&second[l], &g, 4);
+    first[lanes + l] = bias(rng);
+    second[lanes + l] = bias(rng);
+  }
+  r.rig.writeAcc(4, first);
+  const uint64_t later = r.rig.upload(second);
+  Instruction overwrite = makeLoad(Memory::Acc, 4, r.rig.entry(later, Memory::Acc), 1, 2, 2);
+  Instruction g = makeGemm({0, 1, 1, 1});  // dst 0 from src 0, wgt 0
+  g.requant = true;
+  Instruction g2 = makeGemm({1, 2, 1, 1});  // dst 1 from src 1, wgt 1
+  g2.requant = true;
+  // SETREQ FREQ (zero point 3), overwrite its entries, GEMM into 0 (the
+  // first state); SETREQ REQ from the new entries, GEMM into 1.
+  r.run({{0, 0, 0}, {1, 1, 1}},
+        {makeSetReq(AluOp::FReq, 4, 3), overwrite, g, makeSetReq(AluOp::Req, 4, int32_t(0x7f00)), g2});
+  r.rig.dram.release(later);
+  const std::vector<int8_t> out = r.rig.readOut(0, 2);
+  const std::vector<int32_t> acc = r.rig.readAcc(0, 2, 8);
+  for (uint32_t l = 0; l < lanes; ++l) {
+    const int32_t a0 = wrap32(first[lanes + l] + r.dot(0, 0, l)), a1 = wrap32(second[lanes + l] + r.dot(1, 1, l));
+    EXPECT_EQ(acc[l], a0) << "lane " << l;
+    EXPECT_EQ(acc[lanes + l], a1) << "lane " << l;
+    EXPECT_EQ(out[l], lowByte(isaAlu(AluOp::FReq, a0, first[l], 3))) << "lane " << l;
+    EXPECT_EQ(out[lanes + l], lowByte(isaAlu(AluOp::Req, a1, second[l], 0x7f00))) << "lane " << l;
+  }
+}
+
+// After reset the state is REQ with a zero operand, bias and immediate: a
+// requantising GEMM on a fresh simulator leaves the bare sum in ACC and
+// REQ(sum, 0, 0) = CLIP(0) to [0, 0] = 0 in OUT. A GEMM without the flag
+// is unaffected by a SETREQ.
+TEST(FsimGemmRequant, StateAfterResetAndPlainGemms) {
+  std::mt19937_64 rng(808);
+  RequantRig r("ultra96", rng);
+  const uint32_t lanes = r.rig.accLanes();
+  std::vector<int32_t> acc(size_t(2) * lanes, 77), param(2 * size_t(lanes), 1 << 20);
+  r.rig.writeAcc(0, acc);
+  r.rig.writeAcc(4, param);
+  Instruction g = makeGemm({0, 1, 1, 1});
+  g.requant = true;
+  Instruction plain = makeGemm({1, 2, 1, 1});
+  r.run({{0, 0, 0}, {1, 1, 1}}, {g, makeSetReq(AluOp::Req, 4, 0x7f80), plain});
+  const std::vector<int8_t> out = r.rig.readOut(0, 2);
+  const std::vector<int32_t> got = r.rig.readAcc(0, 2, 8);
+  for (uint32_t l = 0; l < lanes; ++l) {
+    EXPECT_EQ(got[l], wrap32(r.dot(0, 0, l))) << "lane " << l;
+    EXPECT_EQ(out[l], 0) << "lane " << l;
+    const int32_t a1 = wrap32(77 + r.dot(1, 1, l));
+    EXPECT_EQ(got[lanes + l], a1) << "lane " << l;
+    EXPECT_EQ(out[lanes + l], lowByte(a1)) << "lane " << l;
+  }
+}
+
+TEST(FsimGemmRequant, RefusedWithoutTheExtensionAndWithReset) {
+  const hw::HwConfig pynq = hw::loadConfig("pynq");
+  const hw::HwConfig with = hw::loadConfig(gemmRequantConfigFile("pynq"));
+  auto why = [](const hw::HwConfig& cfg, const Instruction& i) -> std::string {
+    try {
+      hw::IsaLayout(cfg).encode(i);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  Instruction g = makeGemm({0, 1, 1, 1});
+  g.requant = true;
+  EXPECT_EQ(why(with, g), "");
+  EXPECT_EQ(why(with, makeSetReq(AluOp::Req, 2, 5)), "");
+  if (!pynq.gemm_requant) {
+    EXPECT_THAT(why(pynq, g), ::testing::HasSubstr("gemm_requant"));
+    EXPECT_THAT(why(pynq, makeSetReq(AluOp::Req, 2, 5)), ::testing::HasSubstr("gemm_requant"));
+  }
+  g.reset = true;
+  EXPECT_THAT(why(with, g), ::testing::HasSubstr("requant and reset"));
+  EXPECT_THAT(why(with, makeSetReq(AluOp::Max, 2, 5)), ::testing::HasSubstr("must be REQ or FREQ"));
+  EXPECT_THAT(why(with, makeSetReq(AluOp::FReq, 2, 5)), ::testing::HasSubstr("float_requant"));  // pynq has no FREQ
 }
 
 // ---------------------------------------------------------------------------

@@ -24,6 +24,7 @@ bool isEmpty(const Instruction& i) {
     case Opcode::Gemm:
     case Opcode::DwGemm:
     case Opcode::Alu: return i.iter_out == 0 || i.iter_in == 0 || i.uop_begin == i.uop_end;
+    case Opcode::SetReq:
     case Opcode::Finish: return false;
   }
   return false;
@@ -49,6 +50,8 @@ void countStatic(const Instruction& i, ProgramFeatures& f) {
     f.pad_left += i.x_pad_left > 0;
     f.pad_right += i.x_pad_right > 0;
     f.padding_only_loads += (i.y_size == 0 || i.x_size == 0);
+  } else if (i.opcode == Opcode::SetReq) {
+    (i.alu_op == hw::AluOp::FReq ? f.setreq_freq : f.setreq_req)++;
   } else if (i.opcode == Opcode::Gemm) {
     (i.reset ? f.gemm_reset : f.gemm_accumulate)++;
   } else if (i.opcode == Opcode::DwGemm) {
@@ -108,6 +111,37 @@ void countOperandReuse(const hw::HwConfig& cfg, const RandomProgram& p, ProgramF
             }
             write(uint64_t(uop.dst) + uint64_t(o) * i.dst_factor_out + uint64_t(n) * i.dst_factor_in);
           }
+    }
+  }
+}
+
+// Requantising GEMMs: the state's op (followed through the SETREQs in
+// program order, REQ from reset) and the dst of each iteration's micro-ops.
+void countRequant(const hw::HwConfig& cfg, const RandomProgram& p, ProgramFeatures& f) {
+  std::vector<hw::Uop> uop_sram(cfg.depth(hw::Memory::Uop));
+  hw::AluOp state = hw::AluOp::Req;
+  bool set = false;
+  for (size_t k = 0; k < p.instructions.size(); ++k) {
+    const Instruction& i = p.instructions[k];
+    if (i.opcode == Opcode::Load && i.memory == hw::Memory::Uop && p.buffer_of[k] >= 0) {
+      for (uint64_t r = 0; r < i.y_size; ++r)
+        for (uint64_t c = 0; c < i.x_size; ++c) {
+          const uint64_t from = i.dram_base + r * i.x_stride + c;
+          if (from < p.uops.size()) uop_sram[i.sram_base + r * i.x_size + c] = p.uops[from];
+        }
+    } else if (i.opcode == Opcode::SetReq) {
+      state = i.alu_op;
+      set = true;
+    } else if (i.opcode == Opcode::Gemm && i.requant && !isEmpty(i)) {
+      (state == hw::AluOp::FReq ? f.gemm_requant_freq : f.gemm_requant_req)++;
+      f.gemm_requant_from_reset += !set;
+      f.gemm_requant_multi_uop += i.uop_end - i.uop_begin > 1;
+      // Within an iteration the micro-ops' dst differ exactly where their
+      // uop.dst do (the loop offsets are the same for all of them).
+      bool mixed = false;
+      for (uint32_t u = i.uop_begin + 1; u < i.uop_end && !mixed; ++u)
+        mixed = uop_sram[u].dst != uop_sram[i.uop_begin].dst;
+      f.gemm_requant_mixed_dst += mixed;
     }
   }
 }
@@ -174,6 +208,7 @@ ProgramFeatures analyzeProgram(const hw::HwConfig& cfg, const RandomProgram& pro
   ProgramFeatures f;
   for (const Instruction& i : program.instructions) countStatic(i, f);
   countOperandReuse(cfg, program, f);
+  countRequant(cfg, program, f);
   modelSchedule(cfg, program.instructions, f);
   return f;
 }

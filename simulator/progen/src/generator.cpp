@@ -21,6 +21,12 @@
 //    program order, which rules out deadlock (see progen.h).
 //  * Random extras: voluntary pushes/pops, bursts in which one producer keeps
 //    a queue full, NOPs of every zero-size form, a final drain of all tokens.
+//  * gemm_requant: SETREQ reads an operand/bias pair of ACC entries (often
+//    loaded just before it from pairs of requantisation parameters appended
+//    to the "acc" buffer), GEMMs carry requant (never with reset), with
+//    micro-op runs that share one dst (the compiler's reduction) as well as
+//    runs whose dst differ. Every random draw for the extension is made only
+//    on configs that have it, so that other configs keep their programs.
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -80,7 +86,7 @@ struct Shape {
   uint64_t span() const { return (y == 0 || x == 0) ? 0 : uint64_t(y - 1) * stride + x; }
 };
 
-enum class Kind { LoadUop, LoadWgt, LoadInp, LoadAcc, LoadAcc8, Store, Gemm, DwGemm, Alu, Nop };
+enum class Kind { LoadUop, LoadWgt, LoadInp, LoadAcc, LoadAcc8, Store, Gemm, DwGemm, Alu, Nop, SetReq };
 
 class Generator {
  public:
@@ -96,6 +102,11 @@ class Generator {
     max_iter_ = uint32_t(std::min<double>(std::max(1.0, std::round(4 * s)), double((1u << cfg.loop_iter_bits) - 1)));
     max_uops_ = uint32_t(std::max(1.0, std::round(4 * s)));
     token_depth_ = cfg.token_queue_depth;
+    if (cfg.gemm_requant) {
+      // The ops SETREQ may choose (REQ exists wherever gemm_requant does).
+      for (AluOp op : {AluOp::Req, AluOp::FReq})
+        if (int(op) < hw::numAluOps(cfg) && (opts.alu_ops & (1u << int(op)))) setreq_ops_.push_back(op);
+    }
   }
 
   RandomProgram run() {
@@ -151,9 +162,12 @@ class Generator {
       // Some ALU runs apply one operand vector to several destinations (a
       // parameter shared by micro-ops: the ALU's operand register case).
       const int64_t shared_src = kind == 1 && rng_.chance(0.3) ? int64_t(pickIn(acc_win_)) : -1;
+      // With gemm_requant, some GEMM runs accumulate into one dst: a
+      // requantising GEMM's iteration over them is one whole reduction.
+      const int64_t shared_dst = cfg_.gemm_requant && kind == 0 && rng_.chance(0.5) ? int64_t(pickIn(acc_win_)) : -1;
       for (uint64_t i = 0; i < run && table_.size() < table_size; ++i) {
         hw::Uop u;
-        u.dst = pickIn(acc_win_);
+        u.dst = shared_dst >= 0 ? uint32_t(shared_dst) : pickIn(acc_win_);
         if (kind == 0) {
           u.src = pickIn(inp_win_);
           u.wgt = pickIn(wgt_win_);
@@ -182,6 +196,7 @@ class Generator {
       uint32_t v = uint32_t(int32_t(rng_.range(-40, 40)));
       for (int b = 0; b < 4; ++b) acc[i + b] = uint8_t(v >> (8 * b));
     }
+    if (cfg_.gemm_requant) appendRequantParameters(acc);
     prog_.buffers[kAccBuf] = {"acc", Memory::Acc, false, std::move(acc)};
     prog_.buffers[kAcc8Buf] = {"acc8", Memory::Acc8, false,
                                randomBytes(entries(acc_win_) * cfg_.entryBytes(Memory::Acc8))};
@@ -190,6 +205,38 @@ class Generator {
     prog_.buffers[kOutBuf] = {
         "out", Memory::Output, true,
         randomBytes((2 * uint64_t(acc_win_.size) + rng_.below(acc_win_.size) + 1) * cfg_.entryBytes(Memory::Output))};
+  }
+
+  // gemm_requant: pairs of ACC entries (operand, bias) at the end of the
+  // "acc" buffer that give requantised outputs across the int8 range rather
+  // than mostly saturated ones: REQ operands m*64+s with m/2^s in [2^-12,
+  // 2^-8] (a GEMM sum over one block of random int8 products is some 2^14),
+  // FREQ scales in the same range, biases up to 2^15. Some lanes get a
+  // negative multiplier or scale.
+  void appendRequantParameters(std::vector<uint8_t>& acc) {
+    const uint32_t lanes = cfg_.batch * cfg_.block_out;
+    auto put = [&](uint32_t v) {
+      for (int b = 0; b < 4; ++b) acc.push_back(uint8_t(v >> (8 * b)));
+    };
+    for (AluOp op : setreq_ops_) {
+      std::vector<uint64_t>& pairs = op == AluOp::Req ? req_params_ : freq_params_;
+      for (int pair = 0; pair < kRequantPairs; ++pair) {
+        pairs.push_back(acc.size() / cfg_.entryBytes(Memory::Acc));
+        for (uint32_t k = 0; k < lanes; ++k) {
+          const bool negative = rng_.chance(0.1);
+          if (op == AluOp::Req) {
+            const int64_t shift = rng_.range(10, 26);
+            int64_t m = int64_t(std::ldexp(1.0 + 15.0 * double(rng_.next() >> 11) * 0x1p-53, int(shift) - 12));
+            m = std::clamp<int64_t>(negative ? -m : m, -(int64_t(1) << 25), (int64_t(1) << 25) - 1);
+            put(uint32_t(int32_t(m * 64 + shift)));
+          } else {
+            const uint32_t exponent = uint32_t(127 - 12 + rng_.range(0, 3));
+            put((negative ? 0x80000000u : 0u) | exponent << 23 | uint32_t(rng_.below(1u << 23)));
+          }
+        }
+        for (uint32_t k = 0; k < lanes; ++k) put(uint32_t(int32_t(rng_.range(-(1 << 15), 1 << 15))));
+      }
+    }
   }
 
   uint64_t bufferEntries(int buffer) const {
@@ -268,10 +315,12 @@ class Generator {
         }
         case 1:  // empty micro-op range
           i = hw::makeGemm({uop_win_.base, uop_win_.base, iterField(2), iterField(2)}, rng_.chance(0.5));
+          if (cfg_.gemm_requant && !i.reset) i.requant = rng_.chance(0.5);
           break;
         case 2:  // zero iterations
           i = hw::makeGemm({uop_win_.base, uop_win_.base + 1, rng_.chance(0.5) ? 0u : iterField(3), 0}, false);
           if (i.iter_in == 0 && i.iter_out == 0) i.iter_in = 1;
+          if (cfg_.gemm_requant) i.requant = rng_.chance(0.5);
           break;
         default:
           i = hw::makeAluImm(AluOp(rng_.below(hw::numAluOps(cfg_))),
@@ -589,15 +638,16 @@ class Generator {
   }
 
   // A micro-op range [begin, end) of loaded micro-ops that all satisfy `ok`.
+  // At least `min_len` micro-ops where the loaded ones allow it.
   template <class Pred>
-  bool findUops(Pred ok, uint32_t& begin, uint32_t& end) {
+  bool findUops(Pred ok, uint32_t& begin, uint32_t& end, uint32_t min_len = 1) {
     for (int attempt = 0; attempt < 8; ++attempt) {
       const uint32_t b = uop_win_.base + uint32_t(rng_.below(uop_win_.size));
       auto usable = [&](uint32_t u) {
         return u < uop_win_.end() && uop_sram_[u] >= 0 && ok(table_[size_t(uop_sram_[u])]);
       };
       if (!usable(b)) continue;
-      const uint32_t len = rng_.smallSize(max_uops_);
+      const uint32_t len = std::max(min_len, rng_.smallSize(max_uops_));
       uint32_t e = b + 1;
       while (e < b + len && usable(e)) ++e;
       begin = b;
@@ -626,14 +676,25 @@ class Generator {
 
   uint32_t pickIters() { return rng_.chance(0.35) ? 1 : rng_.smallSize(max_iter_); }
 
+  // Whether a GEMM may requantise now: the config has the extension, SETREQ
+  // has an op to choose, and the state is one this program set (or the reset
+  // one, where the options allow depending on it).
+  bool requantAllowed() const {
+    return cfg_.gemm_requant && !setreq_ops_.empty() && (setreq_emitted_ || opts_.requant_from_reset);
+  }
+
   bool genGemm() {
     const bool reset = rng_.chance(0.25);
+    // Drawn only where requant is possible: other configs keep their stream.
+    const bool requant = !reset && requantAllowed() && rng_.chance(0.5);
+    // Mostly several micro-ops per iteration for requant: one reduction.
+    const uint32_t min_uops = requant && rng_.chance(0.6) ? 2 : 1;
     hw::LoopNest l;
     bool found = findUops(
         [&](const hw::Uop& u) {
           return acc_win_.contains(u.dst) && (reset || (inp_win_.contains(u.src) && wgt_win_.contains(u.wgt)));
         },
-        l.uop_begin, l.uop_end);
+        l.uop_begin, l.uop_end, min_uops);
     if (!found) return false;
     uint64_t max_dst = 0, max_src = 0, max_wgt = 0;
     for (uint32_t u = l.uop_begin; u < l.uop_end; ++u) {
@@ -654,7 +715,38 @@ class Generator {
       pickFactors(l.iter_out, l.iter_in, max_src, inp_win_.end(), cfg_.indexBits(Memory::Input), l.src_out, l.src_in);
       pickFactors(l.iter_out, l.iter_in, max_wgt, wgt_win_.end(), cfg_.indexBits(Memory::Weight), l.wgt_out, l.wgt_in);
     }
-    emitLoop(hw::makeGemm(l, reset));
+    Instruction insn = hw::makeGemm(l, reset);
+    insn.requant = requant;
+    if (requant && !setreq_emitted_) prog_.uses_reset_requant = true;
+    emitLoop(insn);
+    return true;
+  }
+
+  // SETREQ: REQ or FREQ, a random immediate (REQ: mostly ordered int8 clip
+  // bounds; FREQ: mostly a zero point in [-128, 127]) and an operand/bias
+  // pair of the ACC window, mostly loaded just before from the parameter
+  // pairs of the "acc" buffer, otherwise whatever the window holds.
+  bool genSetReq() {
+    if (setreq_ops_.empty()) return false;
+    const AluOp op = setreq_ops_[rng_.below(setreq_ops_.size())];
+    const uint32_t base = acc_win_.base + uint32_t(rng_.below(acc_win_.size - 1));
+    const std::vector<uint64_t>& params = op == AluOp::Req ? req_params_ : freq_params_;
+    if ((opts_.ops & kLoadAcc) && xfer_max_ >= 2 && !params.empty() && rng_.chance(0.75)) {
+      const uint64_t pair = params[rng_.below(params.size())];
+      emitTransfer(hw::makeLoad(Memory::Acc, base, pair, 1, 2, 2), kAccBuf);
+    }
+    internalCheck(acc_defined_[base] && acc_defined_[base + 1], "SETREQ reads an undefined entry");
+    Instruction insn;
+    insn.opcode = Opcode::SetReq;
+    insn.alu_op = op;
+    insn.sram_base = base;
+    if (op == AluOp::Req)  // often the compiler's bounds, [-128, 127] or [0, 127] (fused ReLU)
+      insn.imm = rng_.chance(0.4) ? clampImm(rng_.chance(0.5) ? 0x7f80 : 0x7f00) : pickImm(AluOp::Clip);
+    else
+      insn.imm = rng_.chance(0.8) ? clampImm(rng_.range(-128, 127)) : pickImm(AluOp::FReq);
+    const uint64_t need[3] = {0, 0, 0};  // ACC belongs to the compute module alone
+    emit(insn, -1, need);
+    setreq_emitted_ = true;
     return true;
   }
 
@@ -799,6 +891,7 @@ class Generator {
       case Kind::DwGemm: return genDwGemm();
       case Kind::Alu: return genAlu();
       case Kind::Nop: return genNop();
+      case Kind::SetReq: return genSetReq();
     }
     return false;
   }
@@ -821,10 +914,12 @@ class Generator {
     const Choice all[] = {{Kind::LoadUop, kLoadUop, 1}, {Kind::LoadWgt, kLoadWgt, 2},   {Kind::LoadInp, kLoadInp, 2},
                           {Kind::LoadAcc, kLoadAcc, 1}, {Kind::LoadAcc8, kLoadAcc8, 1}, {Kind::Store, kStore, 3},
                           {Kind::Gemm, kGemm, 3},       {Kind::Alu, kAlu, 3},           {Kind::Nop, kAllOps, 0.4},
-                          {Kind::DwGemm, kGemm, 2}};
+                          {Kind::DwGemm, kGemm, 2},     {Kind::SetReq, kGemm, 1}};
     std::vector<Choice> choices;
     for (const Choice& c : all)
-      if ((opts_.ops & c.op) && (c.kind != Kind::DwGemm || cfg_.depthwise_taps)) choices.push_back(c);
+      if ((opts_.ops & c.op) && (c.kind != Kind::DwGemm || cfg_.depthwise_taps) &&
+          (c.kind != Kind::SetReq || !setreq_ops_.empty()))
+        choices.push_back(c);
     uint64_t attempts = 0;
     for (uint32_t n = 0; n < opts_.length;) {
       if (++attempts > 100ull * opts_.length + 1000)
@@ -888,6 +983,11 @@ class Generator {
   std::vector<int64_t> uop_sram_;  // table index held by each UOP entry, -1 if not loaded
   std::vector<SharedEntry> inp_, wgt_, out_;
   std::vector<bool> acc_defined_;
+  // gemm_requant
+  static constexpr int kRequantPairs = 4;           // parameter pairs per op in the "acc" buffer
+  std::vector<AluOp> setreq_ops_;                   // empty without the extension
+  std::vector<uint64_t> req_params_, freq_params_;  // first entry of each pair in the "acc" buffer
+  bool setreq_emitted_ = false;
 
   uint64_t count_[3] = {0, 0, 0};
   int64_t last_pos_[3] = {-1, -1, -1};

@@ -94,6 +94,8 @@ class Interpreter {
     acc_ok_.assign(cfg.depth(Memory::Acc), false);
     out_.assign(size_t(cfg.depth(Memory::Acc)) * B_ * BO_, 0);
     out_ok_.assign(cfg.depth(Memory::Acc), false);
+    req_operand_.assign(size_t(B_) * BO_, 0);  // the state after reset
+    req_bias_.assign(size_t(B_) * BO_, 0);
     for (const auto& b : p.buffers) dram_.push_back(b.init);
   }
 
@@ -111,6 +113,7 @@ class Interpreter {
         case Opcode::Gemm: gemm(insn); break;
         case Opcode::DwGemm: dwgemm(insn); break;
         case Opcode::Alu: alu(insn); break;
+        case Opcode::SetReq: setReq(insn); break;
         case Opcode::Finish: break;
       }
       tokensAfter(insn);
@@ -225,7 +228,8 @@ class Interpreter {
       }
   }
 
-  // Calls f(dst, src, wgt) for every step of the loop nest, in order.
+  // Calls f(dst, src, wgt, first) for every step of the loop nest, in order;
+  // `first` is true for the first micro-op of an iteration (u == uop_begin).
   template <class F>
   void loopNest(const Instruction& insn, F f) {
     if (insn.uop_begin > insn.uop_end || insn.uop_end > cfg_.depth(Memory::Uop)) fail("micro-op range outside UOP");
@@ -235,7 +239,7 @@ class Interpreter {
           if (!uop_ok_[u]) fail("uses micro-op " + std::to_string(u) + " that was not loaded");
           f(uop_[u].dst + o * insn.dst_factor_out + i * insn.dst_factor_in,
             uop_[u].src + o * insn.src_factor_out + i * insn.src_factor_in,
-            uop_[u].wgt + o * insn.wgt_factor_out + i * insn.wgt_factor_in);
+            uop_[u].wgt + o * insn.wgt_factor_out + i * insn.wgt_factor_in, u == insn.uop_begin);
         }
   }
 
@@ -244,9 +248,40 @@ class Interpreter {
     out_ok_[d] = true;
   }
 
+  // docs/isa.md, "SETREQ and the GEMM flag requant": each iteration's
+  // micro-ops are one reduction that starts from the state's bias; every
+  // micro-op writes its sum to ACC[d] and the state's op of it to OUT[d].
   void gemm(const Instruction& insn) {
-    loopNest(insn, [&](uint64_t d, uint64_t s, uint64_t w) {
+    if (insn.requant) {
+      if (!cfg_.gemm_requant) fail("GEMM requant on a config without the gemm_requant extension");
+      if (insn.reset) fail("GEMM with both requant and reset");
+    }
+    loopNest(insn, [&](uint64_t d, uint64_t s, uint64_t w, bool first) {
       checkIndex(d, Memory::Acc, "dst");
+      if (insn.requant) {
+        checkIndex(s, Memory::Input, "src");
+        checkIndex(w, Memory::Weight, "wgt");
+        // The first micro-op does not read ACC[d]: the bias replaces it.
+        if ((!first && !acc_ok_[d]) || !inp_ok_[s] || !wgt_ok_[w])
+          fail("GEMM reads an entry the program did not write");
+        if (!setreq_seen_ && !p_.uses_reset_requant)
+          fail("requantising GEMM before any SETREQ: its result depends on the state earlier programs left");
+        for (uint32_t bb = 0; bb < B_; ++bb)
+          for (uint32_t n = 0; n < BO_; ++n) {
+            const size_t lane = size_t(bb) * BO_ + n;
+            int64_t sum = 0;
+            for (uint32_t k = 0; k < BI_; ++k)
+              sum += int64_t(inp_[(s * B_ + bb) * BI_ + k]) * int64_t(wgt_[(w * BO_ + n) * BI_ + k]);
+            int32_t& a = acc_[d * B_ * BO_ + lane];
+            const int64_t start = first ? int64_t(req_bias_[lane]) : int64_t(a);
+            a = int32_t(uint32_t(uint64_t(start + sum)));
+            const int32_t r = aluReference(req_op_, a, req_operand_[lane], req_imm_);
+            out_[d * B_ * BO_ + lane] = int8_t(uint8_t(uint32_t(r)));
+          }
+        acc_ok_[d] = true;
+        out_ok_[d] = true;
+        return;
+      }
       if (insn.reset) {
         for (uint32_t k = 0; k < B_ * BO_; ++k) acc_[d * B_ * BO_ + k] = 0;
         acc_ok_[d] = true;
@@ -306,7 +341,7 @@ class Interpreter {
   }
 
   void alu(const Instruction& insn) {
-    loopNest(insn, [&](uint64_t d, uint64_t s, uint64_t) {
+    loopNest(insn, [&](uint64_t d, uint64_t s, uint64_t, bool) {
       checkIndex(d, Memory::Acc, "dst");
       if (!insn.use_imm) checkIndex(s, Memory::Acc, "src");
       const bool bias = insn.bias_clear && !insn.use_imm;  // ACC[src+1] joins the first operand
@@ -331,6 +366,26 @@ class Interpreter {
     });
   }
 
+  // SETREQ (docs/isa.md): copies the op, the immediate and two ACC entries,
+  // the operand at sram_base and the bias after it.
+  void setReq(const Instruction& insn) {
+    if (!cfg_.gemm_requant) fail("SETREQ on a config without the gemm_requant extension");
+    if (insn.alu_op != AluOp::Req && insn.alu_op != AluOp::FReq) fail("SETREQ with an op other than REQ and FREQ");
+    if (insn.alu_op == AluOp::Req ? !cfg_.fused_requant : !cfg_.float_requant)
+      fail("SETREQ with an op the config does not have");
+    const uint64_t s = insn.sram_base;
+    checkIndex(s, Memory::Acc, "operand");
+    checkIndex(s + 1, Memory::Acc, "bias (sram_base+1)");
+    if (!acc_ok_[s] || !acc_ok_[s + 1]) fail("SETREQ reads an entry the program did not write");
+    req_op_ = insn.alu_op;
+    req_imm_ = insn.imm;
+    for (uint32_t k = 0; k < B_ * BO_; ++k) {
+      req_operand_[k] = acc_[s * B_ * BO_ + k];
+      req_bias_[k] = acc_[(s + 1) * B_ * BO_ + k];
+    }
+    setreq_seen_ = true;
+  }
+
   const hw::HwConfig& cfg_;
   const RandomProgram& p_;
   hw::IsaLayout layout_;
@@ -342,6 +397,11 @@ class Interpreter {
   std::vector<bool> uop_ok_, inp_ok_, wgt_ok_, acc_ok_, out_ok_;  // written by this program
   std::vector<std::vector<uint8_t>> dram_;
   uint32_t tokens_[4] = {0, 0, 0, 0};
+  // The requantisation state of SETREQ, as after reset until the first one.
+  AluOp req_op_ = AluOp::Req;
+  int32_t req_imm_ = 0;
+  std::vector<int32_t> req_operand_, req_bias_;
+  bool setreq_seen_ = false;
 };
 
 }  // namespace

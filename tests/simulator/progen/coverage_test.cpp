@@ -4,17 +4,21 @@
 // negative and clamped shift immediates, each padding side, padding-only and
 // overlapping-row transfers, GEMM reset and accumulate, token-only NOPs, every
 // token queue, and full command and token queues in the eager schedule.
+// With gemm_requant: SETREQ with REQ and FREQ, and requantising GEMMs on
+// either state, with reductions of several micro-ops and iterations whose
+// micro-ops write different dst.
 #include <gtest/gtest.h>
 
+#include "requant_config.h"
 #include "vdla/hw/config.h"
+#include "vdla/hw/isa_layout.h"
 #include "vdla/sim/progen.h"
 #include "vdla/sim/progen_reference.h"
 
 namespace vdla::sim::progen {
 namespace {
 
-ProgramFeatures sumFeatures(const std::string& config, int seeds, const ProgenOptions& opts = {}) {
-  const hw::HwConfig cfg = hw::loadConfig(config);
+ProgramFeatures sumFeatures(const hw::HwConfig& cfg, int seeds, const ProgenOptions& opts = {}) {
   ProgramFeatures total;
   for (int s = 0; s < seeds; ++s) {
     const ProgramFeatures f = analyzeProgram(cfg, generateProgram(cfg, uint64_t(s), opts));
@@ -38,6 +42,13 @@ ProgramFeatures sumFeatures(const std::string& config, int seeds, const ProgenOp
     total.dwgemm_short_runs += f.dwgemm_short_runs;
     total.dwgemm_upper_lanes += f.dwgemm_upper_lanes;
     total.alu_bias_clear += f.alu_bias_clear;
+    total.setreq_req += f.setreq_req;
+    total.setreq_freq += f.setreq_freq;
+    total.gemm_requant_req += f.gemm_requant_req;
+    total.gemm_requant_freq += f.gemm_requant_freq;
+    total.gemm_requant_from_reset += f.gemm_requant_from_reset;
+    total.gemm_requant_multi_uop += f.gemm_requant_multi_uop;
+    total.gemm_requant_mixed_dst += f.gemm_requant_mixed_dst;
     total.empty_ops += f.empty_ops;
     total.alu_src_repeats += f.alu_src_repeats;
     total.alu_src_repeats_rewritten += f.alu_src_repeats_rewritten;
@@ -53,15 +64,23 @@ ProgramFeatures sumFeatures(const std::string& config, int seeds, const ProgenOp
   return total;
 }
 
+ProgramFeatures sumFeatures(const std::string& config, int seeds, const ProgenOptions& opts = {}) {
+  return sumFeatures(hw::loadConfig(config), seeds, opts);
+}
+
 TEST(ProgenCoverage, TinyProgramsCoverTheIsa) {
   const hw::HwConfig cfg = hw::loadConfig("tiny");
   const ProgramFeatures f = sumFeatures("tiny", 300);
   ASSERT_EQ(cfg.depthwise_taps, 0u);
+  ASSERT_FALSE(cfg.gemm_requant);
   for (int op = 0; op < hw::kNumOpcodes; ++op) {
-    if (hw::Opcode(op) == hw::Opcode::DwGemm) continue;
+    if (hw::Opcode(op) == hw::Opcode::DwGemm || hw::Opcode(op) == hw::Opcode::SetReq) continue;
     EXPECT_GT(f.opcodes[op], 0u) << hw::opcodeName(hw::Opcode(op));
   }
-  EXPECT_EQ(f.opcodes[int(hw::Opcode::DwGemm)], 0u);    // not on a config without the extension
+  // Not on a config without the extension.
+  EXPECT_EQ(f.opcodes[int(hw::Opcode::DwGemm)], 0u);
+  EXPECT_EQ(f.opcodes[int(hw::Opcode::SetReq)], 0u);
+  EXPECT_EQ(f.gemm_requant_req + f.gemm_requant_freq, 0u);
   EXPECT_EQ(f.opcodes[int(hw::Opcode::Finish)], 300u);  // exactly one per program
   for (hw::Memory m : {hw::Memory::Uop, hw::Memory::Weight, hw::Memory::Input, hw::Memory::Acc, hw::Memory::Acc8})
     EXPECT_GT(f.loads_by_memory[int(m)], 0u) << hw::memoryName(m);
@@ -126,6 +145,48 @@ TEST(ProgenCoverage, PynqProgramsCoverBiasClear) {
   EXPECT_GT(sumFeatures("pynq", 100).alu_bias_clear, 20u);
   ASSERT_FALSE(hw::loadConfig("tiny").alu_bias_clear);
   EXPECT_EQ(sumFeatures("tiny", 50).alu_bias_clear, 0u);
+}
+
+// gemm_requant on pynq (REQ only): SETREQs, requantising GEMMs whose
+// iterations run several micro-ops, some of them into different dst, and
+// the other GEMM forms still; none before a SETREQ unless the options allow
+// the reset state.
+TEST(ProgenCoverage, GemmRequantProgramsCoverSetreqAndRequantisingGemms) {
+  const hw::HwConfig cfg = progentest::withGemmRequant("pynq");
+  ASSERT_TRUE(hw::IsaLayout(cfg).hasOpcode(hw::Opcode::SetReq));
+  ASSERT_FALSE(cfg.float_requant);
+  const ProgramFeatures f = sumFeatures(cfg, 100);
+  EXPECT_EQ(f.opcodes[int(hw::Opcode::SetReq)], f.setreq_req + f.setreq_freq);
+  EXPECT_GT(f.setreq_req, 50u);
+  EXPECT_EQ(f.setreq_freq, 0u);  // pynq has no FREQ
+  EXPECT_GT(f.gemm_requant_req, 50u);
+  EXPECT_EQ(f.gemm_requant_freq, 0u);
+  EXPECT_GT(f.gemm_requant_multi_uop, 30u);
+  EXPECT_GT(f.gemm_requant_mixed_dst, 10u);
+  EXPECT_LT(f.gemm_requant_mixed_dst, f.gemm_requant_multi_uop);  // and reductions into one dst
+  EXPECT_EQ(f.gemm_requant_from_reset, 0u);
+  EXPECT_GT(f.gemm_reset, 20u);
+  EXPECT_GT(f.gemm_accumulate, f.gemm_requant_req);  // plain accumulating GEMMs as well
+  EXPECT_GT(f.opcodes[int(hw::Opcode::DwGemm)], 30u);
+
+  ProgenOptions from_reset;
+  from_reset.requant_from_reset = true;
+  const ProgramFeatures r = sumFeatures(cfg, 100, from_reset);
+  EXPECT_GT(r.gemm_requant_from_reset, 10u);
+  EXPECT_GT(r.gemm_requant_req, r.gemm_requant_from_reset);  // and after SETREQs
+}
+
+// zcu104 has float_requant: SETREQ picks FREQ as well, and requantising GEMMs
+// run on both states.
+TEST(ProgenCoverage, GemmRequantProgramsCoverFreq) {
+  const hw::HwConfig cfg = progentest::withGemmRequant("zcu104");
+  ASSERT_TRUE(cfg.float_requant);
+  const ProgramFeatures f = sumFeatures(cfg, 100);
+  EXPECT_GT(f.setreq_req, 30u);
+  EXPECT_GT(f.setreq_freq, 30u);
+  EXPECT_GT(f.gemm_requant_req, 30u);
+  EXPECT_GT(f.gemm_requant_freq, 30u);
+  EXPECT_GT(f.gemm_requant_mixed_dst, 10u);
 }
 
 TEST(ProgenCoverage, OptionsRestrictTheProgram) {

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "requant_config.h"
 #include "vdla/hw/config.h"
 #include "vdla/hw/error.h"
 #include "vdla/sim/progen.h"
@@ -76,6 +77,42 @@ TEST(ProgenValid, OptionVariants) {
   long_programs.length = 400;
   expectValid("tiny", 6000, 5, long_programs);
   expectValid("ultra96", 7000, 5, {});
+}
+
+// gemm_requant: SETREQ and requantising GEMMs, also with few micro-ops per
+// table (size 0.25), large tiles, requant GEMMs on the reset state, and only
+// REQ selected on a config that has FREQ.
+TEST(ProgenValid, GemmRequantPrograms) {
+  expectValid(progentest::withGemmRequant("pynq"), 1, 50, {});
+  expectValid(progentest::withGemmRequant("ultra96"), 100, 10, {});
+  expectValid(progentest::withGemmRequant("zcu104"), 200, 20, {});
+  ProgenOptions small;
+  small.size_scale = 0.25;
+  expectValid(progentest::withGemmRequant("zcu104"), 300, 30, small);
+  ProgenOptions large;
+  large.size_scale = 3;
+  large.length = 60;
+  expectValid(progentest::withGemmRequant("pynq"), 400, 10, large);
+  ProgenOptions from_reset;
+  from_reset.requant_from_reset = true;
+  expectValid(progentest::withGemmRequant("pynq"), 500, 30, from_reset);
+  ProgenOptions req_only;
+  req_only.alu_ops = 1u << int(hw::AluOp::Req);
+  expectValid(progentest::withGemmRequant("zcu104"), 600, 10, req_only);
+  for (uint64_t seed = 600; seed < 610; ++seed)
+    for (const auto& insn : generateProgram(progentest::withGemmRequant("zcu104"), seed, req_only).instructions) {
+      if (insn.opcode == hw::Opcode::SetReq) {
+        ASSERT_EQ(insn.alu_op, hw::AluOp::Req);
+      }
+    }
+  // Neither REQ nor FREQ selected: no SETREQ and no requantising GEMM.
+  ProgenOptions neither;
+  neither.alu_ops = 1u << int(hw::AluOp::Add);
+  for (uint64_t seed = 700; seed < 710; ++seed)
+    for (const auto& insn : generateProgram(progentest::withGemmRequant("zcu104"), seed, neither).instructions) {
+      ASSERT_NE(insn.opcode, hw::Opcode::SetReq);
+      ASSERT_FALSE(insn.requant && insn.iter_out && insn.iter_in && insn.uop_end > insn.uop_begin);
+    }
 }
 
 // The result may not depend on scheduling: the same program on fsims with

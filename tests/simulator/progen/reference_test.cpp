@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "requant_config.h"
 #include "vdla/hw/assembly.h"
 #include "vdla/hw/instruction_builders.h"
 #include "vdla/hw/config.h"
@@ -28,9 +29,8 @@ std::string firstDifference(const RandomProgram& p, const std::vector<std::vecto
   return "";
 }
 
-void expectFsimMatchesReference(const std::string& config, uint64_t first_seed, int count,
+void expectFsimMatchesReference(const hw::HwConfig& cfg, uint64_t first_seed, int count,
                                 const ProgenOptions& opts = {}) {
-  const hw::HwConfig cfg = hw::loadConfig(config);
   Dram dram;
   FunctionalSimulator fsim(cfg, dram);
   uint64_t stored_bytes = 0;
@@ -44,6 +44,11 @@ void expectFsimMatchesReference(const std::string& config, uint64_t first_seed, 
   EXPECT_GT(stored_bytes, 0u);  // the comparison covered real results
 }
 
+void expectFsimMatchesReference(const std::string& config, uint64_t first_seed, int count,
+                                const ProgenOptions& opts = {}) {
+  expectFsimMatchesReference(hw::loadConfig(config), first_seed, count, opts);
+}
+
 TEST(ProgenReference, FsimMatchesReferenceOnTiny) { expectFsimMatchesReference("tiny", 10000, 250); }
 
 TEST(ProgenReference, FsimMatchesReferenceOnPynq) { expectFsimMatchesReference("pynq", 10000, 25); }
@@ -53,6 +58,84 @@ TEST(ProgenReference, FsimMatchesReferenceOnLargerTilesWithoutSelfOverlap) {
   o.size_scale = 2.5;
   o.alu_self_overlap = false;
   expectFsimMatchesReference("tiny", 20000, 30, o);
+}
+
+// gemm_requant (SETREQ, GEMM requant): pynq and ultra96 with REQ, zcu104
+// with REQ and FREQ, on one fsim each (the requantisation state carries over
+// between programs; every program sets its own before using it).
+TEST(ProgenReference, FsimMatchesReferenceWithGemmRequantOnPynq) {
+  expectFsimMatchesReference(progentest::withGemmRequant("pynq"), 30000, 150);
+}
+TEST(ProgenReference, FsimMatchesReferenceWithGemmRequantOnUltra96) {
+  expectFsimMatchesReference(progentest::withGemmRequant("ultra96"), 31000, 60);
+}
+TEST(ProgenReference, FsimMatchesReferenceWithGemmRequantAndFreqOnZcu104) {
+  expectFsimMatchesReference(progentest::withGemmRequant("zcu104"), 32000, 60);
+}
+TEST(ProgenReference, FsimMatchesReferenceWithGemmRequantOnLargerTiles) {
+  ProgenOptions o;
+  o.size_scale = 2.5;
+  expectFsimMatchesReference(progentest::withGemmRequant("zcu104"), 33000, 20, o);
+}
+
+// Requantising GEMMs before the program's first SETREQ use the state after
+// reset (REQ, zero operand, bias and immediate): each program on a fresh fsim.
+TEST(ProgenReference, FsimMatchesReferenceOnTheRequantStateAfterReset) {
+  const hw::HwConfig cfg = progentest::withGemmRequant("pynq");
+  ProgenOptions o;
+  o.requant_from_reset = true;
+  int from_reset = 0;
+  for (uint64_t seed = 34000; seed < 34060; ++seed) {
+    const RandomProgram p = generateProgram(cfg, seed, o);
+    from_reset += p.uses_reset_requant;
+    Dram dram;
+    FunctionalSimulator fsim(cfg, dram);
+    const FsimRun run = runOnFsim(fsim, dram, p);
+    ASSERT_EQ(firstDifference(p, run.buffers, referenceRun(cfg, p)), "") << "seed " << seed << "\n"
+                                                                         << describeProgram(p);
+  }
+  EXPECT_GT(from_reset, 5);
+}
+
+// A program that depends on the reset state says so; the reference refuses a
+// requantising GEMM before any SETREQ in one that does not.
+TEST(ProgenReference, RefusesRequantBeforeSetreqUnlessTheProgramSaysSo) {
+  const hw::HwConfig cfg = progentest::withGemmRequant("pynq");
+  ProgenOptions o;
+  o.requant_from_reset = true;
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    RandomProgram p = generateProgram(cfg, seed, o);
+    if (!p.uses_reset_requant) continue;
+    EXPECT_NO_THROW(referenceRun(cfg, p));
+    p.uses_reset_requant = false;
+    try {
+      referenceRun(cfg, p);
+      FAIL() << "accepted a requantising GEMM before any SETREQ";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("requantising GEMM before any SETREQ"));
+    }
+    return;
+  }
+  FAIL() << "no program with a requantising GEMM before its first SETREQ";
+}
+
+// The requantised outputs depend on the SETREQ: changing the clip bounds of
+// every SETREQ changes the stored bytes of many programs.
+TEST(ProgenReference, RequantisedResultsDependOnSetreq) {
+  const hw::HwConfig cfg = progentest::withGemmRequant("pynq");
+  int changed = 0, tried = 0;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    RandomProgram p = generateProgram(cfg, seed);
+    const auto before = referenceRun(cfg, p);
+    for (auto& insn : p.instructions)
+      if (insn.opcode == hw::Opcode::SetReq) {
+        insn.imm = insn.imm == 0x7f80 ? 0x7f00 : 0x7f80;  // clip to [0, 127] / [-128, 127]
+        ++tried;
+      }
+    if (tried) changed += referenceRun(cfg, p) != before;
+  }
+  EXPECT_GT(tried, 0);
+  EXPECT_GT(changed, 5);
 }
 
 // The stores really produce data that depends on the computation: changing

@@ -6,7 +6,9 @@
 // initial contents) that
 //   * stays inside every SRAM depth and every DRAM buffer,
 //   * reads only on-chip entries that the program itself wrote first, so the
-//     result does not depend on what earlier programs left in the SRAMs,
+//     result does not depend on what earlier programs left in the SRAMs (nor,
+//     unless ProgenOptions::requant_from_reset, on the requantisation state of
+//     SETREQ: every requantising GEMM follows a SETREQ of the program),
 //   * orders every cross-module hazard (load writes INP/WGT -> GEMM reads,
 //     GEMM reads -> next load overwrites, GEMM/ALU writes OUT -> STORE reads,
 //     STORE reads -> next GEMM/ALU overwrites) with dependency tokens, so its
@@ -42,7 +44,9 @@ enum OpKind : uint32_t {
   kLoadAcc = 1u << 3,
   kLoadAcc8 = 1u << 4,
   kStore = 1u << 5,
-  kGemm = 1u << 6,  // GEMM, and DWGEMM on configs with the depthwise_taps extension
+  // GEMM; also DWGEMM on configs with the depthwise_taps extension, and
+  // SETREQ and GEMMs with the requant flag on configs with gemm_requant.
+  kGemm = 1u << 6,
   kAlu = 1u << 7,
   kAllOps = (1u << 8) - 1,
 };
@@ -64,6 +68,14 @@ struct ProgenOptions {
   // earlier iteration of the same instruction wrote (well defined by the
   // sequential loop semantics of docs/isa.md, and hard for pipelined ALUs).
   bool alu_self_overlap = true;
+  // On configs with gemm_requant: requantising GEMMs may come before the
+  // program's first SETREQ, so that they use the state after reset (REQ with
+  // zero operand, bias and immediate). Such a program depends on the device
+  // not having executed a SETREQ since its reset (RandomProgram::
+  // uses_reset_requant says whether it does): run it on a fresh device. Off,
+  // every requantising GEMM follows a SETREQ of the same program, and a
+  // program's result does not depend on what earlier programs did.
+  bool requant_from_reset = false;
 };
 
 // Bytes of DRAM the program uses, before and after the run.
@@ -78,12 +90,17 @@ struct RandomProgram {
   uint64_t seed = 0;
   std::string config_name;
   // dram_base of LOAD/STORE counts entries from the start of buffer
-  // buffers[buffer_of[i]]; buffer_of[i] is -1 for GEMM, ALU and FINISH.
+  // buffers[buffer_of[i]]; buffer_of[i] is -1 for GEMM, DWGEMM, ALU, SETREQ
+  // and FINISH.
   std::vector<hw::Instruction> instructions;
   std::vector<int> buffer_of;
   std::vector<hw::Uop> uops;  // the micro-op table, also encoded in buffer "uop"
   std::vector<ProgramBuffer> buffers;
   uint32_t nops = 0;  // how many instructions are token-only NOPs
+  // A requantising GEMM (with micro-ops to run) comes before the first SETREQ:
+  // the result holds only on a device whose requantisation state is the
+  // reset one (only with ProgenOptions::requant_from_reset).
+  bool uses_reset_requant = false;
 
   int bufferIndex(const std::string& name) const;  // -1 if absent
 };

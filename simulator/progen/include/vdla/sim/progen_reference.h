@@ -36,7 +36,15 @@ struct ProgramFeatures {
   uint64_t dwgemm_short_runs = 0;                // ... whose inner runs are shorter than the taps (no output)
   uint64_t dwgemm_upper_lanes = 0;               // ... with lane_block > 0 (block_in > block_out)
   uint64_t alu_bias_clear = 0;                   // non-empty ALUs with bias_clear and a tensor operand
-  uint64_t empty_ops = 0;                        // zero-size transfers and loops (token-only NOPs)
+  // gemm_requant: SETREQs by op, and non-empty requantising GEMMs by the op
+  // of the state they use (the last SETREQ's, REQ from reset), of which
+  // those before any SETREQ of the program (the reset state), those with
+  // iterations of several micro-ops, and those with an iteration whose
+  // micro-ops write different dst.
+  uint64_t setreq_req = 0, setreq_freq = 0;
+  uint64_t gemm_requant_req = 0, gemm_requant_freq = 0;
+  uint64_t gemm_requant_from_reset = 0, gemm_requant_multi_uop = 0, gemm_requant_mixed_dst = 0;
+  uint64_t empty_ops = 0;  // zero-size transfers and loops (token-only NOPs)
   // Tensor-operand ALU micro-ops (in program order, across instructions) that
   // read the same ACC entry as the tensor-operand micro-op before them: the
   // case a hardware operand register serves without a second ACC read.
