@@ -187,11 +187,22 @@ std::vector<DesignPoint> enumerateDesignSpace(const DesignSpace& s, std::vector<
                       j["description"] = "design point of a sweep over " + base.name;
                       hw::HwConfig cfg;
                       try {
-                        // A point whose deeper buffers leave no ALU bit for
-                        // bias_clear keeps the rest of the base's extensions.
+                        // A point whose deeper buffers leave no GEMM bit for
+                        // requant, or no ALU bit for bias_clear (which
+                        // gemm_requant needs), keeps the rest of the base's
+                        // extensions.
+                        if (j.contains("extensions") && j["extensions"].contains("gemm_requant") && !isaLayoutFits(j)) {
+                          json no_rq = j;
+                          no_rq["extensions"].erase("gemm_requant");
+                          if (isaLayoutFits(no_rq))
+                            j = no_rq, j["description"] = j["description"].get<std::string>() +
+                                                          " (without gemm_requant, whose flag the GEMM encoding "
+                                                          "has no bit for)";
+                        }
                         if (j.contains("extensions") && j["extensions"].contains("alu_bias_clear") &&
                             !isaLayoutFits(j)) {
                           j["extensions"].erase("alu_bias_clear");
+                          j["extensions"].erase("gemm_requant");
                           j["description"] = j["description"].get<std::string>() +
                                              " (without alu_bias_clear, whose flag the ALU encoding has no bit for)";
                         }

@@ -54,7 +54,8 @@ std::vector<double> linearFeatures(const ResourceFeatures& f) {
           f.fused_requant_lanes,
           f.float_requant_lanes,
           f.depthwise_window,
-          f.bias_clear_lanes};
+          f.bias_clear_lanes,
+          f.gemm_requant_lanes};
 }
 
 // Least squares by the normal equations (few points, few unknowns). A tiny
@@ -120,6 +121,7 @@ ResourceFeatures resourceFeatures(const hw::HwConfig& c) {
   f.float_requant_lanes = c.float_requant ? f.alu_lanes : 0.0;
   f.depthwise_window = double(c.batch) * c.block_in * c.depthwise_taps;
   f.bias_clear_lanes = c.alu_bias_clear ? f.alu_lanes : 0.0;
+  f.gemm_requant_lanes = c.gemm_requant ? f.alu_lanes : 0.0;
   struct Mem {
     uint64_t width, depth;
     bool lanes;

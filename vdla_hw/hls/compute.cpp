@@ -1,11 +1,13 @@
 // Compute module: LOAD UOP / ACC / ACC8 into its own memories, GEMM, DWGEMM
-// (extension depthwise_taps) and ALU over the micro-op loop nest, and FINISH.
+// (extension depthwise_taps) and ALU over the micro-op loop nest, SETREQ
+// (extension gemm_requant), and FINISH.
 // Both neighbours exist: load before it (tokens load->compute in,
 // compute->load out) and store after it (store->compute in, compute->store
 // out).
 //
 // Every GEMM/DWGEMM/ALU write of ACC[d] also writes OUT[d], the low byte of
-// each accumulator. Indices are checked before the loop nest runs (the largest
+// each accumulator; a requantising GEMM writes the requantised value there
+// instead (SETREQ's state). Indices are checked before the loop nest runs (the largest
 // index is reached in the last iteration, factors being unsigned), so a bad
 // instruction changes nothing, exactly as in fsim.
 #include "load_block.h"
@@ -178,10 +180,20 @@ MAX:
   return ERR_NONE;
 }
 
+// Lane el of an ACC-entry word (ReqState).
+int32_t lane_of(const ap_uint<ACC_ENTRY_BITS>& word, int el) {
+  return int32_t(uint32_t(word.range(32 * el + 31, 32 * el).to_uint64()));
+}
+
 // One micro-op per cycle: a BATCH x BLOCK_OUT block of BLOCK_IN-long dot
 // products, all unrolled (the arrays are partitioned by the synthesis top).
-void gemm(const LoopNest& n, const uint32_t* uop, const int8_t (*inp)[BATCH][BLOCK_IN],
+// requant (extension gemm_requant): the first micro-op of each iteration
+// starts from the state's bias instead of ACC[d], and OUT[d] gets the low
+// byte of the state's REQ/FREQ of the sum (ACC[d] the sum).
+void gemm(const LoopNest& n, const ReqState& req, const uint32_t* uop, const int8_t (*inp)[BATCH][BLOCK_IN],
           const int8_t (*wgt)[BLOCK_OUT][BLOCK_IN], int32_t (*acc)[BATCH][BLOCK_OUT], int8_t (*out)[BATCH][BLOCK_OUT]) {
+  const bool requant = GEMM_REQUANT != 0 && n.requant;
+  const unsigned req_op = req.freq ? unsigned(ALU_FREQ) : unsigned(ALU_REQ);
 OUTER:
   for (uint32_t o = 0; o < n.iter_out; ++o) {
 #pragma HLS loop_tripcount max = 16
@@ -197,6 +209,7 @@ OUTER:
         const uint32_t d = uop_dst(word) + o * n.dst_out + i * n.dst_in;
         const uint32_t s = uop_src(word) + o * n.src_out + i * n.src_in;
         const uint32_t w = uop_wgt(word) + o * n.wgt_out + i * n.wgt_in;
+        const bool from_bias = requant && u == n.uop_begin;
       BATCH_ROWS:
         for (int b = 0; b < BATCH; ++b) {
 #pragma HLS unroll
@@ -209,14 +222,42 @@ OUTER:
 #pragma HLS unroll
               sum += n.reset ? 0 : int32_t(inp[s][b][k]) * int32_t(wgt[w][c][k]);
             }
-            const int32_t value = n.reset ? 0 : int32_t(uint32_t(acc[d][b][c]) + uint32_t(sum));  // wraps
+            const int el = b * BLOCK_OUT + c;
+            const int32_t start = from_bias ? lane_of(req.bias, el) : acc[d][b][c];
+            const int32_t value = n.reset ? 0 : int32_t(uint32_t(start) + uint32_t(sum));  // wraps
             acc[d][b][c] = value;
-            out[d][b][c] = int8_t(uint32_t(value) & 0xff);
+            const int32_t narrowed = requant ? alu_apply(req_op, value, lane_of(req.operand, el), req.imm) : value;
+            out[d][b][c] = int8_t(uint32_t(narrowed) & 0xff);
           }
         }
       }
     }
   }
+}
+
+// SETREQ: the op, the imm and copies of ACC[base] (operand) and ACC[base+1]
+// (bias); ERR_NONE, or the range error with `info` set.
+uint8_t set_req(const insn_t& insn, ReqState& req, const int32_t (*acc)[BATCH][BLOCK_OUT], uint32_t& info) {
+  const uint32_t base = uint32_t(field<SETREQ_SRAM_BASE_LSB, SETREQ_SRAM_BASE_W>(insn));
+  info = 0;
+  if (uint64_t(base) + 1 >= uint64_t(ACC_DEPTH)) {
+    info = base + 1;
+    return ERR_SRC_INDEX;
+  }
+  req.freq = field<SETREQ_ALU_OP_LSB, SETREQ_ALU_OP_W>(insn) == uint64_t(ALU_FREQ);
+  req.imm = int32_t(signed_field<SETREQ_IMM_LSB, SETREQ_IMM_W>(insn));
+COPY_B:
+  for (int b = 0; b < BATCH; ++b) {
+#pragma HLS unroll
+  COPY_C:
+    for (int c = 0; c < BLOCK_OUT; ++c) {
+#pragma HLS unroll
+      const int el = b * BLOCK_OUT + c;
+      req.operand.range(32 * el + 31, 32 * el) = uint32_t(acc[base][b][c]);
+      req.bias.range(32 * el + 31, 32 * el) = uint32_t(acc[base + 1][b][c]);
+    }
+  }
+  return ERR_NONE;
 }
 
 // DWGEMM's arrays keep an extent of at least 1 where the config has no
@@ -368,8 +409,9 @@ OUTER:
 
 }  // namespace
 
-StepResult compute_step(ModuleRegs& r, hls::stream<Command>& queue, TokenCounts& tokens, const DramPorts& dram,
-                        uop_mem_t uop, const inp_mem_t inp, const wgt_mem_t wgt, acc_mem_t acc, out_mem_t out) {
+StepResult compute_step(ModuleRegs& r, ReqState& req, hls::stream<Command>& queue, TokenCounts& tokens,
+                        const DramPorts& dram, uop_mem_t uop, const inp_mem_t inp, const wgt_mem_t wgt, acc_mem_t acc,
+                        out_mem_t out) {
   const TokenPorts ports = {TQ_L2C, TQ_S2C, TQ_C2L, TQ_C2S};
   bool progressed = false;
   if (!r.head_valid) {
@@ -407,9 +449,13 @@ StepResult compute_step(ModuleRegs& r, hls::stream<Command>& queue, TokenCounts&
       dwgemm(n, uop, inp, wgt, acc, out);
       res.gemm_uops = iterations;
     } else {
-      gemm(n, uop, inp, wgt, acc, out);
+      gemm(n, req, uop, inp, wgt, acc, out);
       res.gemm_uops = iterations;
     }
+  } else if (GEMM_REQUANT != 0 && op == OPCODE_SETREQ) {
+    uint32_t info = 0;
+    const uint8_t err = set_req(r.head.insn, req, acc, info);
+    if (err != ERR_NONE) return step_error(err, r.head.index, info);
   } else {
     res.finish = true;  // FINISH: only its tokens
   }

@@ -13,7 +13,9 @@ unsigned used_bits(unsigned opcode) {
   switch (opcode) {
     case OPCODE_LOAD:
     case OPCODE_STORE: return LOAD_X_PAD_RIGHT_LSB + LOAD_X_PAD_RIGHT_W;
-    case OPCODE_GEMM: return GEMM_WGT_FACTOR_IN_LSB + GEMM_WGT_FACTOR_IN_W;
+    case OPCODE_GEMM:  // requant last, where the config has it
+      return GEMM_REQUANT != 0 ? GEMM_REQUANT_BIT + 1 : GEMM_WGT_FACTOR_IN_LSB + GEMM_WGT_FACTOR_IN_W;
+    case OPCODE_SETREQ: return SETREQ_IMM_LSB + SETREQ_IMM_W;
     case OPCODE_ALU: return ALU_BIAS_CLEAR != 0 ? ALU_BIAS_CLEAR_BIT + 1 : ALU_IMM_LSB + ALU_IMM_W;  // bias_clear last
     case OPCODE_DWGEMM:  // lane_block last, where it is encoded
       return DWGEMM_LANE_BLOCK_BITS > 0 ? DWGEMM_LANE_BLOCK_BIT + DWGEMM_LANE_BLOCK_BITS
@@ -47,7 +49,8 @@ uint8_t check(const insn_t& insn, uint32_t index, uint32_t count) {
   // A config without the depthwise extension has no DWGEMM: refused like an
   // opcode the ISA does not define, as IsaLayout::decode refuses it.
   const bool dw = DEPTHWISE_TAPS > 0 && op == OPCODE_DWGEMM;
-  if (op > OPCODE_FINISH && !dw) return ERR_OPCODE;
+  const bool setreq = GEMM_REQUANT != 0 && op == OPCODE_SETREQ;  // likewise without gemm_requant
+  if (op > OPCODE_FINISH && !dw && !setreq) return ERR_OPCODE;
   if (stray_bits(insn, used_bits(op))) return ERR_STRAY_BITS;
   const Flags f = flags_of(insn);
   if (op == OPCODE_LOAD || op == OPCODE_STORE) {
@@ -66,6 +69,15 @@ uint8_t check(const insn_t& insn, uint32_t index, uint32_t count) {
     // REQ's imm holds its clip bounds and FREQ's its zero point with either operand
     if (!n.use_imm && n.imm != 0 && n.alu_op != unsigned(ALU_REQ) && n.alu_op != unsigned(ALU_FREQ))
       return ERR_IMM_WITHOUT_USE_IMM;
+  }
+  if (setreq) {  // REQ or FREQ, the latter only where the config has it
+    const unsigned req_op = unsigned(field<SETREQ_ALU_OP_LSB, SETREQ_ALU_OP_W>(insn));
+    if ((req_op != unsigned(ALU_REQ) && req_op != unsigned(ALU_FREQ)) || req_op > unsigned(ALU_OP_LAST))
+      return ERR_ALU_OP;
+  }
+  if (op == OPCODE_GEMM && GEMM_REQUANT != 0) {  // requant excludes reset (reported as a flag error, as the RTL)
+    const LoopNest n = decode_loop(insn);
+    if (n.requant && n.reset) return ERR_MISSING_NEIGHBOUR;
   }
   if (dw) {
     // The window holds DEPTHWISE_TAPS inputs, so a longer filter does not fit;

@@ -218,6 +218,7 @@ inline Xfer decode_xfer(const insn_t& i) {
 // GEMM, DWGEMM and ALU: the loop nest over micro-ops.
 struct LoopNest {
   bool is_alu, is_dw, reset, use_imm;
+  bool requant;     // GEMM (extension gemm_requant): requantise through the SETREQ state
   bool bias_clear;  // ALU (extension alu_bias_clear): + ACC[src+1] first, result to OUT only, ACC[dst] = 0
   unsigned alu_op;
   uint32_t uop_begin, uop_end, iter_out, iter_in;
@@ -260,6 +261,7 @@ inline LoopNest decode_loop(const insn_t& i) {
     n.src_in = uint32_t(field<GEMM_SRC_FACTOR_IN_LSB, GEMM_SRC_FACTOR_IN_W>(i));
     n.wgt_out = uint32_t(field<GEMM_WGT_FACTOR_OUT_LSB, GEMM_WGT_FACTOR_OUT_W>(i));
     n.wgt_in = uint32_t(field<GEMM_WGT_FACTOR_IN_LSB, GEMM_WGT_FACTOR_IN_W>(i));
+    n.requant = GEMM_REQUANT != 0 && field<GEMM_REQUANT_BIT, 1>(i) != 0;
   } else {
     n.is_alu = true;
     n.alu_op = unsigned(field<ALU_ALU_OP_LSB, ALU_ALU_OP_W>(i));
@@ -282,6 +284,17 @@ inline LoopNest decode_loop(const insn_t& i) {
 inline uint32_t uop_dst(uint32_t u) { return u & ((1u << UOP_DST_BITS) - 1); }
 inline uint32_t uop_src(uint32_t u) { return (u >> UOP_DST_BITS) & ((1u << UOP_SRC_BITS) - 1); }
 inline uint32_t uop_wgt(uint32_t u) { return (u >> (UOP_DST_BITS + UOP_SRC_BITS)) & ((1u << UOP_WGT_BITS) - 1); }
+
+// The requantisation state that SETREQ sets (extension gemm_requant) and
+// requantising GEMMs read. Its initial value is the state after reset: REQ
+// with a zero operand, bias and imm (initialised explicitly: the vendor's
+// ap_uint does not zero itself). The entries are words (registers, no RAM
+// to partition); lane el is bits [32 el + 31, 32 el].
+struct ReqState {
+  bool freq = false;  // the op: FREQ, else REQ (SETREQ allows no other)
+  int32_t imm = 0;
+  ap_uint<ACC_ENTRY_BITS> operand = 0, bias = 0;
+};
 
 // ---------------------------------------------------------------- tokens
 // An instruction may start when every token it pops is there and every queue
@@ -335,8 +348,9 @@ StepResult fetch_step(FetchRegs& r, const DramPorts& dram, hls::stream<Command> 
 
 StepResult load_step(ModuleRegs& r, hls::stream<Command>& queue, TokenCounts& tokens, const DramPorts& dram,
                      inp_mem_t inp, wgt_mem_t wgt);
-StepResult compute_step(ModuleRegs& r, hls::stream<Command>& queue, TokenCounts& tokens, const DramPorts& dram,
-                        uop_mem_t uop, const inp_mem_t inp, const wgt_mem_t wgt, acc_mem_t acc, out_mem_t out);
+StepResult compute_step(ModuleRegs& r, ReqState& req, hls::stream<Command>& queue, TokenCounts& tokens,
+                        const DramPorts& dram, uop_mem_t uop, const inp_mem_t inp, const wgt_mem_t wgt, acc_mem_t acc,
+                        out_mem_t out);
 StepResult store_step(ModuleRegs& r, hls::stream<Command>& queue, TokenCounts& tokens, const DramPorts& dram,
                       const out_mem_t out);
 

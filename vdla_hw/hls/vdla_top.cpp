@@ -81,7 +81,7 @@ bool top_step(RegFile& regs, Control& c, hls::stream<Command> queues[3], const D
   if (r[0].error == ERR_NONE)
     VDLA_GUARDED(r[1], load_step(c.module[0], queues[0], c.tokens, dram, inp, wgt), c.module[0].head.index)
   if (r[0].error == ERR_NONE && r[1].error == ERR_NONE)
-    VDLA_GUARDED(r[2], compute_step(c.module[1], queues[1], c.tokens, dram, uop, inp, wgt, acc, out),
+    VDLA_GUARDED(r[2], compute_step(c.module[1], c.req, queues[1], c.tokens, dram, uop, inp, wgt, acc, out),
                  c.module[1].head.index)
   if (r[0].error == ERR_NONE && r[1].error == ERR_NONE && r[2].error == ERR_NONE)
     VDLA_GUARDED(r[3], store_step(c.module[2], queues[2], c.tokens, dram, out), c.module[2].head.index)

@@ -24,6 +24,7 @@ void axil_write(RegFile& r, uint32_t offset, uint32_t value);
 struct Control {
   FetchRegs fetch;
   ModuleRegs module[3];  // load, compute, store
+  ReqState req;          // compute's SETREQ state: kept across runs, cleared by a reset (as in the RTL)
   TokenCounts tokens;
   uint32_t occupancy[3];  // commands in each queue, the head included
   bool finished;          // FINISH has executed

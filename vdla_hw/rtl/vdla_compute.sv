@@ -1,5 +1,6 @@
 // The compute module: LOAD UOP/ACC/ACC8 (through a 2-D read engine on AXI ID 2),
-// GEMM, ALU and FINISH, in order. Owns the UOP and ACC memories and writes OUT.
+// GEMM, DWGEMM, ALU, SETREQ and FINISH, in order. Owns the UOP and ACC
+// memories and writes OUT.
 //
 // GEMM and ALU share one fixed-latency pipeline fed by the loop nest:
 //   S0  loop nest -> UOP read
@@ -36,6 +37,17 @@
 // a bias fetch (a bubble op that only reads) ahead of the op.
 // An instruction completes when the pipeline has drained, so LOADs into ACC and
 // the next instruction never overlap it.
+//
+// Extension gemm_requant: SETREQ loads the requantisation registers req_op,
+// req_imm, req_operand (ACC[sram_base]) and req_bias (ACC[sram_base+1])
+// through the control FSM alone: the range check, then the two entries read
+// on the ACC read port in consecutive cycles (the pipeline is empty, and the
+// last pipeline or LOAD write lies edges behind, so no forwarding is needed).
+// A GEMM with `requant` carries `fresh` (u == uop_begin) down S1..S5; in S5
+// a fresh op accumulates onto req_bias instead of ACC[dst] (its ACC[dst] read
+// still happens and is ignored), writes the sum to ACC[dst] as always, and
+// OUT[dst] gets the low byte of alu_lane(req_op, sum, req_operand, req_imm):
+// the ALU's own lanes, their inputs muxed, not a second copy.
 module vdla_compute (
     input  logic         clk,
     input  logic         rst,
@@ -106,6 +118,10 @@ module vdla_compute (
   // DWGEMM: fetch refuses it on configs without the extension
   wire is_dw = vdla_pkg::DEPTHWISE_TAPS != 0 && opcode == 3'(vdla_pkg::OPCODE_DWGEMM);
   wire is_mm = is_gemm || is_dw;  // reads INP and WGT and runs the GEMM core
+  // SETREQ and the GEMM flag requant (extension gemm_requant; fetch refuses
+  // both on configs without it, and then neither exists here)
+  wire is_setreq = vdla_pkg::GEMM_REQUANT != 0 && opcode == 3'(vdla_pkg::OPCODE_SETREQ);
+  wire gemm_rq = vdla_pkg::GEMM_REQUANT != 0 && is_gemm && insn[vdla_pkg::GEMM_REQUANT_BIT];
   wire [2:0] memory = insn[vdla_pkg::LOAD_MEMORY_LSB+:3];
   wire ld_uop = memory == 3'(vdla_pkg::MEM_UOP);
   wire ld_acc8 = memory == 3'(vdla_pkg::MEM_ACC8);
@@ -174,12 +190,19 @@ module vdla_compute (
   // (with a tensor operand), the result goes to OUT only and ACC[dst] is zeroed.
   wire bias_clear = vdla_pkg::ALU_BIAS_CLEAR != 0 && is_alu && insn[vdla_pkg::ALU_BIAS_CLEAR_BIT];
   wire bias_alu = bias_clear && !use_imm;
+  // SETREQ fields
+  wire [vdla_pkg::SETREQ_ALU_OP_W-1:0] setreq_op = insn[vdla_pkg::SETREQ_ALU_OP_LSB+:vdla_pkg::SETREQ_ALU_OP_W];
+  wire [31:0] setreq_base = 32'(insn[vdla_pkg::SETREQ_SRAM_BASE_LSB+:vdla_pkg::SETREQ_SRAM_BASE_W]);
+  wire [31:0] setreq_imm = 32'($signed(insn[vdla_pkg::SETREQ_IMM_LSB+:vdla_pkg::SETREQ_IMM_W]));
 
   // ---------------- control ----------------
   // One cycle after `start` the instruction is checked and dispatched to the
-  // load engine or the loop nest; FINISH completes at once.
-  localparam logic [1:0] C_IDLE = 2'd0, C_CHECK = 2'd1, C_LOAD = 2'd2, C_LOOP = 2'd3;
-  logic [1:0] cstate;
+  // load engine or the loop nest; FINISH completes at once. SETREQ reads its
+  // operand (C_REQ_OPR issues the read) and bias (C_REQ_BIAS) entries and
+  // completes in C_REQ_END.
+  localparam logic [2:0] C_IDLE = 3'd0, C_CHECK = 3'd1, C_LOAD = 3'd2, C_LOOP = 3'd3;
+  localparam logic [2:0] C_REQ_OPR = 3'd4, C_REQ_BIAS = 3'd5, C_REQ_END = 3'd6;
+  logic [2:0] cstate;
   logic engine_start, loop_start, loop_abort;
   logic x_done, x_busy, x_err_valid;
   logic [7:0] x_err_code;
@@ -223,6 +246,15 @@ module vdla_compute (
               loop_abort <= 1'b0;
               cstate <= C_LOOP;
             end
+          end else if (is_setreq) begin
+            if (setreq_base + 32'd1 >= vdla_pkg::ACC_DEPTH) begin  // the bias entry, like the ALU's src+1
+              err_valid <= 1'b1;
+              err_code <= vdla_pkg::E_SRC_RANGE;
+              err_info <= setreq_base + 32'd1;
+              cstate <= C_IDLE;
+            end else begin
+              cstate <= C_REQ_OPR;
+            end
           end else begin  // FINISH
             done <= 1'b1;
             finish <= 1'b1;
@@ -251,6 +283,12 @@ module vdla_compute (
             done <= 1'b1;
             cstate <= C_IDLE;
           end
+        end
+        C_REQ_OPR: cstate <= C_REQ_BIAS;
+        C_REQ_BIAS: cstate <= C_REQ_END;
+        C_REQ_END: begin
+          done <= 1'b1;
+          cstate <= C_IDLE;
         end
         default: cstate <= C_IDLE;
       endcase
@@ -304,8 +342,12 @@ module vdla_compute (
   // S1 keeps its op.
   // `wr`: the op writes ACC[dst] (DWGEMM's window fills do not, and their dst
   // is not checked); `first`: a DWGEMM inner run starts (the window empties).
-  logic s1_valid, s1_wr, s1_first;
+  // `fresh`: a requantising GEMM's op with u == uop_begin, which starts its
+  // iteration's reduction from req_bias (u < uop_end <= UOP_DEPTH, and
+  // uop_begin <= u, so the low UOP_IDX_BITS compare exactly).
+  logic s1_valid, s1_wr, s1_first, s1_fresh;
   logic [31:0] s1_dst_off, s1_src_off, s1_wgt_off;
+  wire lg_fresh = gemm_rq && lg_u[vdla_pkg::UOP_IDX_BITS-1:0] == uop_begin[vdla_pkg::UOP_IDX_BITS-1:0];
   always_ff @(posedge clk) begin
     if (rst) s1_valid <= 1'b0;
     else if (!s1_stall) s1_valid <= lg_valid;
@@ -315,6 +357,7 @@ module vdla_compute (
       s1_wgt_off <= lg_wgt;
       s1_wr <= lg_wr;
       s1_first <= lg_first;
+      s1_fresh <= lg_fresh;
     end
   end
   wire [31:0] d1 = 32'(uop_rdata[vdla_pkg::UOP_DST_BITS-1:0]) + s1_dst_off;
@@ -394,6 +437,7 @@ module vdla_compute (
   // ---------------- S2..S5 ----------------
   logic s3_valid, s4_valid, s5_valid;
   logic s2_wr, s3_wr, s4_wr, s5_wr, s2_first, s3_first;
+  logic s2_fresh, s3_fresh, s4_fresh, s5_fresh;  // requant GEMM: the op starts from req_bias
   logic s2_opr_hit, s3_opr_hit;  // the op takes ACC[src] from the operand register
   logic s2_bias_fetch, s3_bias_fetch;  // a bias fetch (no op): reads ACC[src] into the bias register
   logic [vdla_pkg::ACC_IDX_BITS-1:0] s2_dst, s3_dst, s4_dst, s5_dst;
@@ -420,6 +464,10 @@ module vdla_compute (
     s5_wr <= s4_wr;
     s2_first <= s1_first;
     s3_first <= s2_first;
+    s2_fresh <= s1_fresh;
+    s3_fresh <= s2_fresh;
+    s4_fresh <= s3_fresh;
+    s5_fresh <= s4_fresh;
     s3_opr_hit <= s2_opr_hit;
     s2_dst <= d1[vdla_pkg::ACC_IDX_BITS-1:0];
     s2_src <= bias_issue ? s1 + 32'd1 : s1;
@@ -456,8 +504,37 @@ module vdla_compute (
   );
   wire src_read = s3_valid && tensor_alu && !s3_opr_hit;
   wire bias_read = s3_valid && s3_bias_fetch;
-  assign acc_re = src_read || bias_read || (s4_valid && s4_wr);
-  assign acc_raddr = (src_read || bias_read) ? s3_src[vdla_pkg::ACC_IDX_BITS-1:0] : s4_dst;
+  // SETREQ's two reads (the pipeline is empty then)
+  wire req_read = vdla_pkg::GEMM_REQUANT != 0 && (cstate == C_REQ_OPR || cstate == C_REQ_BIAS);
+  wire [vdla_pkg::ACC_IDX_BITS-1:0] req_raddr =
+      setreq_base[vdla_pkg::ACC_IDX_BITS-1:0] + vdla_pkg::ACC_IDX_BITS'(cstate == C_REQ_BIAS);
+  assign acc_re = src_read || bias_read || (s4_valid && s4_wr) || req_read;
+  assign acc_raddr = req_read ? req_raddr : (src_read || bias_read) ? s3_src[vdla_pkg::ACC_IDX_BITS-1:0] : s4_dst;
+
+  // The requantisation state (SETREQ): after reset REQ with zero operand,
+  // bias and imm. ACC[sram_base] arrives in C_REQ_BIAS, ACC[sram_base+1] in
+  // C_REQ_END.
+  localparam int ReqOpW = vdla_pkg::SETREQ_ALU_OP_W;
+  logic [ReqOpW-1:0] req_op;
+  logic [31:0] req_imm;
+  logic [ACC_W-1:0] req_operand, req_bias;
+  always_ff @(posedge clk) begin
+    if (vdla_pkg::GEMM_REQUANT != 0) begin
+      if (rst) begin
+        req_op <= ReqOpW'(vdla_pkg::ALU_REQ);
+        req_imm <= '0;
+        req_operand <= '0;
+        req_bias <= '0;
+      end else begin
+        if (cstate == C_REQ_BIAS) req_operand <= acc_rdata;
+        if (cstate == C_REQ_END) begin
+          req_bias <= acc_rdata;
+          req_op <= setreq_op;
+          req_imm <= setreq_imm;
+        end
+      end
+    end
+  end
 
   logic last_wr_valid;
   logic [vdla_pkg::ACC_IDX_BITS-1:0] last_wr_addr;
@@ -651,15 +728,43 @@ module vdla_compute (
   // rather than written as if/else: Verilator turns an if/else that assigns
   // the same variable in both branches into one conditional expression,
   // which evaluates both sides (all the ALU lanes) in every cycle.
+  //
+  // With gemm_requant a requantising GEMM runs its sum through the same lane
+  // call, its inputs muxed: op req_op, a the sum, b req_operand, c req_imm;
+  // OUT takes the lane's low byte and ACC the sum, and a plain GEMM still
+  // never evaluates the lane. One adder per lane then serves both the
+  // accumulate (ACC[dst] or, fresh, req_bias, plus the GEMM sum) and
+  // bias_clear (ACC[dst] + the bias register), so that the lane's first
+  // operand is that adder's output for the ALU and the GEMM alike, with no
+  // multiplexer in front of it. Without the extension the lanes are the base
+  // design's (g_base).
+  wire s5_from_bias = gemm_rq && s5_fresh;
   for (genvar e = 0; e < LANES; e++) begin : g_lane
-    always_comb begin
-      result[e*32+:32] = gemm_reset ? 32'd0 : dst_operand[e*32+:32] + gemm_sum[e*32+:32];
-      if (!is_mm)
-        result[e*32+:32] = alu_lane(
-            alu_op, bias_alu ? dst_operand[e*32+:32] + bias_operand[e*32+:32] : dst_operand[e*32+:32],
-            use_imm ? imm : src_operand[e*32+:32], imm);
+    logic [31:0] lane;  // OUT keeps its low byte
+    if (vdla_pkg::GEMM_REQUANT == 0) begin : g_base
+      always_comb begin
+        result[e*32+:32] = gemm_reset ? 32'd0 : dst_operand[e*32+:32] + gemm_sum[e*32+:32];
+        if (!is_mm)
+          result[e*32+:32] = alu_lane(
+              alu_op, bias_alu ? dst_operand[e*32+:32] + bias_operand[e*32+:32] : dst_operand[e*32+:32],
+              use_imm ? imm : src_operand[e*32+:32], imm);
+      end
+      assign lane = result[e*32+:32];
+    end else begin : g_requant
+      logic [31:0] total;  // the shared adder
+      always_comb begin
+        total = (s5_from_bias ? req_bias[e*32+:32] : dst_operand[e*32+:32]) +
+            (is_mm ? gemm_sum[e*32+:32] : (bias_alu ? bias_operand[e*32+:32] : 32'd0));
+        lane = gemm_reset ? 32'd0 : total;
+        if (!is_mm || gemm_rq)
+          lane = alu_lane(gemm_rq ? req_op : alu_op, total,
+                          gemm_rq ? req_operand[e*32+:32] : (use_imm ? imm : src_operand[e*32+:32]),
+                          gemm_rq ? req_imm : imm);
+        result[e*32+:32] = gemm_reset ? 32'd0 : total;  // ACC: the GEMM's sum or the ALU's result
+        if (!is_mm) result[e*32+:32] = lane;
+      end
     end
-    assign out_wdata[e*8+:8] = result[e*32+:8];  // OUT keeps the low byte (truncation)
+    assign out_wdata[e*8+:8] = lane[7:0];  // OUT keeps the low byte (truncation)
   end
 
   // ACC write port: the pipeline, or LOAD ACC / ACC8 beats.

@@ -1,6 +1,7 @@
 // Static legality of one instruction, checked by fetch before dispatch: the
-// decode errors of IsaLayout::decode (unknown opcode, memory or ALU op, stray
-// bits, imm without use_imm) and the per-instruction rules of
+// decode errors of IsaLayout::decode (unknown opcode, memory or ALU op -- a
+// SETREQ op other than REQ or FREQ too --, stray bits, imm without use_imm,
+// GEMM requant with reset, reported as E_FLAGS) and the per-instruction rules of
 // checkProgramStructure (flags naming a missing neighbour, padding on STORE or
 // LOAD UOP). Also says which module executes the instruction.
 module vdla_insn_check (
@@ -11,7 +12,10 @@ module vdla_insn_check (
 );
   localparam int LOAD_USED = vdla_pkg::LOAD_X_PAD_RIGHT_LSB + vdla_pkg::LOAD_X_PAD_RIGHT_W;
   localparam int STORE_USED = vdla_pkg::STORE_X_PAD_RIGHT_LSB + vdla_pkg::STORE_X_PAD_RIGHT_W;
-  localparam int GEMM_USED = vdla_pkg::GEMM_WGT_FACTOR_IN_LSB + vdla_pkg::GEMM_WGT_FACTOR_IN_W;
+  // requant (extension gemm_requant) is the GEMM's last field.
+  localparam int GEMM_USED = vdla_pkg::GEMM_REQUANT != 0 ? vdla_pkg::GEMM_REQUANT_BIT + 1 :
+      vdla_pkg::GEMM_WGT_FACTOR_IN_LSB + vdla_pkg::GEMM_WGT_FACTOR_IN_W;
+  localparam int SETREQ_USED = vdla_pkg::SETREQ_IMM_LSB + vdla_pkg::SETREQ_IMM_W;
   // bias_clear (extension alu_bias_clear) is the ALU's last field.
   localparam int ALU_USED = vdla_pkg::ALU_BIAS_CLEAR != 0 ? vdla_pkg::ALU_BIAS_CLEAR_BIT + 1 :
       vdla_pkg::ALU_IMM_LSB + vdla_pkg::ALU_IMM_W;
@@ -30,6 +34,9 @@ module vdla_insn_check (
   wire [2:0] memory = insn[vdla_pkg::LOAD_MEMORY_LSB+:3];
   wire [vdla_pkg::ALU_ALU_OP_W-1:0] alu_op = insn[vdla_pkg::ALU_ALU_OP_LSB+:vdla_pkg::ALU_ALU_OP_W];
   wire use_imm = insn[vdla_pkg::ALU_USE_IMM_LSB];
+  wire [vdla_pkg::SETREQ_ALU_OP_W-1:0] setreq_op = insn[vdla_pkg::SETREQ_ALU_OP_LSB+:vdla_pkg::SETREQ_ALU_OP_W];
+  wire gemm_reset = insn[vdla_pkg::GEMM_RESET_LSB];
+  wire gemm_requant = vdla_pkg::GEMM_REQUANT != 0 && insn[vdla_pkg::GEMM_REQUANT_BIT];
   wire imm_nonzero = insn[vdla_pkg::ALU_IMM_LSB+:vdla_pkg::ALU_IMM_W] != '0;
   wire pop_prev = insn[vdla_pkg::LOAD_POP_PREV_LSB];
   wire pop_next = insn[vdla_pkg::LOAD_POP_NEXT_LSB];
@@ -73,6 +80,7 @@ module vdla_insn_check (
       end
       3'(vdla_pkg::OPCODE_GEMM): begin
         if (stray(insn, GEMM_USED)) error = vdla_pkg::E_STRAY_BITS;
+        else if (gemm_requant && gemm_reset) error = vdla_pkg::E_FLAGS;  // requant excludes reset
       end
       3'(vdla_pkg::OPCODE_ALU): begin
         if (alu_op > vdla_pkg::ALU_ALU_OP_W'(vdla_pkg::ALU_OP_LAST)) error = vdla_pkg::E_ALU_OP;
@@ -87,6 +95,15 @@ module vdla_insn_check (
         else if (stray(insn, DWGEMM_USED)) error = vdla_pkg::E_STRAY_BITS;
         else if (dw_taps == '0 || 32'(dw_taps) > vdla_pkg::DEPTHWISE_TAPS || dw_stride == '0)
           error = vdla_pkg::E_DW_SHAPE;
+      end
+      3'(vdla_pkg::OPCODE_SETREQ): begin  // only with the gemm_requant extension
+        if (vdla_pkg::GEMM_REQUANT == 0) error = vdla_pkg::E_OPCODE;
+        // REQ or FREQ (the latter only where the config has it)
+        else if ((setreq_op != vdla_pkg::SETREQ_ALU_OP_W'(vdla_pkg::ALU_REQ) &&
+                  setreq_op != vdla_pkg::SETREQ_ALU_OP_W'(vdla_pkg::ALU_FREQ)) ||
+                 setreq_op > vdla_pkg::SETREQ_ALU_OP_W'(vdla_pkg::ALU_OP_LAST))
+          error = vdla_pkg::E_ALU_OP;
+        else if (stray(insn, SETREQ_USED)) error = vdla_pkg::E_STRAY_BITS;
       end
       3'(vdla_pkg::OPCODE_FINISH): begin
         if (stray(insn, FINISH_USED)) error = vdla_pkg::E_STRAY_BITS;

@@ -101,16 +101,19 @@ module vdla_store (
   logic [31:0] beat_in_entry;
   logic [7:0] beat_in_burst;
   logic [31:0] sent_entries;
-  wire issue_read = busy && rd_entry != total && 2'(ebuf_count) + 2'(rd_pending) < 2'd2;
-  assign out_re = issue_read;
-  assign out_raddr = vdla_pkg::OUT_IDX_BITS'(sram_base + rd_entry);
-
   wire [vdla_pkg::OUT_ENTRY_BITS-1:0] head_entry = ebuf[ebuf_head];
   assign w_valid = busy && ebuf_count != 0 && len_count != 0;
   assign w_data = head_entry[beat_in_entry[$clog2(BPE+1)-1:0]*AXI+:AXI];
   assign w_last = beat_in_burst == len_fifo[len_rd[1:0]];
   wire w_fire = w_valid && w_ready;
   wire entry_sent = w_fire && beat_in_entry == BPE - 1;
+  // A read is issued when the buffer will have room for its entry: the
+  // entries held and in flight, less the one leaving this cycle. (Counting
+  // the leaving entry a cycle late let an entry of one beat go out only two
+  // cycles in three.)
+  wire issue_read = busy && rd_entry != total && 2'(ebuf_count) + 2'(rd_pending) - 2'(entry_sent) < 2'd2;
+  assign out_re = issue_read;
+  assign out_raddr = vdla_pkg::OUT_IDX_BITS'(sram_base + rd_entry);
 
   assign wait_dram = busy && !w_fire;
 

@@ -134,6 +134,10 @@ std::string describeRunError(uint32_t code_reg, uint32_t index, uint32_t info, u
           << "] (the config's depthwise_taps) and stride at least 1";
       break;
     case regs::kErrFlags:
+      if (insn && insn->opcode == Opcode::Gemm && insn->requant && insn->reset) {
+        msg << "GEMM requant and reset exclude each other";
+        break;
+      }
       msg << (insn && moduleOf(*insn) == Module::Store
                   ? "pop_next/push_next name the stage after store, which does not exist"
               : insn && moduleOf(*insn) == Module::Load

@@ -195,6 +195,8 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
     forEachExtent(cs, [&](int64_t cols, int64_t nc) {
       const int64_t pitch = (cols - 1) * L.sw + L.kw;  // the tile's input row, padding included
       const int64_t iw = std::min(pitch, L.w);
+      // (compute, store) of the full and the edge oc tile at this extent.
+      std::vector<std::pair<double, double>> oc_tiles;
       forEachExtent(os, [&](int64_t oc, int64_t no) {
         const double tiles = double(nr * nc * no * b.batch_groups);
         const double vectors = double(oc * rows * cols);
@@ -253,7 +255,25 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
         // of it after those is serial (measured on the cycle simulator:
         // charging the whole store overestimated by 4-12%).
         serial += tiles * (compute + load + alu + std::max(0.0, store - load - compute));
+        oc_tiles.push_back({compute + alu, store});
       });
+      // With two ACC halves the tile after next waits for this tile's store:
+      // a tile whose store outlasts the next tile's compute delays the one
+      // after by the difference. The oc tiles of a position run full ones
+      // first, then the edge one, then the next position's.
+      if (T > 1) {
+        const double positions = double(nr * nc * b.batch_groups);
+        auto wait = [](const std::pair<double, double>& a, const std::pair<double, double>& next) {
+          return std::max(0.0, a.second - next.first);
+        };
+        const auto& full = oc_tiles.front();
+        double per_position = double(std::max<int64_t>(0, os.full - 1)) * wait(full, full);
+        if (os.edge && os.full)
+          per_position += wait(full, oc_tiles.back()) + wait(oc_tiles.back(), full);
+        else
+          per_position += wait(oc_tiles.back(), oc_tiles.front());
+        overlapped += positions * per_position;
+      }
     });
   });
   // Border corrections: an ALU ADD from a parameter vector over each

@@ -254,6 +254,77 @@ TEST(ConvCodegen, FourWayInterleaveMatchesNaiveDefinition) {
   }
 }
 
+// A shipped config with the gemm_requant extension added (the same config
+// whether or not it ships with it).
+hw::HwConfig withGemmRequant(const std::string& name) {
+  std::string text = *hw::builtinConfigText(name);
+  if (text.find("\"gemm_requant\"") == std::string::npos) {
+    const size_t at = text.find("\"alu_bias_clear\": true");
+    if (at == std::string::npos) throw std::logic_error(name + " has no alu_bias_clear");
+    text.insert(at, "\"gemm_requant\": true, ");
+  }
+  return hw::parseConfig(text, name + "+gemm_requant");
+}
+
+// gemm_requant: layers whose whole reduction is one GEMM per oc block
+// requantise in it (a SETREQ and a requantising GEMM per block, no ALU pass).
+// Random such layers (dense, strided, padded with zeros; REQ or FREQ), chosen
+// and random tilings, with and without latency hiding, stay exact on every
+// device backend, on a square array and on ultra96's interleaved 1x32x16.
+TEST(ConvCodegen, RequantisingGemmsMatchNaiveDefinition) {
+  for (const std::string& name : {"pynq", "ultra96"}) {
+    const hw::HwConfig cfg = withGemmRequant(name);
+    std::mt19937 rng(name == "pynq" ? 71 : 72);
+    int folded = 0, chunked = 0;
+    for (const std::string& backend : driver::deviceBackends()) {
+      auto dev = driver::createDevice(backend, cfg);
+      for (int k = 0; k < (backend == "fsim" ? 48 : 6); ++k) {
+        ConvLayer L = test::randomLayer(rng, false);
+        // The form a lone REQ with bias_clear takes: no first shift, no
+        // second bias, zero padding (no border corrections).
+        L.shift1 = 0;
+        std::fill(L.bias2.begin(), L.bias2.end(), 0);
+        L.pad_value = 0;
+        // A bias and a multiplier per channel (uniform ones would be
+        // immediates, and a zero bias needs no bias_clear).
+        for (int64_t o = 0; o < L.o; ++o) {
+          L.bias1[static_cast<size_t>(o)] = std::uniform_int_distribution<int32_t>(-5000, 5000)(rng);
+          if (!L.wide_product && !L.float_requant)
+            L.mult[static_cast<size_t>(o)] = std::uniform_int_distribution<int32_t>(-3000, 70000)(rng);
+        }
+        const LayerBlocks b = layerBlocks(L, cfg);
+        if (!b.gemm_requant_form) continue;
+        const LayerData d = test::randomData(L, rng);
+        std::mt19937 plan_rng(static_cast<uint32_t>(k));
+        for (bool lh : {true, false}) {
+          const TilePlan plan = (k % 2) ? randomPlan(L, cfg, lh, plan_rng) : chooseTiling(L, cfg, lh);
+          const ConvProgram prog = generateConvProgram(L, plan, cfg, 0);
+          int setreqs = 0, alus = 0, requant_gemms = 0;
+          for (const hw::Instruction& insn : prog.program.insns) {
+            setreqs += insn.opcode == hw::Opcode::SetReq;
+            alus += insn.opcode == hw::Opcode::Alu;
+            requant_gemms += insn.opcode == hw::Opcode::Gemm && insn.requant;
+          }
+          if (requantisesInGemm(b, plan)) {
+            ++folded;
+            EXPECT_GT(setreqs, 0);
+            EXPECT_EQ(setreqs, requant_gemms);
+            EXPECT_EQ(alus, 0) << describe(L);
+          } else {
+            ++chunked;
+            EXPECT_EQ(setreqs + requant_gemms, 0);
+          }
+          checkLayer(*dev, L, plan, d,
+                     "layer " + std::to_string(k) + " (" + describe(L) + ") on " + backend + "/" + cfg.name);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+    EXPECT_GT(folded, 10) << name;
+    EXPECT_GT(chunked, 0) << name;  // random plans that split the reduction keep the ALU pass
+  }
+}
+
 // An interleaved output plane is G times as many entries: the STORE's row
 // pitch must still fit its field, or the layer is refused (and runs on the
 // CPU) rather than failing when its program is encoded.

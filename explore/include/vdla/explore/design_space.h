@@ -14,7 +14,8 @@
 // applied as given (the validator refuses the ones a point cannot hold).
 // The base's alu_bias_clear stays on wherever the ALU encoding has a bit left
 // for its flag (deeper buffers widen the ALU's index fields) and is dropped
-// elsewhere.
+// elsewhere; likewise gemm_requant with the GEMM's bit for requant (and
+// wherever alu_bias_clear goes, which it needs).
 #pragma once
 
 #include <cstdint>

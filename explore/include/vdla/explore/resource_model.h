@@ -37,6 +37,9 @@ struct ResourceFeatures {
   double depthwise_window = 0;
   // alu_bias_clear: ALU lanes with the bias register and the adder before the op
   double bias_clear_lanes = 0;
+  // gemm_requant: ALU lanes whose inputs also take the GEMM's sum and the
+  // SETREQ registers
+  double gemm_requant_lanes = 0;
   double bram36 = 0;       // block RAM of the memories and command queues
   double lutram_luts = 0;  // memories too shallow for block RAM
 };

@@ -51,7 +51,7 @@
   X(AluOp, ALU_OP, 3, "unknown ALU op (REQ, FREQ on a config without their extension)")                          \
   X(StrayBits, STRAY_BITS, 4, "bits set outside the opcode's fields")                                            \
   X(Imm, IMM, 5, "ALU imm != 0 without use_imm (except REQ and FREQ, whose imm is an operand)")                  \
-  X(Flags, FLAGS, 6, "pop/push flag naming a missing neighbour")                                                 \
+  X(Flags, FLAGS, 6, "a missing neighbour's pop/push flag; GEMM requant with reset")                             \
   X(Pad, PAD, 7, "padding on STORE or LOAD UOP")                                                                 \
   X(FinishNotLast, FINISH_NOT_LAST, 8, "FINISH before the last instruction")                                     \
   X(NoFinish, NO_FINISH, 9, "last instruction is not FINISH")                                                    \
