@@ -180,7 +180,8 @@ def test_replace_unknown_path():
 
 
 def test_save_and_load_round_trip(tmp_path):
-    cfg = vdla.Config.load("ultra96").replace(name="mine", gemm__block_out=32, extensions__fused_requant=False)
+    cfg = vdla.Config.load("ultra96").replace(name="mine", gemm__block_out=32, extensions__fused_requant=False,
+                                              extensions__gemm_requant=False)
     path = tmp_path / "mine.json"
     cfg.save(path)
     text = path.read_text()

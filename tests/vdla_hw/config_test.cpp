@@ -237,7 +237,13 @@ TEST(ConfigHashTest, ChangesWithEveryHardwareField) {
          j["isa"]["alu_imm_bits"] = 12;
          j.erase("extensions");  // REQ needs 16 bits of immediate
        }},
-      {"extensions.fused_requant", [](json& j) { j["extensions"]["fused_requant"] = false; }},
+      // (without gemm_requant, which runs REQ)
+      {"extensions.fused_requant",
+       [](json& j) {
+         j["extensions"]["fused_requant"] = false;
+         j["extensions"].erase("gemm_requant");
+       }},
+      {"extensions.gemm_requant", [](json& j) { j["extensions"].erase("gemm_requant"); }},
       {"extensions.float_requant", [](json& j) { j["extensions"]["float_requant"] = true; }},
       {"extensions.depthwise_taps", [](json& j) { j["extensions"]["depthwise_taps"] = 2; }},
       {"extensions.depthwise_taps off", [](json& j) { j["extensions"]["depthwise_taps"] = 0; }},
@@ -416,13 +422,23 @@ TEST(ConfigErrorTest, InstructionWidthLimitIsExactly128Bits) {
   // pynq's ALU uses 111 bits before its 16-bit immediate and one after it
   // (bias_clear): without that flag a 17-bit immediate fills the 128 bits
   // exactly and must be accepted, an 18-bit one not.
+  // (gemm_requant needs bias_clear, so it goes too.)
   json j = pynqJson();
   j["extensions"].erase("alu_bias_clear");
+  j["extensions"].erase("gemm_requant");
   j["isa"]["alu_imm_bits"] = 17;
   EXPECT_NO_THROW(parseConfig(j.dump(), "imm17"));
   j["isa"]["alu_imm_bits"] = 18;
   const std::string msg = errorOf([&] { parseConfig(j.dump(), "imm18"); });
   EXPECT_NE(msg.find("ALU needs 129 bits"), std::string::npos) << msg;
+
+  // pynq's GEMM fills the 128 bits with its requant flag (extension
+  // gemm_requant); one more bit of a loop field does not fit.
+  json g = pynqJson();
+  EXPECT_NO_THROW(parseConfig(g.dump(), "pynq"));
+  g["isa"]["loop_iter_bits"] = 15;
+  const std::string gemm_msg = errorOf([&] { parseConfig(g.dump(), "iter15"); });
+  EXPECT_NE(gemm_msg.find("GEMM needs 130 bits"), std::string::npos) << gemm_msg;
 }
 
 TEST(ConfigErrorTest, LoadConfigOfMissingFileNamesThePath) {

@@ -145,8 +145,9 @@ TEST(IsaLayoutTest, PynqWidthsByHand) {
   EXPECT_EQ(width(Opcode::Finish, Field::Memory), -1);
   EXPECT_EQ(l.usedBits(Opcode::Load), 119u);
   EXPECT_EQ(l.usedBits(Opcode::Store), 119u);
-  EXPECT_EQ(l.usedBits(Opcode::Gemm), 127u);
-  EXPECT_EQ(l.usedBits(Opcode::Alu), 128u);  // 4-bit alu_op, bias_clear last
+  EXPECT_EQ(l.usedBits(Opcode::Gemm), 128u);   // requant last (extension gemm_requant)
+  EXPECT_EQ(l.usedBits(Opcode::SetReq), 38u);  // 4-bit alu_op, an ACC index, the immediate
+  EXPECT_EQ(l.usedBits(Opcode::Alu), 128u);    // 4-bit alu_op, bias_clear last
   EXPECT_EQ(l.usedBits(Opcode::Finish), 7u);
 }
 
@@ -257,9 +258,11 @@ TEST(IsaLayoutTest, RandomRoundTripEveryOpcodeEveryConfig) {
       // STORE's memory is always OUT).
       const uint32_t used = layout.usedBits(Opcode(op));
       for (const BitField& f : layout.fields(Opcode(op))) {
-        // (DWGEMM's taps stay within the config's window: its upper bits are 0)
+        // (DWGEMM's taps stay within the config's window: its upper bits are
+        // 0; SETREQ's op is REQ or FREQ)
         if (f.field == Field::Opcode || f.field == Field::Taps ||
-            (op == int(Opcode::Store) && f.field == Field::Memory))
+            (op == int(Opcode::Store) && f.field == Field::Memory) ||
+            (op == int(Opcode::SetReq) && f.field == Field::AluOp))
           continue;
         for (uint32_t b = f.offset; b < f.offset + f.width; ++b) {
           bool one = (ones[b / 64] >> (b % 64)) & 1, zero = (zeros[b / 64] >> (b % 64)) & 1;
@@ -285,10 +288,13 @@ TEST(IsaLayoutTest, ExtremeValuesRoundTrip) {
           int64_t v = which ? fieldMax(f) : fieldMin(f);
           if (f.field == Field::Memory) v = op == int(Opcode::Store) ? 4 : (which ? 5 : 0);
           if (f.field == Field::AluOp) v = which ? numAluOps(c) - 1 : 0;
+          if (f.field == Field::AluOp && op == int(Opcode::SetReq))  // REQ or FREQ
+            v = which ? numAluOps(c) - 1 : int(AluOp::Req);
           setField(insn, f.field, v);
         }
-        if (insn.imm != 0) insn.use_imm = true;  // imm is only encodable with use_imm
-        if (op == int(Opcode::DwGemm)) {         // the extremes DWGEMM accepts
+        if (insn.imm != 0 && op == int(Opcode::Alu)) insn.use_imm = true;  // imm is only encodable with use_imm
+        if (insn.requant) insn.reset = false;                              // GEMM: the two exclude each other
+        if (op == int(Opcode::DwGemm)) {                                   // the extremes DWGEMM accepts
           insn.taps = which ? c.depthwise_taps : 1;
           insn.stride = which ? 3 : 1;
         }
@@ -332,8 +338,11 @@ TEST(IsaLayoutTest, DecodeSingleBitsGiveFieldValues) {
           EncodedInstruction w{0, 0};
           setBits(w, 0, 3, uint64_t(op));
           if (op == int(Opcode::Store)) setBits(w, findField(layout, Opcode::Store, Field::Memory)->offset, 3, 4);
+          if (op == int(Opcode::SetReq))  // SETREQ takes REQ or FREQ
+            setBits(w, findField(layout, Opcode::SetReq, Field::AluOp)->offset, 4, uint64_t(AluOp::Req));
           setBits(w, f.offset + k, 1, 1);
-          if (f.field == Field::Imm) setBits(w, findField(layout, Opcode::Alu, Field::UseImm)->offset, 1, 1);
+          if (f.field == Field::Imm && op == int(Opcode::Alu))
+            setBits(w, findField(layout, Opcode::Alu, Field::UseImm)->offset, 1, 1);
           Instruction insn = layout.decode(w);
           int64_t expected = (f.is_signed && k == f.width - 1) ? -(int64_t(1) << k) : (int64_t(1) << k);
           EXPECT_EQ(getField(insn, f.field), expected) << fieldName(f.field) << " bit " << k;
@@ -361,7 +370,8 @@ TEST(IsaLayoutTest, EncodeOnePastTheMaximumNamesTheField) {
           insn.opcode = Opcode(op);
           if (op == int(Opcode::Store)) insn.memory = Memory::Output;
           if (op == int(Opcode::DwGemm)) insn.taps = insn.stride = 1;
-          insn.use_imm = f.field == Field::Imm;
+          if (op == int(Opcode::SetReq)) insn.alu_op = AluOp::Req;
+          insn.use_imm = f.field == Field::Imm && op == int(Opcode::Alu);
           setField(insn, f.field, v);
           if (getField(insn, f.field) != v) continue;  // not representable in the struct (32-bit imm)
           const std::string msg = errorOf([&] { layout.encode(insn, "instruction 7"); });
@@ -371,7 +381,7 @@ TEST(IsaLayoutTest, EncodeOnePastTheMaximumNamesTheField) {
           // The maximum itself is fine.
           setField(insn, f.field, v > 0 ? fieldMax(f) : fieldMin(f));
           if (f.field == Field::Memory) insn.memory = op == int(Opcode::Store) ? Memory::Output : Memory::Acc8;
-          if (f.field == Field::AluOp) insn.alu_op = AluOp::Mov;
+          if (f.field == Field::AluOp) insn.alu_op = op == int(Opcode::SetReq) ? AluOp::Req : AluOp::Mov;
           EXPECT_NO_THROW(layout.encode(insn));
         }
       }
@@ -529,6 +539,8 @@ TEST(IsaLayoutTest, DecodeRejectsStrayBits) {
         setBits(base, findField(l, Opcode::DwGemm, Field::Taps)->offset, 4, 1);
         setBits(base, findField(l, Opcode::DwGemm, Field::Stride)->offset, 2, 1);
       }
+      if (op == int(Opcode::SetReq))
+        setBits(base, findField(l, Opcode::SetReq, Field::AluOp)->offset, 4, uint64_t(AluOp::Req));
       ASSERT_NO_THROW(l.decode(base));
       for (uint32_t b = l.usedBits(Opcode(op)); b < 128; ++b) {
         EncodedInstruction w = base;

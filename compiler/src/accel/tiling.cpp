@@ -176,6 +176,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   const double inp_entry = cfg.entryBytes(hw::Memory::Input), wgt_entry = cfg.entryBytes(hw::Memory::Weight);
   const double out_entry = cfg.entryBytes(hw::Memory::Output);
   double overlapped = 0, serial = 0;
+  double bytes_written = 0;  // of e.dram_bytes
   // With double buffering the load tiles form a two-stage pipeline (load,
   // then GEMM). Summing max(load, gemm) per tile counts its steady state; the
   // first tile's load cannot overlap a GEMM and the last tile's GEMM no load,
@@ -249,6 +250,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
         e.alu_cycles += tiles * alu;
         e.store_cycles += tiles * store;
         e.dram_bytes += tiles * out_bytes * (L.residual ? 2 : 1);
+        bytes_written += tiles * out_bytes;
         overlapped += tiles * alu;
         // Without latency hiding a tile's store still runs in the store
         // module while the next tile loads and multiplies; only what is left
@@ -301,7 +303,17 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   if (weights_stay) fill += double(std::min(T, load_tiles)) * (kDmaOverhead + double(wgt_tile) * wgt_entry / bus);
   // The DDR behind the port serves loads and stores together (pynq at 150
   // MHz: 11.2 bytes per cycle for both, against 8 per direction).
-  const double ddr_bound = dram.shared_bytes_per_cycle > 0 ? e.dram_bytes / dram.shared_bytes_per_cycle : 0;
+  // Reads go first when the budget cannot serve a read and a write beat
+  // (axi_dram.cpp): while the reads stream, the writes get what the budget
+  // leaves them, and at most the port's rate once the reads are done.
+  double ddr_bound = 0;
+  if (dram.shared_bytes_per_cycle > 0) {
+    const double per_direction = dram.bytes_per_cycle;
+    const double reading = (e.dram_bytes - bytes_written) / per_direction;
+    const double write_rate = std::min(per_direction, std::max(0.0, dram.shared_bytes_per_cycle - per_direction));
+    ddr_bound = std::max(e.dram_bytes / dram.shared_bytes_per_cycle,
+                         reading + std::max(0.0, bytes_written - write_rate * reading) / per_direction);
+  }
   e.cycles = fill + (p.threads > 1 ? std::max({overlapped, e.load_cycles, e.store_cycles, ddr_bound}) + pipeline_ends
                                    : std::max(serial, ddr_bound));
   return e;
