@@ -294,7 +294,8 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
     overlapped += alu;
     serial += alu;
   }
-  double fill = 2 * kDmaOverhead + double(b.param_vectors) * 64 / bus + double(uops) * 4 / bus;
+  double fill = 2 * kDmaOverhead + double(b.param_vectors) * double(cfg.entryBytes(hw::Memory::Acc)) / bus +
+                double(uops) * 4 / bus;
   // bias_clear: the pass that zeroes each half's tile once.
   if (b.zero_fill && !gemm_requant) fill += double(T * p.oc_blocks * p.rows * p.cols) + kPipelineOverhead;
   // Weights that stay load once into each half a load tile uses (a layer of
