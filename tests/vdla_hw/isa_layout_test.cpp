@@ -419,22 +419,26 @@ TEST(IsaLayoutTest, DecodeRejectsUnknownOpcodes) {
   EXPECT_NE(msg.find("instruction 9: unknown opcode 7"), std::string::npos) << msg;
 }
 
-// gemm_requant: SETREQ and the GEMM flag exist only with the extension, SETREQ
-// takes REQ or FREQ only, and requant excludes reset.
-TEST(IsaLayoutTest, GemmRequantNeedsItsExtension) {
-  const std::string json = R"({
+// A 1x16x16 config with the given extensions (a JSON object's members).
+std::string requantTestConfig(const std::string& extensions) {
+  return R"({
     "name": "rq", "target": {"board": "b", "part": "p", "clock_mhz": 100},
     "gemm": {"batch": 1, "block_in": 16, "block_out": 16},
     "data_bits": {"input": 8, "weight": 8, "accumulator": 32, "output": 8},
     "buffers_kib": {"uop": 16, "input": 32, "weight": 128, "accumulator": 64, "output": 16},
     "axi": {"data_bits": 64}, "queues": {"command_depth": 16, "token_depth": 8},
     "isa": {"dram_addr_bits": 32, "xfer_size_bits": 16, "pad_bits": 4, "loop_iter_bits": 14, "alu_imm_bits": 16},
-    "extensions": {"fused_requant": true, "alu_bias_clear": true GEMM_REQUANT}
-  })";
+    "extensions": {)" +
+         extensions + "}}";
+}
+
+// gemm_requant: SETREQ and the GEMM flag exist only with the extension, SETREQ
+// takes REQ or FREQ only, and requant excludes reset.
+TEST(IsaLayoutTest, GemmRequantNeedsItsExtension) {
   auto withExtension = [&](bool on) {
-    std::string j = json;
-    j.replace(j.find(" GEMM_REQUANT"), 13, on ? ", \"gemm_requant\": true" : "");
-    return parseConfig(j, "rq");
+    return parseConfig(requantTestConfig(std::string(R"("fused_requant": true, "alu_bias_clear": true)") +
+                                         (on ? R"(, "gemm_requant": true)" : "")),
+                       "rq");
   };
   const IsaLayout with(withExtension(true)), without(withExtension(false));
   Instruction set;
@@ -468,15 +472,7 @@ TEST(IsaLayoutTest, GemmRequantNeedsItsExtension) {
 }
 
 TEST(IsaLayoutTest, GemmRequantNeedsFusedRequantAndBiasClear) {
-  const std::string json = R"({
-    "name": "rq", "target": {"board": "b", "part": "p", "clock_mhz": 100},
-    "gemm": {"batch": 1, "block_in": 16, "block_out": 16},
-    "data_bits": {"input": 8, "weight": 8, "accumulator": 32, "output": 8},
-    "buffers_kib": {"uop": 16, "input": 32, "weight": 128, "accumulator": 64, "output": 16},
-    "axi": {"data_bits": 64}, "queues": {"command_depth": 16, "token_depth": 8},
-    "isa": {"dram_addr_bits": 32, "xfer_size_bits": 16, "pad_bits": 4, "loop_iter_bits": 14, "alu_imm_bits": 16},
-    "extensions": {"fused_requant": true, "gemm_requant": true}
-  })";
+  const std::string json = requantTestConfig(R"("fused_requant": true, "gemm_requant": true)");
   const std::string msg = errorOf([&] { parseConfig(json, "rq.json"); });
   EXPECT_NE(msg.find("extensions.gemm_requant"), std::string::npos) << msg;
   EXPECT_NE(msg.find("alu_bias_clear"), std::string::npos) << msg;
