@@ -47,9 +47,11 @@ class Datapath {
   std::vector<int8_t> inp_, wgt_, out_;
   std::vector<int32_t> acc_;
   // The requantisation state of SETREQ (extension gemm_requant); after reset
-  // REQ with a zero operand, bias and immediate, as the hardware's registers.
+  // REQ with a zero operand, bias and immediate and without from_acc, as the
+  // hardware's registers.
   hw::AluOp req_op_ = hw::AluOp::Req;
   int32_t req_imm_ = 0;
+  bool req_from_acc_ = false;
   std::vector<int32_t> req_operand_;
   std::vector<int32_t> req_bias_;
   const std::atomic<bool>* cancel_ = nullptr;  // of the instruction being executed

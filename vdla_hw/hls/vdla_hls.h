@@ -249,6 +249,7 @@ inline LoopNest decode_loop(const insn_t& i) {
     // lane_block is encoded only where BLOCK_IN exceeds BLOCK_OUT.
     constexpr unsigned kLaneBlockBits = DWGEMM_LANE_BLOCK_BITS > 0 ? DWGEMM_LANE_BLOCK_BITS : 1;
     n.lane_block = DWGEMM_LANE_BLOCK_BITS > 0 ? uint32_t(field<DWGEMM_LANE_BLOCK_BIT, kLaneBlockBits>(i)) : 0;
+    n.requant = GEMM_REQUANT != 0 && field<DWGEMM_REQUANT_BIT, 1>(i) != 0;
   } else if (op == OPCODE_GEMM) {
     n.reset = field<GEMM_RESET_LSB, GEMM_RESET_W>(i) != 0;
     n.uop_begin = uint32_t(field<GEMM_UOP_BEGIN_LSB, GEMM_UOP_BEGIN_W>(i));
@@ -293,6 +294,7 @@ inline uint32_t uop_wgt(uint32_t u) { return (u >> (UOP_DST_BITS + UOP_SRC_BITS)
 struct ReqState {
   bool freq = false;  // the op: FREQ, else REQ (SETREQ allows no other)
   int32_t imm = 0;
+  bool from_acc = false;  // a fresh micro-op starts from ACC[d] + bias
   ap_uint<ACC_ENTRY_BITS> operand = 0, bias = 0;
 };
 

@@ -72,7 +72,7 @@ const std::map<std::string, Field>& flagWords() {
   static const std::map<std::string, Field> flags = {
       {"pop_prev", Field::PopPrev},   {"pop_next", Field::PopNext}, {"push_prev", Field::PushPrev},
       {"push_next", Field::PushNext}, {"reset", Field::Reset},      {"bias_clear", Field::BiasClear},
-      {"requant", Field::Requant},
+      {"requant", Field::Requant},    {"from_acc", Field::FromAcc},
   };
   return flags;
 }
@@ -113,8 +113,9 @@ class LineParser {
         // bias_clear or requant on a config without its extension: encode()
         // below says so.
         const bool extension_flag =
-            flag != flagWords().end() && ((flag->second == Field::BiasClear && insn.opcode == Opcode::Alu) ||
-                                          (flag->second == Field::Requant && insn.opcode == Opcode::Gemm));
+            flag != flagWords().end() &&
+            ((flag->second == Field::BiasClear && insn.opcode == Opcode::Alu) ||
+             (flag->second == Field::Requant && (insn.opcode == Opcode::Gemm || insn.opcode == Opcode::DwGemm)));
         if (flag == flagWords().end() || (!hasField(insn.opcode, flag->second) && !extension_flag))
           fail("unknown flag '" + w + "' for " + mnemonic);
         setField(insn, flag->second, 1);
@@ -251,8 +252,9 @@ std::string disassemble(const Instruction& insn) {
     }
   }
   if (insn.opcode == Opcode::Gemm && insn.reset) out << " reset";
-  if (insn.opcode == Opcode::Gemm && insn.requant) out << " requant";
+  if ((insn.opcode == Opcode::Gemm || insn.opcode == Opcode::DwGemm) && insn.requant) out << " requant";
   if (insn.opcode == Opcode::Alu && insn.bias_clear) out << " bias_clear";
+  if (insn.opcode == Opcode::SetReq && insn.from_acc) out << " from_acc";
   if (insn.pop_prev) out << " pop_prev";
   if (insn.pop_next) out << " pop_next";
   if (insn.push_prev) out << " push_prev";

@@ -89,6 +89,8 @@ std::vector<FieldSpec> fieldSpecs(const HwConfig& c, Opcode op) {
       // they had before it.
       if (c.depthwise_taps && c.depthwiseLaneBlocks() > 1)
         specs.push_back({Field::LaneBlock, log2Ceil(c.depthwiseLaneBlocks())});
+      // Then requant, likewise only with its extension (gemm_requant).
+      if (c.depthwise_taps && c.gemm_requant) specs.push_back({Field::Requant, 1});
       break;
     case Opcode::Alu:
       specs.insert(specs.end(), {{Field::AluOp, kAluOpBits},
@@ -106,8 +108,10 @@ std::vector<FieldSpec> fieldSpecs(const HwConfig& c, Opcode op) {
       if (c.alu_bias_clear) specs.push_back({Field::BiasClear, 1});
       break;
     case Opcode::SetReq:
-      specs.insert(specs.end(),
-                   {{Field::AluOp, kAluOpBits}, {Field::SramBase, acc_bits}, {Field::Imm, c.alu_imm_bits, true}});
+      specs.insert(specs.end(), {{Field::AluOp, kAluOpBits},
+                                 {Field::SramBase, acc_bits},
+                                 {Field::Imm, c.alu_imm_bits, true},
+                                 {Field::FromAcc, 1}});
       break;
     case Opcode::Finish: break;
   }
@@ -246,6 +250,8 @@ std::string whyInconsistent(const Instruction& insn, int num_alu_ops, uint32_t d
     if (insn.lane_block >= lane_blocks)
       return "DWGEMM lane_block = " + std::to_string(insn.lane_block) + " must be below " +
              std::to_string(lane_blocks) + " (block_in / block_out of config '" + config + "')";
+    if (insn.requant && !gemm_requant)
+      return "DWGEMM requant needs the gemm_requant extension, which config '" + config + "' does not enable";
     return "";
   }
   if (insn.opcode != Opcode::Alu) return "";

@@ -90,6 +90,10 @@ std::vector<Param> collectParams(const HwConfig& c) {
   for (const BitField& f : layout.fields(Opcode::Gemm))
     if (f.field == Field::Requant) requant_bit = f.offset;
   p.push_back({"GEMM_REQUANT_BIT", requant_bit, "GEMM: the requant flag (with GEMM_REQUANT)"});
+  uint64_t dw_requant_bit = 0;
+  for (const BitField& f : layout.fields(Opcode::DwGemm))
+    if (f.field == Field::Requant) dw_requant_bit = f.offset;
+  p.push_back({"DWGEMM_REQUANT_BIT", dw_requant_bit, "DWGEMM: the requant flag (with GEMM_REQUANT)"});
   // DWGEMM's lane_block field, encoded only where block_in exceeds
   // block_out: its position and width (0: not encoded, always lane block 0).
   uint64_t lane_block_bit = 0, lane_block_bits = 0;

@@ -73,6 +73,12 @@ CostEstimate estimateAddPlan(const AddLayer& L, const TilePlan& p, const hw::HwC
 
   const double bus = cfg.axi_data_bits / 8.0, entry = cfg.entryBytes(Memory::Output);
   double compute = 0, store = 0, last_store = 0;
+  // With two halves: when the compute module finishes each tile (it starts
+  // once the previous tile is computed and the store of the tile before
+  // that has freed its half), and when the store module finishes storing it
+  // (once the tile is computed and the previous store is done), so that a
+  // short last tile does not hide the store of a long one.
+  double computed = 0, stored = 0, stored_before = 0;
   for (int64_t e0 = 0; e0 < E; e0 += R) {
     const int64_t cnt = std::min(R, E - e0);
     const double bytes = double(cnt) * entry;
@@ -87,12 +93,15 @@ CostEstimate estimateAddPlan(const AddLayer& L, const TilePlan& p, const hw::HwC
     e.dram_bytes += 3 * bytes;
     compute += load + alu;
     store += last_store;
+    computed = std::max(computed, stored_before) + load + alu;
+    stored_before = stored;
+    stored = std::max(stored, computed) + last_store;
   }
   const double fill =
       2 * kDmaOverheadCycles + double(kParamEntries * cfg.entryBytes(Memory::Acc) + T * kUopsPerHalf * 4) / bus;
   // The compute module loads ACC itself, so loads and ALU passes are serial;
   // with two halves the store module drains one tile while the next computes.
-  e.cycles = fill + (T > 1 ? std::max(compute, store) + last_store : compute + store);
+  e.cycles = fill + (T > 1 ? stored : compute + store);
   return e;
 }
 

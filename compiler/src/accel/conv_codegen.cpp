@@ -115,7 +115,8 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
   const bool dw = plan.dwgemm;  // DWGEMM (depthwise_gemm.h) instead of GEMM
   // The GEMMs requantise (extension gemm_requant): per tile and oc block a
   // SETREQ with the block's operand and bias, then a GEMM with requant whose
-  // iterations each hold the block's whole reduction; no ALU pass.
+  // iterations each hold the block's whole reduction; no ALU pass after them
+  // (a residual's scaling still runs before them).
   const bool gemm_requant = requantisesInGemm(b, plan);
   const int64_t ih_full = (plan.rows - 1) * L.sh + L.kh, iw_full = (plan.cols - 1) * L.sw + L.kw;
   const int64_t tile_pixels = plan.rows * plan.cols;  // ACC entries per oc block of a tile
@@ -217,6 +218,21 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
     l.dst_in = 1;
     em.emit(hw::makeAluImm(hw::AluOp::Mov, l, 0));
   }
+
+  // SETREQ of oc block q: the requantising pass's op, immediate, operand and
+  // bias (the pair at the block's parameter entries); from_acc when a
+  // residual loaded (and scaled) into the accumulators starts the reduction.
+  auto setReq = [&](int64_t q) {
+    const AluPass& req = seq.after.front();
+    const size_t k = static_cast<size_t>(req.param);
+    Instruction set;
+    set.opcode = hw::Opcode::SetReq;
+    set.alu_op = req.op;
+    set.imm = req.imm;
+    set.sram_base = static_cast<uint32_t>(param_base + vector_base[k] + vector_step[k] * q);
+    set.from_acc = seq.residual_in_acc;
+    return set;
+  };
 
   const int64_t row_tiles = ceilDiv(L.oh, plan.rows), col_tiles = ceilDiv(L.ow, plan.cols),
                 oc_tiles = ceilDiv(OCB, plan.oc_blocks);
@@ -337,48 +353,69 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
           for (const AluPass& p : seq.init) claimPop(aluPass(p).first);
           if (acc_pop_pending && !seq.bias_clear)
             throw std::logic_error("layer '" + L.name + "': a tile starts with neither a load nor an ALU pass");
-          // What the zero padding of this tile's border outputs lacks.
-          for (size_t k = 0; k < corrections.size(); ++k) {
-            const BorderCorrection& bc = corrections[k];
-            const int64_t r0 = std::max(bc.rows.first, oh0), r1 = std::min(bc.rows.first + bc.rows.count, oh0 + rows);
-            const int64_t c0 = std::max(bc.cols.first, ow0), c1 = std::min(bc.cols.first + bc.cols.count, ow0 + cols);
-            if (r0 >= r1 || c0 >= c1) continue;
-            const int64_t pixel0 = (r0 - oh0) * plan.cols + (c0 - ow0);
-            const uint32_t src = static_cast<uint32_t>(param_base + vector_base[seq.params.size() + k] + ocb0);
-            if (r1 - r0 == 1 || c1 - c0 == 1) {
-              // A row or a column of outputs: the loops run over the oc blocks
-              // (of a group, when interleaved) and along it, one micro-op.
-              const int64_t insns = G > 1 ? ocbs / G : 1, per_insn = G > 1 ? G : ocbs;
-              for (int64_t g = 0; g < insns; ++g) {
-                hw::LoopNest l;
-                l.iter_out = static_cast<uint32_t>(per_insn);
-                l.dst_out = static_cast<uint32_t>(accAt(1, 0));
-                l.src_out = 1;
-                l.iter_in = static_cast<uint32_t>(std::max(r1 - r0, c1 - c0));
-                l.dst_in = static_cast<uint32_t>((r1 - r0 == 1 ? 1 : plan.cols) * G);
-                const auto range = uops.add(
-                    {{static_cast<uint32_t>(acc_base + accAt(g * G, pixel0)), src + static_cast<uint32_t>(g * G), 0}});
-                l.uop_begin = range.first;
-                l.uop_end = range.second;
-                claimPop(em.emit(hw::makeAlu(hw::AluOp::Add, l)));
-              }
-            } else {
-              // A rectangle: the loops run over it, a micro-op per oc block.
-              std::vector<hw::Uop> kernel;
-              for (int64_t q = 0; q < ocbs; ++q)
-                kernel.push_back(
-                    {static_cast<uint32_t>(acc_base + accAt(q, pixel0)), src + static_cast<uint32_t>(q), 0});
-              hw::LoopNest l;
-              l.iter_out = static_cast<uint32_t>(r1 - r0);
-              l.iter_in = static_cast<uint32_t>(c1 - c0);
-              l.dst_out = static_cast<uint32_t>(plan.cols * G);
-              l.dst_in = static_cast<uint32_t>(G);
+          // What the zero padding of this tile's border outputs lacks: an
+          // ADD of each correction over the outputs of the tile it covers,
+          // before the GEMMs. Where the GEMMs requantise, after them
+          // instead, each followed by the requantising op over the same
+          // outputs (their ACC holds the bias and the sum), which rewrites
+          // their OUT. Returns the last instruction (npos: none).
+          auto borderCorrectionPasses = [&](bool requantise) {
+            size_t last = std::string::npos;
+            const AluPass* req = requantise ? &seq.after.front() : nullptr;
+            auto emitPass = [&](hw::LoopNest l, const std::vector<hw::Uop>& kernel, bool is_req) {
               const auto range = uops.add(kernel);
               l.uop_begin = range.first;
               l.uop_end = range.second;
-              claimPop(em.emit(hw::makeAlu(hw::AluOp::Add, l)));
+              hw::Instruction insn = hw::makeAlu(is_req ? req->op : hw::AluOp::Add, l);
+              if (is_req) insn.imm = req->imm;  // REQ's clip bounds, FREQ's zero point
+              last = em.emit(insn);
+              if (!requantise) claimPop(last);
+            };
+            for (size_t k = 0; k < corrections.size(); ++k) {
+              const BorderCorrection& bc = corrections[k];
+              const int64_t r0 = std::max(bc.rows.first, oh0), r1 = std::min(bc.rows.first + bc.rows.count, oh0 + rows);
+              const int64_t c0 = std::max(bc.cols.first, ow0), c1 = std::min(bc.cols.first + bc.cols.count, ow0 + cols);
+              if (r0 >= r1 || c0 >= c1) continue;
+              const int64_t pixel0 = (r0 - oh0) * plan.cols + (c0 - ow0);
+              // The correction's vector of block q, and the requantising op's operand.
+              auto operandOf = [&](bool is_req, int64_t q) {
+                const size_t v = is_req ? static_cast<size_t>(req->param) : seq.params.size() + k;
+                return static_cast<uint32_t>(param_base + vector_base[v] + vector_step[v] * (ocb0 + q));
+              };
+              for (bool is_req : {false, true}) {
+                if (is_req && !requantise) break;
+                const size_t v = is_req ? static_cast<size_t>(req->param) : seq.params.size() + k;
+                if (r1 - r0 == 1 || c1 - c0 == 1) {
+                  // A row or a column of outputs: the loops run over the oc blocks
+                  // (of a group, when interleaved) and along it, one micro-op.
+                  const int64_t insns = G > 1 ? ocbs / G : 1, per_insn = G > 1 ? G : ocbs;
+                  for (int64_t g = 0; g < insns; ++g) {
+                    hw::LoopNest l;
+                    l.iter_out = static_cast<uint32_t>(per_insn);
+                    l.dst_out = static_cast<uint32_t>(accAt(1, 0));
+                    l.src_out = static_cast<uint32_t>(vector_step[v]);
+                    l.iter_in = static_cast<uint32_t>(std::max(r1 - r0, c1 - c0));
+                    l.dst_in = static_cast<uint32_t>((r1 - r0 == 1 ? 1 : plan.cols) * G);
+                    emitPass(l, {{static_cast<uint32_t>(acc_base + accAt(g * G, pixel0)), operandOf(is_req, g * G), 0}},
+                             is_req);
+                  }
+                } else {
+                  // A rectangle: the loops run over it, a micro-op per oc block.
+                  std::vector<hw::Uop> kernel;
+                  for (int64_t q = 0; q < ocbs; ++q)
+                    kernel.push_back({static_cast<uint32_t>(acc_base + accAt(q, pixel0)), operandOf(is_req, q), 0});
+                  hw::LoopNest l;
+                  l.iter_out = static_cast<uint32_t>(r1 - r0);
+                  l.iter_in = static_cast<uint32_t>(c1 - c0);
+                  l.dst_out = static_cast<uint32_t>(plan.cols * G);
+                  l.dst_in = static_cast<uint32_t>(G);
+                  emitPass(l, kernel, is_req);
+                }
+              }
             }
-          }
+            return last;
+          };
+          if (!gemm_requant) borderCorrectionPasses(false);
 
           // Input window of the tile and the padding the DMA adds around it.
           const int64_t row0 = oh0 * L.sh - L.pad_top, row_end = row0 + (rows - 1) * L.sh + L.kh;
@@ -446,11 +483,22 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
               t.acc_row = plan.cols * G;
               t.inp_plane = ih_full * iw_full;
               // A DWGEMM per lane block: the first waits for the loads, the
-              // last frees their buffers.
+              // last frees their buffers. Requantising, a SETREQ and a
+              // DWGEMM per oc block (the state holds one block's operand).
               std::vector<size_t> dwgemms;
-              for (int64_t lane = 0; lane < std::min(LB, ocbs); ++lane) {
-                const auto range = uops.add(depthwiseKernel(L, t, lane));
-                dwgemms.push_back(em.emit(depthwiseGemm(L, t, range.first, range.second, lane)));
+              if (!gemm_requant) {
+                for (int64_t lane = 0; lane < std::min(LB, ocbs); ++lane) {
+                  const auto range = uops.add(depthwiseKernel(L, t, lane));
+                  dwgemms.push_back(em.emit(depthwiseGemm(L, t, range.first, range.second, lane)));
+                }
+              } else {
+                for (int64_t oq = 0; oq < ocbs; ++oq) {
+                  em.emit(setReq(ocb0 + oq));
+                  const auto range = uops.add(depthwiseKernel(L, t, oq % LB, oq));
+                  Instruction dwgemm = depthwiseGemm(L, t, range.first, range.second, oq % LB);
+                  dwgemm.requant = true;
+                  dwgemms.push_back(em.emit(dwgemm));
+                }
               }
               em.at(dwgemms.front()).pop_prev = true;
               em.at(dwgemms.back()).push_prev = j <= J - 1 - T;
@@ -488,16 +536,9 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
               claimPop(em.emit(gemm));
               continue;
             }
-            const AluPass& req = seq.after.front();
-            const size_t k = static_cast<size_t>(req.param);
             std::vector<size_t> gemms;
             for (int64_t oq = 0; oq < ocbs; ++oq) {
-              Instruction set;
-              set.opcode = hw::Opcode::SetReq;
-              set.alu_op = req.op;
-              set.imm = req.imm;
-              set.sram_base = static_cast<uint32_t>(param_base + vector_base[k] + vector_step[k] * (ocb0 + oq));
-              em.emit(set);
+              em.emit(setReq(ocb0 + oq));
               Instruction gemm = gemmOver(oq, oq + 1);
               gemm.requant = true;
               gemms.push_back(em.emit(gemm));
@@ -505,13 +546,18 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             em.at(gemms.front()).pop_prev = true;
             em.at(gemms.back()).push_prev = j <= J - 1 - T;
             claimPop(gemms.front());
-            em.at(gemms.back()).push_next = true;
           }
 
           if (!gemm_requant) {
             size_t last_alu = 0;
             for (const AluPass& p : seq.after) last_alu = aluPass(p).second;
             em.at(last_alu).push_next = true;
+          } else {
+            // The tile's last compute instruction: the last GEMM (DWGEMM),
+            // or the last pass at its border.
+            const size_t last_gemm = em.program.insns.size() - 1;
+            const size_t border = borderCorrectionPasses(true);
+            em.at(border == std::string::npos ? last_gemm : border).push_next = true;
           }
 
           auto stores = tileTransfers([&](uint32_t s, uint64_t d, uint32_t y, uint32_t x,

@@ -42,10 +42,11 @@ std::vector<uint8_t> packDepthwiseWeights(const ConvLayer& L, const hw::HwConfig
   return out;
 }
 
-std::vector<hw::Uop> depthwiseKernel(const ConvLayer& L, const DepthwiseTile& t, int64_t lane_block) {
+std::vector<hw::Uop> depthwiseKernel(const ConvLayer& L, const DepthwiseTile& t, int64_t lane_block,
+                                     int64_t only_block) {
   std::vector<hw::Uop> kernel;
   for (int64_t q = lane_block; q < t.oc_blocks; q += t.lane_blocks)
-    for (int64_t ky = 0; ky < L.kh; ++ky)
+    for (int64_t ky = 0; ky < L.kh && (only_block < 0 || q == only_block); ++ky)
       kernel.push_back({static_cast<uint32_t>(t.acc_base + (q / t.group) * t.acc_group + q % t.group),
                         static_cast<uint32_t>(t.inp_base + (q / t.lane_blocks) * t.inp_plane + ky * t.pitch),
                         static_cast<uint32_t>(t.wgt_base + q * L.kh + ky)});

@@ -54,8 +54,9 @@ void printPartition(std::ostream& out, const AccelLowering& l) {
             : d.space_to_depth ? "space-to-depth"
                                : "direct")
         << (p.dwgemm ? " on DWGEMM" : "") << ", tile " << p.rows << "x" << p.cols << " px x " << p.oc_blocks << " oc x "
-        << p.ic_blocks << " ic blocks, " << p.threads << " thread" << (p.threads == 1 ? "" : "s") << ", " << d.macs
-        << " MACs, estimate " << int64_t(d.estimate.cycles) << " cycles\n";
+        << p.ic_blocks << " ic blocks" << (p.keep_alu_pass ? ", requantising in the ALU" : "") << ", " << p.threads
+        << " thread" << (p.threads == 1 ? "" : "s") << ", " << d.macs << " MACs, estimate "
+        << int64_t(d.estimate.cycles) << " cycles\n";
   }
 }
 

@@ -62,23 +62,34 @@ LayerBlocks layerBlocks(const ConvLayer& L, const hw::HwConfig& cfg) {
   b.border_kinds = static_cast<int64_t>(b.border_extents.size());
   b.param_vectors = (b.param_kinds + b.border_kinds) * b.out_blocks;
   b.alu_passes = static_cast<int>(seq.init.size() + seq.after.size());
-  b.alu_cycles_per_vector = 0;
-  for (const auto* passes : {&seq.init, &seq.after})
-    for (const AluPass& pass : *passes) b.alu_cycles_per_vector += pass.src == AluPass::Src::Residual ? 2 : 1;
+  auto cyclesPerVector = [](const std::vector<AluPass>& passes) {
+    int n = 0;
+    for (const AluPass& pass : passes) n += pass.src == AluPass::Src::Residual ? 2 : 1;
+    return n;
+  };
+  b.init_alu_passes = static_cast<int>(seq.init.size());
+  b.init_alu_cycles_per_vector = cyclesPerVector(seq.init);
+  b.alu_cycles_per_vector = b.init_alu_cycles_per_vector + cyclesPerVector(seq.after);
   b.bias_clear = seq.bias_clear;
   b.zero_fill = seq.bias_clear && !seq.residual_in_acc;
   b.residual_region = L.residual && !seq.residual_in_acc;
   b.dwgemm = whyNoDepthwiseGemm(L, cfg).empty();
-  b.gemm_requant_form = cfg.gemm_requant && seq.bias_clear && !seq.residual_in_acc && seq.init.empty() &&
-                        seq.after.size() == 1 &&
+  // A residual in the accumulators keeps its scaling pass before the GEMMs;
+  // their reduction then continues it (SETREQ from_acc).
+  const bool init_ok =
+      seq.residual_in_acc
+          ? std::all_of(seq.init.begin(), seq.init.end(),
+                        [](const AluPass& p) { return p.dst == AluPass::Dst::Acc && p.src != AluPass::Src::Residual; })
+          : seq.init.empty();
+  b.gemm_requant_form = cfg.gemm_requant && seq.bias_clear && init_ok && seq.after.size() == 1 &&
                         (seq.after[0].op == hw::AluOp::Req || seq.after[0].op == hw::AluOp::FReq) &&
-                        seq.after[0].src == AluPass::Src::Param && seq.after[0].bias_param >= 0 &&
-                        b.border_extents.empty() && !b.residual_region;
+                        seq.after[0].src == AluPass::Src::Param && seq.after[0].bias_param >= 0 && !b.residual_region;
   return b;
 }
 
 bool requantisesInGemm(const LayerBlocks& b, const TilePlan& p) {
-  return b.gemm_requant_form && !p.dwgemm && !b.grouped && p.ic_blocks >= b.in_blocks;
+  // A DWGEMM tile's reduction is always whole (one chunk per oc block).
+  return b.gemm_requant_form && !p.keep_alu_pass && (p.dwgemm || (!b.grouped && p.ic_blocks >= b.in_blocks));
 }
 
 CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwConfig& cfg) {
@@ -238,8 +249,19 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
         // bias_clear: each oc block's bias fetch and operand read (three
         // cycles, against one for an operand alone).
         if (b.bias_clear) alu += 2.0 * double(oc);
-        if (gemm_requant) alu = 0;  // the GEMMs requantise
-        if (L.residual) alu += transfers * kDmaOverhead + out_bytes / bus;
+        if (gemm_requant)  // the GEMMs requantise: only the passes before them are left
+          alu = double(b.init_alu_cycles_per_vector) * double(oc * rows * p.cols) +
+                double(b.init_alu_passes) * alu_insns * kPipelineOverhead;
+        if (L.residual) {
+          // The compute module loads R itself, while the load module loads
+          // the next tile's inputs on the same read channel: once the passes
+          // after this tile's GEMMs are done (they give that load a head
+          // start), the two share it until one of them ends.
+          const double after_gemm = alu - (double(b.init_alu_cycles_per_vector) * double(oc * rows * p.cols) +
+                                           double(b.init_alu_passes) * alu_insns * kPipelineOverhead);
+          const double r = out_bytes / bus;
+          alu += transfers * kDmaOverhead + r + (T > 1 ? std::min(r, std::max(0.0, load - after_gemm)) : 0.0);
+        }
         // Whole rows go out as one plane per oc block, narrower tiles a row at a time.
         const double store =
             transfers * kDmaOverhead +
@@ -288,14 +310,22 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
     const double tiles_reached = double(std::min(rs.tiles(), x.rows / p.rows + 2) *
                                         std::min(cs.tiles(), x.cols / p.cols + 2) * os.tiles() * b.batch_groups);
     const double per_vector = rectangle ? 2.0 : 1.0;
-    const double alu = per_vector * double(x.rows * x.cols * b.out_blocks * b.batch_groups) +
-                       tiles_reached * (rectangle ? 1.0 : double(groups)) * kPipelineOverhead;
+    // Where the GEMMs requantise, the requantising op follows each correction,
+    // and the two alternate operands: each fetches its vector per oc block.
+    const double passes = gemm_requant ? 2.0 : 1.0;
+    const double alu = passes * (per_vector * double(x.rows * x.cols * b.out_blocks * b.batch_groups) +
+                                 tiles_reached * (rectangle ? 1.0 : double(groups)) * kPipelineOverhead) +
+                       (gemm_requant ? 2.0 * tiles_reached * double(p.oc_blocks) : 0.0);
     e.alu_cycles += alu;
     overlapped += alu;
     serial += alu;
   }
-  double fill = 2 * kDmaOverhead + double(b.param_vectors) * double(cfg.entryBytes(hw::Memory::Acc)) / bus +
-                double(uops) * 4 / bus;
+  // The compute module loads the parameter vectors while the load module
+  // loads the first tile's inputs and weights on the same read channel: they
+  // share it until the shorter of the two is done.
+  const double params = double(b.param_vectors) * double(cfg.entryBytes(hw::Memory::Acc)) / bus;
+  const double first_tile = (double(inp_tile) * inp_entry + double(wgt_tile) * wgt_entry) / bus;
+  double fill = 2 * kDmaOverhead + params + std::min(params, first_tile) + double(uops) * 4 / bus;
   // bias_clear: the pass that zeroes each half's tile once.
   if (b.zero_fill && !gemm_requant) fill += double(T * p.oc_blocks * p.rows * p.cols) + kPipelineOverhead;
   // Weights that stay load once into each half a load tile uses (a layer of
@@ -362,14 +392,22 @@ TilePlan chooseTiling(const ConvLayer& L, const hw::HwConfig& cfg, bool latency_
             p.cols = c;
             p.oc_blocks = oc;
             p.ic_blocks = ic;
-            const CostEstimate e = estimatePlan(L, p, cfg, b);
-            if (!e.fits) {
-              last_reason = e.why_not;
-              continue;
-            }
-            if (e.cycles < best_cost.cycles || (e.cycles == best_cost.cycles && e.dram_bytes < best_cost.dram_bytes)) {
-              best = p;
-              best_cost = e;
+            // Where the GEMMs could requantise, also with the ALU pass kept.
+            p.keep_alu_pass = false;
+            const bool either = requantisesInGemm(b, p);
+            for (bool keep : {false, true}) {
+              if (keep && !either) break;
+              p.keep_alu_pass = keep;
+              const CostEstimate e = estimatePlan(L, p, cfg, b);
+              if (!e.fits) {
+                last_reason = e.why_not;
+                continue;
+              }
+              if (e.cycles < best_cost.cycles ||
+                  (e.cycles == best_cost.cycles && e.dram_bytes < best_cost.dram_bytes)) {
+                best = p;
+                best_cost = e;
+              }
             }
           }
   }

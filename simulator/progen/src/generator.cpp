@@ -744,6 +744,7 @@ class Generator {
       insn.imm = rng_.chance(0.4) ? clampImm(rng_.chance(0.5) ? 0x7f80 : 0x7f00) : pickImm(AluOp::Clip);
     else
       insn.imm = rng_.chance(0.8) ? clampImm(rng_.range(-128, 127)) : pickImm(AluOp::FReq);
+    insn.from_acc = rng_.chance(0.5);    // the residual form: the reduction continues ACC[dst]
     const uint64_t need[3] = {0, 0, 0};  // ACC belongs to the compute module alone
     emit(insn, -1, need);
     setreq_emitted_ = true;
@@ -784,6 +785,11 @@ class Generator {
     // Drawn only where there is a choice, so that square configs see the
     // random stream they always had.
     if (cfg_.depthwiseLaneBlocks() > 1) insn.lane_block = uint32_t(rng_.range(0, cfg_.depthwiseLaneBlocks() - 1));
+    // Likewise requant, only where a GEMM could requantise now.
+    if (requantAllowed()) {
+      insn.requant = rng_.chance(0.5);
+      if (insn.requant && !setreq_emitted_) prog_.uses_reset_requant = true;
+    }
     emitLoop(insn);
     return true;
   }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "accel_test_util.h"
+#include "vdla/compiler/accel/border_correction.h"
 #include "vdla/compiler/accel/depthwise_gemm.h"
 #include "vdla/compiler/accel/token_check.h"
 #include "vdla/driver/device.h"
@@ -223,6 +224,81 @@ TEST(DepthwiseGemm, LaneBlocksBitExact) {
 // ultra96's cycle model is built on first use.
 TEST(DepthwiseGemm, LaneBlocksBitExactOnEveryDevice) {
   randomLayersOnTheOtherDevices(hw::loadConfig("ultra96"), 5101, 8, 1);
+}
+
+// gemm_requant: a depthwise layer whose ALU sequence is a lone REQ with
+// bias_clear requantises in its DWGEMMs: per tile a SETREQ and a DWGEMM with
+// requant per oc block, and no requantising ALU pass but over the border
+// outputs of a layer that pads with a nonzero value (after its correction);
+// a plan that keeps its ALU pass has no SETREQ.
+// Random such layers, chosen and random DWGEMM plans, with and without
+// latency hiding, bit-exact on every device backend, on pynq (square) and
+// ultra96 (two lane blocks, interleaved outputs).
+TEST(DepthwiseGemm, RequantisingDwgemmsBitExactOnEveryDevice) {
+  for (const char* name : {"pynq", "ultra96"}) {
+    const hw::HwConfig cfg = hw::loadConfig(name);
+    ASSERT_TRUE(cfg.gemm_requant && cfg.depthwise_taps) << name;
+    std::mt19937 rng(cfg.name == "pynq" ? 8101 : 8102);
+    int requantising = 0, with_corrections = 0, kept = 0;
+    for (const std::string& backend : driver::deviceBackends()) {
+      auto dev = driver::createDevice(backend, cfg);
+      for (int k = 0; k < (backend == "fsim" ? 64 : 8); ++k) {
+        ConvLayer L = test::randomDepthwiseLayer(rng, cfg.depthwise_taps, 2);
+        // The form a lone REQ with bias_clear takes (conv_codegen_test's);
+        // half of the layers pad with a nonzero value (border corrections).
+        L.shift1 = 0;
+        std::fill(L.bias2.begin(), L.bias2.end(), 0);
+        for (int64_t o = 0; o < L.o; ++o) {
+          L.bias1[static_cast<size_t>(o)] = std::uniform_int_distribution<int32_t>(-5000, 5000)(rng);
+          if (!L.wide_product && !L.float_requant)
+            L.mult[static_cast<size_t>(o)] = std::uniform_int_distribution<int32_t>(-3000, 70000)(rng);
+        }
+        if (!layerBlocks(L, cfg).gemm_requant_form) continue;
+        const LayerData d = test::randomData(L, rng);
+        for (bool lh : {true, false}) {
+          const std::string what = "layer " + std::to_string(k) + " (" + describe(L) + ") on " + backend + "/" +
+                                   cfg.name + ", latency hiding " + (lh ? "on" : "off");
+          const TilePlan chosen = chooseTiling(L, cfg, lh);
+          TilePlan plan = !chosen.dwgemm ? someDwPlan(L, cfg, lh, rng)
+                          : k % 2        ? randomPlanLike(L, cfg, chosen, rng)
+                                         : chosen;
+          // A third of the plans keep the ALU pass (as the cost model may).
+          const bool keep = k % 3 == 0;
+          plan.keep_alu_pass = keep;
+          ASSERT_TRUE(plan.dwgemm && estimatePlan(L, plan, cfg).fits) << what;
+          const ConvProgram prog = runExact(*dev, L, plan, d, what);
+          int requant_dwgemms = 0, requantising_alus = 0;
+          for (const hw::Instruction& i : prog.program.insns) {
+            requant_dwgemms += i.opcode == hw::Opcode::DwGemm && i.requant;
+            requantising_alus +=
+                i.opcode == hw::Opcode::Alu && (i.alu_op == hw::AluOp::Req || i.alu_op == hw::AluOp::FReq);
+          }
+          EXPECT_EQ(countOps(prog, hw::Opcode::SetReq), requant_dwgemms) << what;
+          if (keep) {
+            EXPECT_EQ(requant_dwgemms, 0) << what;
+            EXPECT_GT(requantising_alus, 0) << what;
+            ++kept;
+            if (::testing::Test::HasFailure()) return;
+            continue;
+          }
+          EXPECT_GT(requant_dwgemms, 0) << what;
+          EXPECT_EQ(requant_dwgemms, countOps(prog, hw::Opcode::DwGemm)) << what;
+          // Only the border outputs a correction reaches requantise in the ALU.
+          if (borderCorrections(L).empty()) {
+            EXPECT_EQ(requantising_alus, 0) << what;
+          } else {
+            EXPECT_GT(requantising_alus, 0) << what;
+            ++with_corrections;
+          }
+          ++requantising;
+          if (::testing::Test::HasFailure()) return;
+        }
+      }
+    }
+    EXPECT_GT(requantising, 20) << name;
+    EXPECT_GT(with_corrections, 4) << name;
+    EXPECT_GT(kept, 8) << name;
+  }
 }
 
 // A DWGEMM per lane block: a 70-channel layer on ultra96 has six oc blocks

@@ -68,8 +68,10 @@ struct DepthwiseTile {
 
 // The micro-ops of a tile's DWGEMM for one lane block (one per oc block q
 // with q % lane_blocks == lane_block and kernel row); empty when the tile has
-// no such block.
-std::vector<hw::Uop> depthwiseKernel(const ConvLayer& layer, const DepthwiseTile& tile, int64_t lane_block);
+// no such block. With `only_block` >= 0, those of that oc block alone (a
+// requantising DWGEMM covers one block, whose reduction its micro-ops are).
+std::vector<hw::Uop> depthwiseKernel(const ConvLayer& layer, const DepthwiseTile& tile, int64_t lane_block,
+                                     int64_t only_block = -1);
 
 // The DWGEMM over micro-ops [uop_begin, uop_end) (a lane block's kernel).
 hw::Instruction depthwiseGemm(const ConvLayer& layer, const DepthwiseTile& tile, uint32_t uop_begin, uint32_t uop_end,

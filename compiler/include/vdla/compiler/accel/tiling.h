@@ -49,6 +49,10 @@ struct TilePlan {
   // may then hold several oc blocks, each with its own input plane, and
   // ic_blocks is 1.
   bool dwgemm = false;
+  // Keep the requantisation pass after the GEMMs even where they could
+  // requantise (requantisesInGemm): on a small image, where most outputs
+  // are border outputs, the border's passes cost more than the tile's one.
+  bool keep_alu_pass = false;
   // Output tiles run batch group, row tile, column tile, oc tile (innermost).
 };
 
@@ -87,6 +91,9 @@ struct LayerBlocks {
   // its one read port, two cycles; parameter vectors stay in the operand
   // register, one (docs/hardware.md, "ALU with a tensor operand").
   int alu_cycles_per_vector;
+  // The same for the passes before the GEMMs (a residual's scaling), which
+  // a requantising tile still runs.
+  int init_alu_passes, init_alu_cycles_per_vector;
   // The last pass is a bias_clear pass (alu_sequence.h): its operand and bias
   // load into two registers per oc block.
   bool bias_clear;
@@ -95,18 +102,22 @@ struct LayerBlocks {
   bool zero_fill;
   bool residual_region;  // R needs its own ACC region beside the tile's
   bool dwgemm;           // the layer has a DWGEMM form on the config (depthwise_gemm.h)
-  // The layer's ALU sequence is a lone REQ or FREQ with bias_clear and a
-  // parameter operand, no border corrections, and the config has
+  // The layer's ALU sequence ends in a lone REQ or FREQ with bias_clear and
+  // a parameter operand, and before the GEMMs has no pass or, with the
+  // residual loaded into the accumulators, only its scaling; the config has
   // gemm_requant: a tile whose reduction is one GEMM per oc block can
-  // requantise in that GEMM (requantisesInGemm).
+  // requantise in that GEMM (requantisesInGemm), its SETREQ with from_acc
+  // when the residual is in the accumulators. Border corrections then
+  // follow the GEMMs, each with the requantising op over its outputs.
   bool gemm_requant_form;
 };
 LayerBlocks layerBlocks(const ConvLayer& layer, const hw::HwConfig& cfg);
 
 // Whether a plan's tiles requantise in their GEMMs (extension gemm_requant,
-// docs/isa.md): a GEMM plan (not DWGEMM) of a dense layer with the form
-// above whose whole reduction is one chunk. Each tile then runs, per oc
-// block, a SETREQ and a GEMM with the flag requant, and no ALU pass.
+// docs/isa.md): a DWGEMM plan, or a GEMM plan of a dense layer whose whole
+// reduction is one chunk, of a layer with the form above. Each tile then
+// runs, per oc block, a SETREQ and a GEMM (DWGEMM) with the flag requant,
+// and no ALU pass after them; unless the plan keeps its ALU pass.
 bool requantisesInGemm(const LayerBlocks& blocks, const TilePlan& plan);
 
 // Estimates a plan; `fits` is false (with the reason) when a buffer overflows.
