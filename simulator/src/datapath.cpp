@@ -278,6 +278,14 @@ void Datapath::narrowToOutput(uint32_t acc_index) {
   for (uint32_t e = 0; e < out_entry_; ++e) o[e] = int8_t(uint8_t(uint32_t(a[e]) & 0xff));  // truncation
 }
 
+void Datapath::writeOutput(uint32_t acc_index, bool requant) {
+  if (!requant) return narrowToOutput(acc_index);
+  const int32_t* a = &acc_[size_t(acc_index) * acc_entry_];
+  int8_t* o = &out_[size_t(acc_index) * out_entry_];
+  for (uint32_t e = 0; e < out_entry_; ++e)
+    o[e] = int8_t(uint8_t(uint32_t(aluApply(req_op_, a[e], req_operand_[e], req_imm_)) & 0xff));
+}
+
 void Datapath::gemm(const hw::Instruction& insn, const std::string& where, ExecutionStats& stats) {
   checkLoopNest(insn, where);
   const uint64_t uops = insn.uop_end - insn.uop_begin;
@@ -295,14 +303,8 @@ void Datapath::gemm(const hw::Instruction& insn, const std::string& where, Execu
         const hw::Uop& uop = uop_[u];
         const uint32_t dst = uop.dst + dst_off;
         int32_t* acc = &acc_[size_t(dst) * acc_entry_];
-        // requant: the iteration's first micro-op starts from the bias, or
-        // with SETREQ from_acc from ACC[dst] + bias (wrapping int32).
-        if (insn.requant && u == insn.uop_begin) {
-          if (req_from_acc_)
-            for (uint32_t e = 0; e < acc_entry_; ++e) acc[e] = int32_t(uint32_t(acc[e]) + uint32_t(req_bias_[e]));
-          else
-            std::copy(req_bias_.begin(), req_bias_.end(), acc);
-        }
+        // requant: the iteration's first micro-op starts from the bias.
+        if (insn.requant && u == insn.uop_begin) std::copy(req_bias_.begin(), req_bias_.end(), acc);
         if (insn.reset) {
           std::fill_n(acc, acc_entry_, 0);
         } else {
@@ -313,13 +315,7 @@ void Datapath::gemm(const hw::Instruction& insn, const std::string& where, Execu
           else
             gemmTileGeneric(acc, inp, wgt, cfg_.batch, cfg_.block_in, cfg_.block_out);
         }
-        if (insn.requant) {
-          int8_t* out = &out_[size_t(dst) * out_entry_];
-          for (uint32_t e = 0; e < out_entry_; ++e)
-            out[e] = int8_t(uint8_t(uint32_t(aluApply(req_op_, acc[e], req_operand_[e], req_imm_)) & 0xff));
-        } else {
-          narrowToOutput(dst);
-        }
+        writeOutput(dst, insn.requant);
       }
     }
   }
@@ -346,8 +342,8 @@ void Datapath::dwgemm(const hw::Instruction& insn, const std::string& where, Exe
         if (i + 1 < insn.taps || (i + 1 - insn.taps) % insn.stride != 0) continue;
         const uint32_t dst = uop.dst + o * insn.dst_factor_out + j++ * insn.dst_factor_in;
         int32_t* acc = &acc_[size_t(dst) * acc_entry_];
-        // requant: the first micro-op's writes start from the bias (or, with
-        // from_acc, ACC[dst] + bias), as a requantising GEMM's.
+        // requant: the first micro-op's writes start from the bias, as a
+        // requantising GEMM's.
         const bool from_bias = insn.requant && u == insn.uop_begin;
         // Input channel k = lane_block*block_out + c -> accumulator lane c.
         for (uint32_t b = 0; b < cfg_.batch; ++b)
@@ -357,17 +353,10 @@ void Datapath::dwgemm(const hw::Instruction& insn, const std::string& where, Exe
             for (uint32_t t = 0; t < T; ++t)
               sum +=
                   int32_t(window[size_t(t) * E + b * cfg_.block_in + k]) * int32_t(wgt[size_t(t) * cfg_.block_in + k]);
-            uint32_t start = uint32_t(acc[e]);
-            if (from_bias) start = uint32_t(req_bias_[e]) + (req_from_acc_ ? start : 0u);
+            const uint32_t start = from_bias ? uint32_t(req_bias_[e]) : uint32_t(acc[e]);
             acc[e] = int32_t(start + uint32_t(sum));
           }
-        if (insn.requant) {
-          int8_t* out = &out_[size_t(dst) * out_entry_];
-          for (uint32_t e = 0; e < out_entry_; ++e)
-            out[e] = int8_t(uint8_t(uint32_t(aluApply(req_op_, acc[e], req_operand_[e], req_imm_)) & 0xff));
-        } else {
-          narrowToOutput(dst);
-        }
+        writeOutput(dst, insn.requant);
       }
     }
   }
@@ -382,7 +371,6 @@ void Datapath::setReq(const hw::Instruction& insn, const std::string& where) {
                 std::to_string(depth) + " entries");
   req_op_ = insn.alu_op;
   req_imm_ = insn.imm;
-  req_from_acc_ = insn.from_acc;
   std::copy_n(&acc_[size_t(insn.sram_base) * acc_entry_], acc_entry_, req_operand_.begin());
   std::copy_n(&acc_[size_t(insn.sram_base + 1) * acc_entry_], acc_entry_, req_bias_.begin());
 }

@@ -38,6 +38,9 @@ class Datapath {
   void checkLoopNest(const hw::Instruction& insn, const std::string& where) const;
   const uint8_t* dramRange(uint64_t entry_index, uint64_t entries, hw::Memory m, const std::string& where);
   void narrowToOutput(uint32_t acc_index);
+  // OUT[acc_index]: the low bytes of ACC, or with requant (a requantising
+  // GEMM or DWGEMM) those of the requantisation state's op of ACC.
+  void writeOutput(uint32_t acc_index, bool requant);
 
   hw::HwConfig cfg_;
   hw::IsaLayout layout_;
@@ -47,11 +50,9 @@ class Datapath {
   std::vector<int8_t> inp_, wgt_, out_;
   std::vector<int32_t> acc_;
   // The requantisation state of SETREQ (extension gemm_requant); after reset
-  // REQ with a zero operand, bias and immediate and without from_acc, as the
-  // hardware's registers.
+  // REQ with a zero operand, bias and immediate, as the hardware's registers.
   hw::AluOp req_op_ = hw::AluOp::Req;
   int32_t req_imm_ = 0;
-  bool req_from_acc_ = false;
   std::vector<int32_t> req_operand_;
   std::vector<int32_t> req_bias_;
   const std::atomic<bool>* cancel_ = nullptr;  // of the instruction being executed

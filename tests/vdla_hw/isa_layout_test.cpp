@@ -74,7 +74,6 @@ std::map<Field, uint32_t> expectedWidths(const HwConfig& c, Opcode op) {
       w[Field::AluOp] = 4;
       w[Field::SramBase] = acc;
       w[Field::Imm] = c.alu_imm_bits;
-      w[Field::FromAcc] = 1;
       break;
     case Opcode::Alu:
       w[Field::AluOp] = 4;
@@ -148,7 +147,7 @@ TEST(IsaLayoutTest, PynqWidthsByHand) {
   EXPECT_EQ(l.usedBits(Opcode::Load), 119u);
   EXPECT_EQ(l.usedBits(Opcode::Store), 119u);
   EXPECT_EQ(l.usedBits(Opcode::Gemm), 128u);   // requant last (extension gemm_requant)
-  EXPECT_EQ(l.usedBits(Opcode::SetReq), 39u);  // 4-bit alu_op, an ACC index, the immediate, from_acc
+  EXPECT_EQ(l.usedBits(Opcode::SetReq), 38u);  // 4-bit alu_op, an ACC index, the immediate
   EXPECT_EQ(l.usedBits(Opcode::Alu), 128u);    // 4-bit alu_op, bias_clear last
   EXPECT_EQ(l.usedBits(Opcode::Finish), 7u);
 }
@@ -324,14 +323,13 @@ TEST(IsaLayoutTest, KnownEncodingsByHand) {
   EXPECT_EQ(l.encode(alu), expected);
   EXPECT_EQ(l.decode(expected).imm, -1);
   // SETREQ REQ (op 9, bits 7..10) acc=3 (bits 11..21) imm=-1 (bits 22..37)
-  // from_acc (bit 38) on pynq with gemm_requant.
+  // on pynq with gemm_requant.
   Instruction set;
   set.opcode = Opcode::SetReq;
   set.alu_op = AluOp::Req;
   set.sram_base = 3;
   set.imm = -1;
-  set.from_acc = true;
-  const EncodedInstruction set_bits{6 | (9ull << 7) | (3ull << 11) | (0xFFFFull << 22) | (1ull << 38), 0};
+  const EncodedInstruction set_bits{6 | (9ull << 7) | (3ull << 11) | (0xFFFFull << 22), 0};
   EXPECT_EQ(l.encode(set), set_bits);
   EXPECT_EQ(l.decode(set_bits), set);
 }

@@ -188,8 +188,7 @@ int32_t lane_of(const ap_uint<ACC_ENTRY_BITS>& word, int el) {
 // One micro-op per cycle: a BATCH x BLOCK_OUT block of BLOCK_IN-long dot
 // products, all unrolled (the arrays are partitioned by the synthesis top).
 // requant (extension gemm_requant): the first micro-op of each iteration
-// starts from the state's bias instead of ACC[d] (from_acc: from ACC[d] plus
-// the bias), and OUT[d] gets the low
+// starts from the state's bias instead of ACC[d], and OUT[d] gets the low
 // byte of the state's REQ/FREQ of the sum (ACC[d] the sum).
 void gemm(const LoopNest& n, const ReqState& req, const uint32_t* uop, const int8_t (*inp)[BATCH][BLOCK_IN],
           const int8_t (*wgt)[BLOCK_OUT][BLOCK_IN], int32_t (*acc)[BATCH][BLOCK_OUT], int8_t (*out)[BATCH][BLOCK_OUT]) {
@@ -224,9 +223,7 @@ OUTER:
               sum += n.reset ? 0 : int32_t(inp[s][b][k]) * int32_t(wgt[w][c][k]);
             }
             const int el = b * BLOCK_OUT + c;
-            const int32_t start =
-                from_bias ? int32_t(uint32_t(lane_of(req.bias, el)) + (req.from_acc ? uint32_t(acc[d][b][c]) : 0u))
-                          : acc[d][b][c];
+            const int32_t start = from_bias ? lane_of(req.bias, el) : acc[d][b][c];
             const int32_t value = n.reset ? 0 : int32_t(uint32_t(start) + uint32_t(sum));  // wraps
             acc[d][b][c] = value;
             const int32_t narrowed = requant ? alu_apply(req_op, value, lane_of(req.operand, el), req.imm) : value;
@@ -249,7 +246,6 @@ uint8_t set_req(const insn_t& insn, ReqState& req, const int32_t (*acc)[BATCH][B
   }
   req.freq = field<SETREQ_ALU_OP_LSB, SETREQ_ALU_OP_W>(insn) == uint64_t(ALU_FREQ);
   req.imm = int32_t(signed_field<SETREQ_IMM_LSB, SETREQ_IMM_W>(insn));
-  req.from_acc = field<SETREQ_FROM_ACC_LSB, SETREQ_FROM_ACC_W>(insn) != 0;
 COPY_B:
   for (int b = 0; b < BATCH; ++b) {
 #pragma HLS unroll
@@ -368,9 +364,7 @@ UOPS:
                 sum += int32_t(win[t][b][c]) * int32_t(taps_w[t][c]);
               }
               const int el = b * BLOCK_OUT + c;
-              const uint32_t start =
-                  from_bias ? uint32_t(lane_of(req.bias, el)) + (req.from_acc ? uint32_t(acc[d][b][c]) : 0u)
-                            : uint32_t(acc[d][b][c]);
+              const uint32_t start = from_bias ? uint32_t(lane_of(req.bias, el)) : uint32_t(acc[d][b][c]);
               const int32_t value = int32_t(start + uint32_t(sum));  // wraps
               acc[d][b][c] = value;
               const int32_t narrowed = requant ? alu_apply(req_op, value, lane_of(req.operand, el), req.imm) : value;

@@ -15,7 +15,7 @@ unsigned used_bits(unsigned opcode) {
     case OPCODE_STORE: return LOAD_X_PAD_RIGHT_LSB + LOAD_X_PAD_RIGHT_W;
     case OPCODE_GEMM:  // requant last, where the config has it
       return GEMM_REQUANT != 0 ? GEMM_REQUANT_BIT + 1 : GEMM_WGT_FACTOR_IN_LSB + GEMM_WGT_FACTOR_IN_W;
-    case OPCODE_SETREQ: return SETREQ_FROM_ACC_LSB + SETREQ_FROM_ACC_W;                              // from_acc last
+    case OPCODE_SETREQ: return SETREQ_IMM_LSB + SETREQ_IMM_W;
     case OPCODE_ALU: return ALU_BIAS_CLEAR != 0 ? ALU_BIAS_CLEAR_BIT + 1 : ALU_IMM_LSB + ALU_IMM_W;  // bias_clear last
     case OPCODE_DWGEMM:  // requant last, where the config has it, else lane_block, where it is encoded
       return GEMM_REQUANT != 0            ? DWGEMM_REQUANT_BIT + 1

@@ -294,7 +294,6 @@ inline uint32_t uop_wgt(uint32_t u) { return (u >> (UOP_DST_BITS + UOP_SRC_BITS)
 struct ReqState {
   bool freq = false;  // the op: FREQ, else REQ (SETREQ allows no other)
   int32_t imm = 0;
-  bool from_acc = false;  // a fresh micro-op starts from ACC[d] + bias
   ap_uint<ACC_ENTRY_BITS> operand = 0, bias = 0;
 };
 

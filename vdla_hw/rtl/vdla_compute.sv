@@ -45,8 +45,7 @@
 // last pipeline or LOAD write lies edges behind, so no forwarding is needed).
 // A GEMM with `requant` carries `fresh` (u == uop_begin) down S1..S5; in S5
 // a fresh op accumulates onto req_bias instead of ACC[dst] (its ACC[dst] read
-// still happens and is ignored) or, with SETREQ's from_acc (req_from_acc),
-// onto ACC[dst] + req_bias, writes the sum to ACC[dst] as always, and
+// still happens and is ignored), writes the sum to ACC[dst] as always, and
 // OUT[dst] gets the low byte of alu_lane(req_op, sum, req_operand, req_imm):
 // the ALU's own lanes, their inputs muxed, not a second copy.
 module vdla_compute (
@@ -197,7 +196,6 @@ module vdla_compute (
   wire [vdla_pkg::SETREQ_ALU_OP_W-1:0] setreq_op = insn[vdla_pkg::SETREQ_ALU_OP_LSB+:vdla_pkg::SETREQ_ALU_OP_W];
   wire [31:0] setreq_base = 32'(insn[vdla_pkg::SETREQ_SRAM_BASE_LSB+:vdla_pkg::SETREQ_SRAM_BASE_W]);
   wire [31:0] setreq_imm = 32'($signed(insn[vdla_pkg::SETREQ_IMM_LSB+:vdla_pkg::SETREQ_IMM_W]));
-  wire setreq_from_acc = insn[vdla_pkg::SETREQ_FROM_ACC_LSB];
 
   // ---------------- control ----------------
   // One cycle after `start` the instruction is checked and dispatched to the
@@ -522,13 +520,11 @@ module vdla_compute (
   logic [ReqOpW-1:0] req_op;
   logic [31:0] req_imm;
   logic [ACC_W-1:0] req_operand, req_bias;
-  logic req_from_acc;
   always_ff @(posedge clk) begin
     if (vdla_pkg::GEMM_REQUANT != 0) begin
       if (rst) begin
         req_op <= ReqOpW'(vdla_pkg::ALU_REQ);
         req_imm <= '0;
-        req_from_acc <= 1'b0;
         req_operand <= '0;
         req_bias <= '0;
       end else begin
@@ -537,7 +533,6 @@ module vdla_compute (
           req_bias <= acc_rdata;
           req_op <= setreq_op;
           req_imm <= setreq_imm;
-          req_from_acc <= setreq_from_acc;
         end
       end
     end
@@ -740,8 +735,7 @@ module vdla_compute (
   // call, its inputs muxed: op req_op, a the sum, b req_operand, c req_imm;
   // OUT takes the lane's low byte and ACC the sum, and a plain GEMM still
   // never evaluates the lane. One adder per lane then serves both the
-  // accumulate (ACC[dst] or, fresh, req_bias -- with from_acc a second adder
-  // gives ACC[dst] + req_bias --, plus the GEMM sum) and
+  // accumulate (ACC[dst] or, fresh, req_bias, plus the GEMM sum) and
   // bias_clear (ACC[dst] + the bias register), so that the lane's first
   // operand is that adder's output for the ALU and the GEMM alike, with no
   // multiplexer in front of it. Without the extension the lanes are the base
@@ -760,11 +754,9 @@ module vdla_compute (
       assign lane = result[e*32+:32];
     end else begin : g_requant
       logic [31:0] total;  // the shared adder
-      logic [31:0] start;  // what the op adds to: ACC[dst], or a fresh op's bias (+ ACC[dst] with from_acc)
       always_comb begin
-        start = s5_from_bias ? req_bias[e*32+:32] + (req_from_acc ? dst_operand[e*32+:32] : 32'd0) :
-            dst_operand[e*32+:32];
-        total = start + (is_mm ? gemm_sum[e*32+:32] : (bias_alu ? bias_operand[e*32+:32] : 32'd0));
+        total = (s5_from_bias ? req_bias[e*32+:32] : dst_operand[e*32+:32]) +
+            (is_mm ? gemm_sum[e*32+:32] : (bias_alu ? bias_operand[e*32+:32] : 32'd0));
         lane = gemm_reset ? 32'd0 : total;
         if (!is_mm || gemm_rq)
           lane = alu_lane(gemm_rq ? req_op : alu_op, total,

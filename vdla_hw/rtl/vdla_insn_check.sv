@@ -15,7 +15,7 @@ module vdla_insn_check (
   // requant (extension gemm_requant) is the GEMM's last field.
   localparam int GEMM_USED = vdla_pkg::GEMM_REQUANT != 0 ? vdla_pkg::GEMM_REQUANT_BIT + 1 :
       vdla_pkg::GEMM_WGT_FACTOR_IN_LSB + vdla_pkg::GEMM_WGT_FACTOR_IN_W;
-  localparam int SETREQ_USED = vdla_pkg::SETREQ_FROM_ACC_LSB + vdla_pkg::SETREQ_FROM_ACC_W;
+  localparam int SETREQ_USED = vdla_pkg::SETREQ_IMM_LSB + vdla_pkg::SETREQ_IMM_W;
   // bias_clear (extension alu_bias_clear) is the ALU's last field.
   localparam int ALU_USED = vdla_pkg::ALU_BIAS_CLEAR != 0 ? vdla_pkg::ALU_BIAS_CLEAR_BIT + 1 :
       vdla_pkg::ALU_IMM_LSB + vdla_pkg::ALU_IMM_W;

@@ -72,7 +72,7 @@ const std::map<std::string, Field>& flagWords() {
   static const std::map<std::string, Field> flags = {
       {"pop_prev", Field::PopPrev},   {"pop_next", Field::PopNext}, {"push_prev", Field::PushPrev},
       {"push_next", Field::PushNext}, {"reset", Field::Reset},      {"bias_clear", Field::BiasClear},
-      {"requant", Field::Requant},    {"from_acc", Field::FromAcc},
+      {"requant", Field::Requant},
   };
   return flags;
 }
@@ -254,7 +254,6 @@ std::string disassemble(const Instruction& insn) {
   if (insn.opcode == Opcode::Gemm && insn.reset) out << " reset";
   if ((insn.opcode == Opcode::Gemm || insn.opcode == Opcode::DwGemm) && insn.requant) out << " requant";
   if (insn.opcode == Opcode::Alu && insn.bias_clear) out << " bias_clear";
-  if (insn.opcode == Opcode::SetReq && insn.from_acc) out << " from_acc";
   if (insn.pop_prev) out << " pop_prev";
   if (insn.pop_next) out << " pop_next";
   if (insn.push_prev) out << " push_prev";

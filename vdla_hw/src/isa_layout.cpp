@@ -108,10 +108,8 @@ std::vector<FieldSpec> fieldSpecs(const HwConfig& c, Opcode op) {
       if (c.alu_bias_clear) specs.push_back({Field::BiasClear, 1});
       break;
     case Opcode::SetReq:
-      specs.insert(specs.end(), {{Field::AluOp, kAluOpBits},
-                                 {Field::SramBase, acc_bits},
-                                 {Field::Imm, c.alu_imm_bits, true},
-                                 {Field::FromAcc, 1}});
+      specs.insert(specs.end(),
+                   {{Field::AluOp, kAluOpBits}, {Field::SramBase, acc_bits}, {Field::Imm, c.alu_imm_bits, true}});
       break;
     case Opcode::Finish: break;
   }

@@ -220,8 +220,7 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
   }
 
   // SETREQ of oc block q: the requantising pass's op, immediate, operand and
-  // bias (the pair at the block's parameter entries); from_acc when a
-  // residual loaded (and scaled) into the accumulators starts the reduction.
+  // bias (the pair at the block's parameter entries).
   auto setReq = [&](int64_t q) {
     const AluPass& req = seq.after.front();
     const size_t k = static_cast<size_t>(req.param);
@@ -230,7 +229,6 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
     set.alu_op = req.op;
     set.imm = req.imm;
     set.sram_base = static_cast<uint32_t>(param_base + vector_base[k] + vector_step[k] * q);
-    set.from_acc = seq.residual_in_acc;
     return set;
   };
 

@@ -74,14 +74,10 @@ LayerBlocks layerBlocks(const ConvLayer& L, const hw::HwConfig& cfg) {
   b.zero_fill = seq.bias_clear && !seq.residual_in_acc;
   b.residual_region = L.residual && !seq.residual_in_acc;
   b.dwgemm = whyNoDepthwiseGemm(L, cfg).empty();
-  // A residual in the accumulators keeps its scaling pass before the GEMMs;
-  // their reduction then continues it (SETREQ from_acc).
-  const bool init_ok =
-      seq.residual_in_acc
-          ? std::all_of(seq.init.begin(), seq.init.end(),
-                        [](const AluPass& p) { return p.dst == AluPass::Dst::Acc && p.src != AluPass::Src::Residual; })
-          : seq.init.empty();
-  b.gemm_requant_form = cfg.gemm_requant && seq.bias_clear && init_ok && seq.after.size() == 1 &&
+  // (A residual loaded into the accumulators is not the bias the requantising
+  // GEMM starts from: such layers keep their pass.)
+  b.gemm_requant_form = cfg.gemm_requant && seq.bias_clear && !seq.residual_in_acc && seq.init.empty() &&
+                        seq.after.size() == 1 &&
                         (seq.after[0].op == hw::AluOp::Req || seq.after[0].op == hw::AluOp::FReq) &&
                         seq.after[0].src == AluPass::Src::Param && seq.after[0].bias_param >= 0 && !b.residual_region;
   return b;

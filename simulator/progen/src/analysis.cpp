@@ -115,12 +115,13 @@ void countOperandReuse(const hw::HwConfig& cfg, const RandomProgram& p, ProgramF
   }
 }
 
-// Requantising GEMMs: the state's op and from_acc (followed through the
-// SETREQs in program order, REQ without from_acc from reset) and the dst of each iteration's micro-ops.
+// Requantising GEMMs: the state's op (followed through the SETREQs in
+// program order, REQ from reset) and the dst of each iteration's micro-ops;
+// requantising DWGEMMs.
 void countRequant(const hw::HwConfig& cfg, const RandomProgram& p, ProgramFeatures& f) {
   std::vector<hw::Uop> uop_sram(cfg.depth(hw::Memory::Uop));
   hw::AluOp state = hw::AluOp::Req;
-  bool set = false, from_acc = false;
+  bool set = false;
   for (size_t k = 0; k < p.instructions.size(); ++k) {
     const Instruction& i = p.instructions[k];
     if (i.opcode == Opcode::Load && i.memory == hw::Memory::Uop && p.buffer_of[k] >= 0) {
@@ -131,14 +132,12 @@ void countRequant(const hw::HwConfig& cfg, const RandomProgram& p, ProgramFeatur
         }
     } else if (i.opcode == Opcode::SetReq) {
       state = i.alu_op;
-      from_acc = i.from_acc;
       set = true;
     } else if (i.opcode == Opcode::DwGemm && i.requant && !isEmpty(i)) {
       f.dwgemm_requant++;
     } else if (i.opcode == Opcode::Gemm && i.requant && !isEmpty(i)) {
       (state == hw::AluOp::FReq ? f.gemm_requant_freq : f.gemm_requant_req)++;
       f.gemm_requant_from_reset += !set;
-      f.gemm_requant_from_acc += from_acc;
       f.gemm_requant_multi_uop += i.uop_end - i.uop_begin > 1;
       // Within an iteration the micro-ops' dst differ exactly where their
       // uop.dst do (the loop offsets are the same for all of them).

@@ -744,7 +744,6 @@ class Generator {
       insn.imm = rng_.chance(0.4) ? clampImm(rng_.chance(0.5) ? 0x7f80 : 0x7f00) : pickImm(AluOp::Clip);
     else
       insn.imm = rng_.chance(0.8) ? clampImm(rng_.range(-128, 127)) : pickImm(AluOp::FReq);
-    insn.from_acc = rng_.chance(0.5);    // the residual form: the reduction continues ACC[dst]
     const uint64_t need[3] = {0, 0, 0};  // ACC belongs to the compute module alone
     emit(insn, -1, need);
     setreq_emitted_ = true;

@@ -249,8 +249,7 @@ class Interpreter {
   }
 
   // docs/isa.md, "SETREQ and the GEMM flag requant": each iteration's
-  // micro-ops are one reduction that starts from the state's bias (with
-  // from_acc, ACC[d] + bias); every
+  // micro-ops are one reduction that starts from the state's bias; every
   // micro-op writes its sum to ACC[d] and the state's op of it to OUT[d].
   void gemm(const Instruction& insn) {
     if (insn.requant) {
@@ -262,9 +261,8 @@ class Interpreter {
       if (insn.requant) {
         checkIndex(s, Memory::Input, "src");
         checkIndex(w, Memory::Weight, "wgt");
-        // The first micro-op does not read ACC[d] (the bias replaces it)
-        // unless the state has from_acc (it adds the bias to it).
-        if (((!first || req_from_acc_) && !acc_ok_[d]) || !inp_ok_[s] || !wgt_ok_[w])
+        // The first micro-op does not read ACC[d]: the bias replaces it.
+        if ((!first && !acc_ok_[d]) || !inp_ok_[s] || !wgt_ok_[w])
           fail("GEMM reads an entry the program did not write");
         if (!setreq_seen_ && !p_.uses_reset_requant)
           fail("requantising GEMM before any SETREQ: its result depends on the state earlier programs left");
@@ -275,8 +273,7 @@ class Interpreter {
             for (uint32_t k = 0; k < BI_; ++k)
               sum += int64_t(inp_[(s * B_ + bb) * BI_ + k]) * int64_t(wgt_[(w * BO_ + n) * BI_ + k]);
             int32_t& a = acc_[d * B_ * BO_ + lane];
-            const int64_t start =
-                first ? int64_t(req_bias_[lane]) + (req_from_acc_ ? int64_t(a) : int64_t(0)) : int64_t(a);
+            const int64_t start = first ? int64_t(req_bias_[lane]) : int64_t(a);
             a = int32_t(uint32_t(uint64_t(start + sum)));
             const int32_t r = aluReference(req_op_, a, req_operand_[lane], req_imm_);
             out_[d * B_ * BO_ + lane] = int8_t(uint8_t(uint32_t(r)));
@@ -331,10 +328,9 @@ class Interpreter {
           const uint64_t d = uop_[u].dst + o * insn.dst_factor_out + j * insn.dst_factor_in;
           checkIndex(d, Memory::Acc, "dst");
           // A requantising DWGEMM's first micro-op starts from the state's
-          // bias (docs/isa.md): it reads ACC[d] only with from_acc.
+          // bias (docs/isa.md) and does not read ACC[d].
           const bool first = insn.requant && u == insn.uop_begin;
-          if (!acc_ok_[d] && (!first || req_from_acc_))
-            fail("DWGEMM accumulates into an entry the program did not write");
+          if (!acc_ok_[d] && !first) fail("DWGEMM accumulates into an entry the program did not write");
           for (uint32_t bb = 0; bb < B_; ++bb)
             for (uint32_t c = 0; c < BO_; ++c) {
               const uint64_t k = uint64_t(insn.lane_block) * BO_ + c;  // the input channel of lane c
@@ -343,8 +339,7 @@ class Interpreter {
                 sum += int64_t(inp_[(srcOf(n - t) * B_ + bb) * BI_ + k]) * int64_t(wgt_[(w * BO_ + t) * BI_ + k]);
               const size_t lane = size_t(bb) * BO_ + c;
               int32_t& a = acc_[d * B_ * BO_ + lane];
-              const int64_t start =
-                  first ? int64_t(req_bias_[lane]) + (req_from_acc_ ? int64_t(a) : int64_t(0)) : int64_t(a);
+              const int64_t start = first ? int64_t(req_bias_[lane]) : int64_t(a);
               a = int32_t(uint32_t(uint64_t(start + sum)));
               if (insn.requant)
                 out_[d * B_ * BO_ + lane] =
@@ -387,7 +382,7 @@ class Interpreter {
     });
   }
 
-  // SETREQ (docs/isa.md): copies the op, the immediate, from_acc and two ACC entries,
+  // SETREQ (docs/isa.md): copies the op, the immediate and two ACC entries,
   // the operand at sram_base and the bias after it.
   void setReq(const Instruction& insn) {
     if (!cfg_.gemm_requant) fail("SETREQ on a config without the gemm_requant extension");
@@ -400,7 +395,6 @@ class Interpreter {
     if (!acc_ok_[s] || !acc_ok_[s + 1]) fail("SETREQ reads an entry the program did not write");
     req_op_ = insn.alu_op;
     req_imm_ = insn.imm;
-    req_from_acc_ = insn.from_acc;
     for (uint32_t k = 0; k < B_ * BO_; ++k) {
       req_operand_[k] = acc_[s * B_ * BO_ + k];
       req_bias_[k] = acc_[(s + 1) * B_ * BO_ + k];
@@ -421,7 +415,6 @@ class Interpreter {
   uint32_t tokens_[4] = {0, 0, 0, 0};
   // The requantisation state of SETREQ, as after reset until the first one.
   AluOp req_op_ = AluOp::Req;
-  bool req_from_acc_ = false;
   int32_t req_imm_ = 0;
   std::vector<int32_t> req_operand_, req_bias_;
   bool setreq_seen_ = false;

@@ -77,7 +77,7 @@ struct Instruction {
   bool reset = false;  // GEMM: write zero instead of accumulating
   // GEMM (extension gemm_requant): each iteration's micro-ops are one
   // reduction. The first (u == uop_begin) starts from the requantisation
-  // state's bias (SETREQ from_acc: ACC[dst] + bias) instead of ACC[dst]; every one writes its sum to ACC[dst]
+  // state's bias instead of ACC[dst]; every one writes its sum to ACC[dst]
   // and OUT[dst] = op(sum, operand, imm) of the state (REQ or FREQ), so the
   // last write of each iteration leaves the layer's int8 output.
   bool requant = false;
@@ -94,7 +94,7 @@ struct Instruction {
   // Iterations that write nothing only fill the window.
   // With requant (extension gemm_requant) each output's micro-ops are one
   // reduction, as a requantising GEMM's: the writes of u == uop_begin start
-  // from the requantisation state's bias (from_acc: ACC[d] + bias) instead
+  // from the requantisation state's bias instead
   // of ACC[d], and every write also sets OUT[d] = op(sum, operand, imm) of
   // the state, so the last micro-op's leave the requantised outputs.
   // On a config whose block_in is G > 1 times its block_out, lane_block
@@ -119,10 +119,6 @@ struct Instruction {
   // compute module from alu_op (REQ or FREQ), imm and the ACC entries at
   // sram_base: operand = ACC[sram_base], bias = ACC[sram_base + 1], copied
   // when SETREQ executes. Requantising GEMMs use it until the next SETREQ.
-  // With from_acc the state's first micro-op starts from ACC[dst] + bias
-  // instead of the bias alone, so that a reduction can continue what the
-  // accumulators already hold (a residual loaded and scaled there).
-  bool from_acc = false;
 
   bool operator==(const Instruction& o) const;
   bool operator!=(const Instruction& o) const { return !(*this == o); }

@@ -24,7 +24,6 @@
   X(XPadRight, x_pad_right)       \
   X(Reset, reset)                 \
   X(Requant, requant)             \
-  X(FromAcc, from_acc)            \
   X(AluOp, alu_op)                \
   X(UseImm, use_imm)              \
   X(BiasClear, bias_clear)        \

@@ -102,13 +102,11 @@ struct LayerBlocks {
   bool zero_fill;
   bool residual_region;  // R needs its own ACC region beside the tile's
   bool dwgemm;           // the layer has a DWGEMM form on the config (depthwise_gemm.h)
-  // The layer's ALU sequence ends in a lone REQ or FREQ with bias_clear and
-  // a parameter operand, and before the GEMMs has no pass or, with the
-  // residual loaded into the accumulators, only its scaling; the config has
-  // gemm_requant: a tile whose reduction is one GEMM per oc block can
-  // requantise in that GEMM (requantisesInGemm), its SETREQ with from_acc
-  // when the residual is in the accumulators. Border corrections then
-  // follow the GEMMs, each with the requantising op over its outputs.
+  // The layer's ALU sequence is a lone REQ or FREQ with bias_clear and a
+  // parameter operand, and the config has gemm_requant: a tile whose
+  // reduction is one GEMM per oc block can requantise in that GEMM
+  // (requantisesInGemm). Border corrections then follow the GEMMs, each
+  // with the requantising op over its outputs.
   bool gemm_requant_form;
 };
 LayerBlocks layerBlocks(const ConvLayer& layer, const hw::HwConfig& cfg);

@@ -44,9 +44,8 @@ struct ProgramFeatures {
   uint64_t setreq_req = 0, setreq_freq = 0;
   uint64_t gemm_requant_req = 0, gemm_requant_freq = 0;
   uint64_t gemm_requant_from_reset = 0, gemm_requant_multi_uop = 0, gemm_requant_mixed_dst = 0;
-  uint64_t gemm_requant_from_acc = 0;  // requantising GEMMs under a SETREQ with from_acc
-  uint64_t dwgemm_requant = 0;         // requantising DWGEMMs (extension gemm_requant)
-  uint64_t empty_ops = 0;              // zero-size transfers and loops (token-only NOPs)
+  uint64_t dwgemm_requant = 0;  // requantising DWGEMMs (extension gemm_requant)
+  uint64_t empty_ops = 0;       // zero-size transfers and loops (token-only NOPs)
   // Tensor-operand ALU micro-ops (in program order, across instructions) that
   // read the same ACC entry as the tensor-operand micro-op before them: the
   // case a hardware operand register serves without a second ACC read.
