@@ -1,5 +1,6 @@
 #include "vdla/runtime/qconv_attributes.h"
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -85,6 +86,22 @@ QConvAttributes readQConvAttributes(const AttributeMap& attrs) {
         "attribute 'float_requant' = 1 needs shift1 = shift2 = 0, wide_product = 0 and residual_shift = 0");
   q.float_requant = float_requant != 0;
   q.y_zero_point = static_cast<int32_t>(y_zp);
+  const int64_t post_add = attrs.getInt("post_add", 0);
+  checkRange("post_add", post_add, 0, 1);
+  if (post_add) {
+    if (residual_shift != 0) throw std::invalid_argument("attribute 'post_add' = 1 needs residual_shift = 0");
+    const int64_t y_mult = readRequired(attrs, "add_y_mult"), offset = readRequired(attrs, "add_offset");
+    const int64_t add_shift = readRequired(attrs, "add_shift");
+    checkRange("add_y_mult", y_mult, INT32_MIN, INT32_MAX);
+    checkRange("add_offset", offset, INT32_MIN, INT32_MAX);
+    checkRange("add_shift", add_shift, 0, 31);
+    q.post_add = true;
+    q.add_y_mult = static_cast<int32_t>(y_mult);
+    q.add_offset = static_cast<int32_t>(offset);
+    q.add_shift = static_cast<int>(add_shift);
+  } else if (attrs.has("add_y_mult") || attrs.has("add_offset") || attrs.has("add_shift")) {
+    throw std::invalid_argument("attributes 'add_y_mult', 'add_offset' and 'add_shift' need post_add = 1");
+  }
   return q;
 }
 
@@ -104,6 +121,12 @@ void writeQConvAttributes(const QConvAttributes& q, AttributeMap& attrs) {
   if (q.float_requant) {
     attrs.set("float_requant", int64_t{1});
     attrs.set("y_zero_point", int64_t{q.y_zero_point});
+  }
+  if (q.post_add) {
+    attrs.set("post_add", int64_t{1});
+    attrs.set("add_y_mult", int64_t{q.add_y_mult});
+    attrs.set("add_offset", int64_t{q.add_offset});
+    attrs.set("add_shift", int64_t{q.add_shift});
   }
 }
 

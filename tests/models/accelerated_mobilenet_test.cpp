@@ -109,10 +109,15 @@ TEST(AcceleratedMobileNetV2, OwnQuantisationMatchesOnnxruntime) {
       << report.qlinear.kept.front().first << ": " << report.qlinear.kept.front().second;
   size_t offloaded = 0;
   for (const auto& d : report.layers) offloaded += d.offloaded;
-  // The convolutions, the classifier, the ten residual additions and the
-  // global pooling, each of the last with an integer form equal to the CPU's
-  // float rounding.
-  EXPECT_EQ(offloaded, 64u);
+  // Additions fused into the projection convolutions that feed them, where
+  // the cost model prefers one layer to two (the graph is compiled in place).
+  size_t fused = 0;
+  for (const ir::Node* n : graph->nodes()) fused += n->attrs().getInt("post_add", 0) != 0;
+  EXPECT_GE(fused, 1u) << "zcu104 fuses the additions after its load-bound projections";
+  // The convolutions, the classifier, the ten residual additions (fused or
+  // not) and the global pooling, each of the last with an integer form equal
+  // to the CPU's float rounding.
+  EXPECT_EQ(offloaded + fused, 64u);
 
   // Bit-exact with the integer reference on the first photo, layer by layer.
   std::map<std::string, rt::Tensor> golden;

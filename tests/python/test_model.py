@@ -28,6 +28,7 @@ def test_targets():
         "qlinear-to-qconv",
         "quantize",
         "fold-reshapes",
+        "accel-fuse-additions",
         "accel-partition",
         "accel-arena",
         "accel-codegen",

@@ -178,6 +178,7 @@ void emitVdlaQConv(const StepContext& ctx, KernelSpec& k) {
     if (i != 6 || has_res)
       ctx.require(ctx.input(i).type.dtype == rt::DType::I32 && ctx.input(i).type.shape == rt::Shape{m},
                   std::string(per_channel[i]) + " must be i32 [" + std::to_string(m) + "]");
+  ctx.require(!q.post_add, "post_add (a fused quantised addition) is not compiled for CUDA");
   ctx.require(!(has_res && q.float_requant), "float_requant takes no residual R");
   if (has_res)
     ctx.require(ctx.input(5).type.dtype == rt::DType::I8 && ctx.input(5).type.shape == y.type.shape,

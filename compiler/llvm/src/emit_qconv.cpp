@@ -136,6 +136,7 @@ void emitQConv(StepBuilder& s) {
   requireInput(s, 4, rt::DType::I32, "bias2", true);
   const bool residual = s.node().input(5) != nullptr;
   if (residual != (s.node().input(6) != nullptr)) s.fail("R and residual_mult must be given together");
+  if (q.post_add) s.fail("post_add (a fused quantised addition) has no CPU code; the reference kernel runs it");
   if (residual && q.float_requant) s.fail("float_requant takes no residual R");
   if (residual) {
     requireInput(s, 5, rt::DType::I8, "residual R", false);

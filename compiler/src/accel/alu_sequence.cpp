@@ -87,7 +87,7 @@ AluSequence floatRequantSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
   if (!cfg.float_requant)
     throw std::logic_error("layer '" + L.name + "': float requantisation on config '" + cfg.name +
                            "', which has no FREQ (the partition keeps such layers on the CPU)");
-  if (L.residual || L.shift1 != 0 || L.shift2 != 0 || L.wide_product || !isAll(L.bias2, 0))
+  if ((L.residual && !L.post_add) || L.shift1 != 0 || L.shift2 != 0 || L.wide_product || !isAll(L.bias2, 0))
     throw std::logic_error("layer '" + L.name + "': float_requant with a residual, shifts or bias2");
   AluSequence s;
   s.init.push_back(vectorPass(hw::AluOp::Mov, AluPass::Dst::Acc, L.bias1, s, cfg));
@@ -152,9 +152,55 @@ AluSequence foldBiasIntoLastPass(AluSequence s, size_t channels, const hw::HwCon
 
 }  // namespace
 
+namespace {
+
+// post_add: the requantised output Y0 (in the accumulators, clipped) and the
+// residual region's R join as the fused addition defines them:
+//   acc *= add_y_mult ; res *= residual_mult ; acc += res ; acc += add_offset ;
+//   acc = RSHR(acc, add_shift) ; acc = CLIP(acc, -128, 127)
+// the last two one REQ (multiplier 1) on a config with fused_requant. The
+// sums stay inside int32 (conv_layer.cpp refuses layers whose could not), so
+// the ALU's wrapping arithmetic is the definition's 64-bit one.
+void appendPostAdd(const ConvLayer& L, AluSequence& s, const hw::HwConfig& cfg) {
+  using Op = hw::AluOp;
+  using D = AluPass::Dst;
+  const size_t o = L.bias1.size();
+  if (L.add_y_mult != 1) s.after.push_back(vectorPass(Op::Mul, D::Acc, std::vector<int32_t>(o, L.add_y_mult), s, cfg));
+  if (!isAll(L.residual_mult, 1)) s.after.push_back(vectorPass(Op::Mul, D::Residual, L.residual_mult, s, cfg));
+  AluPass add;
+  add.op = Op::Add;
+  add.src = AluPass::Src::Residual;
+  s.after.push_back(add);
+  if (L.add_offset != 0) s.after.push_back(vectorPass(Op::Add, D::Acc, std::vector<int32_t>(o, L.add_offset), s, cfg));
+  if (cfg.alu_imm_bits >= 16 && cfg.fused_requant) {
+    AluPass req;
+    req.op = Op::Req;
+    req.src = AluPass::Src::Param;
+    req.param = static_cast<int>(s.params.size());
+    s.params.push_back(std::vector<int32_t>(o, packMulShr(1, L.add_shift)));
+    req.imm = packClip(-128, 127);
+    s.after.push_back(req);
+    return;
+  }
+  if (L.add_shift != 0) s.after.push_back(immPass(Op::Rshr, L.add_shift));
+  if (cfg.alu_imm_bits >= 16) {
+    s.after.push_back(immPass(Op::Clip, packClip(-128, 127)));
+  } else {
+    s.after.push_back(immPass(Op::Max, -128));
+    s.after.push_back(immPass(Op::Min, 127));
+  }
+}
+
+}  // namespace
+
 AluSequence buildAluSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
-  return foldBiasIntoLastPass(L.float_requant ? floatRequantSequence(L, cfg) : buildUnfoldedSequence(L, cfg),
-                              L.bias1.size(), cfg);
+  AluSequence s = L.float_requant ? floatRequantSequence(L, cfg) : buildUnfoldedSequence(L, cfg);
+  if (L.post_add) {
+    if (!L.residual || L.residual_shift != 0)
+      throw std::logic_error("layer '" + L.name + "': post_add without R or with residual_shift");
+    appendPostAdd(L, s, cfg);
+  }
+  return foldBiasIntoLastPass(std::move(s), L.bias1.size(), cfg);
 }
 
 namespace {
@@ -176,7 +222,8 @@ AluSequence buildUnfoldedSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
         bias2[o] = 0;
       }
   }
-  if (L.residual && L.wide_product) {
+  const bool conv_residual = L.residual && !L.post_add;  // post_add's R joins after the requantisation
+  if (conv_residual && L.wide_product) {
     // R is already in the accumulators; MOV would overwrite it.
     s.residual_in_acc = true;
     if (L.residual_shift > 0) {
@@ -199,7 +246,7 @@ AluSequence buildUnfoldedSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
   // keep every product within int32 (requant.h; checked in productsFitInt32).
   // A wide_product layer is defined by the 64-bit product: MULSHR is its
   // only form (conv_layer.cpp checks that its multipliers fit).
-  const bool fuse_mul_shift = L.wide_product || (!unit_mult && L.shift2 > 0 && L.shift2 < 64 && !L.residual &&
+  const bool fuse_mul_shift = L.wide_product || (!unit_mult && L.shift2 > 0 && L.shift2 < 64 && !conv_residual &&
                                                  isAll(bias2, 0) && fitsMulShr(L.mult) && productsFitInt32(L, bias1));
   if (fuse_mul_shift) {
     std::vector<int32_t> packed(L.mult.size());
@@ -207,7 +254,7 @@ AluSequence buildUnfoldedSequence(const ConvLayer& L, const hw::HwConfig& cfg) {
     s.after.push_back(vectorPass(Op::MulShr, D::Acc, packed, s, cfg));
   } else {
     if (!unit_mult) s.after.push_back(vectorPass(Op::Mul, D::Acc, L.mult, s, cfg));
-    if (L.residual && !s.residual_in_acc) {
+    if (conv_residual && !s.residual_in_acc) {
       if (!isAll(L.residual_mult, 1)) s.after.push_back(vectorPass(Op::Mul, D::Residual, L.residual_mult, s, cfg));
       AluPass add;
       add.op = Op::Add;

@@ -1,6 +1,8 @@
 #include "vdla/compiler/accel/conv_layer.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace vdla::accel {
@@ -51,6 +53,17 @@ std::string whyNotOffloadable(const ir::Node& node) {
           return "residual multiplier beyond the 26 bits of MULSHR";
     }
   }
+  if (a.getInt("post_add", 0) != 0) {
+    // The ALU adds in wrapping 32 bits: the sum must stay inside int32 for
+    // every int8 output and residual (the definition is 64-bit).
+    const int64_t shift = a.getInt("add_shift", 0);
+    const int64_t fixed = std::llabs(a.getInt("add_offset", 0)) + (shift > 0 ? int64_t{1} << (shift - 1) : 0) +
+                          128 * std::llabs(a.getInt("add_y_mult", 0));
+    const rt::Tensor& rm = node.input(6)->constant();
+    for (int64_t i = 0; i < rm.numElements(); ++i)
+      if (fixed + 128 * std::llabs(int64_t{rm.data<int32_t>()[i]}) > INT32_MAX)
+        return "fused addition whose sums can leave the ALU's 32 bits";
+  }
   return "";
 }
 
@@ -86,6 +99,10 @@ ConvLayer convLayerFromNode(const ir::Node& node) {
   L.clip_hi = static_cast<int32_t>(a.getInt("clip_hi", 127));
   L.float_requant = a.getInt("float_requant", 0) != 0;
   L.y_zero_point = static_cast<int32_t>(a.getInt("y_zero_point", 0));
+  L.post_add = a.getInt("post_add", 0) != 0;
+  L.add_y_mult = static_cast<int32_t>(a.getInt("add_y_mult", 0));
+  L.add_offset = static_cast<int32_t>(a.getInt("add_offset", 0));
+  L.add_shift = static_cast<int32_t>(a.getInt("add_shift", 0));
   L.bias1 = int32Vector(node.input(2), L.o);
   L.mult = int32Vector(node.input(3), L.o);
   L.bias2 = int32Vector(node.input(4), L.o);

@@ -53,10 +53,12 @@ void printPartition(std::ostream& out, const AccelLowering& l) {
         << (d.im2col           ? "im2col"
             : d.space_to_depth ? "space-to-depth"
                                : "direct")
-        << (p.dwgemm ? " on DWGEMM" : "") << ", tile " << p.rows << "x" << p.cols << " px x " << p.oc_blocks << " oc x "
-        << p.ic_blocks << " ic blocks" << (p.keep_alu_pass ? ", requantising in the ALU" : "") << ", " << p.threads
-        << " thread" << (p.threads == 1 ? "" : "s") << ", " << d.macs << " MACs, estimate "
-        << int64_t(d.estimate.cycles) << " cycles\n";
+        << (p.dwgemm ? " on DWGEMM" : "")
+        << (l.offloads[s] && l.offloads[s]->form.layer.post_add ? ", with the addition after it fused" : "")
+        << ", tile " << p.rows << "x" << p.cols << " px x " << p.oc_blocks << " oc x " << p.ic_blocks << " ic blocks"
+        << (p.keep_alu_pass ? ", requantising in the ALU" : "") << ", " << p.threads << " thread"
+        << (p.threads == 1 ? "" : "s") << ", " << d.macs << " MACs, estimate " << int64_t(d.estimate.cycles)
+        << " cycles\n";
   }
 }
 

@@ -57,6 +57,9 @@ void inferQConv(Node& node) {
                                   rt::shapeToString(y));
     expectChannelVector(node, 6, o, "residual_mult");
   }
+  if (q.post_add && !residual) throw std::invalid_argument("post_add = 1 needs the residual R (input 5)");
+  if (q.float_requant && residual && !q.post_add)
+    throw std::invalid_argument("float_requant takes no residual R (only a post_add one)");
   setOutputType(node, 0, DType::I8, y);
 }
 

@@ -11,11 +11,13 @@ Target vdlaTarget() {
   t.available = true;
   // A model quantised elsewhere keeps its own scales (qlinear-to-qconv); an
   // fp32 one is calibrated and quantised here; then the accelerator takes
-  // what it can (partitioned, placed in the arena, generated, proven free of
-  // deadlock) and the CPU back end compiles the rest.
+  // what it can (additions fused into the convolutions that feed them;
+  // partitioned, placed in the arena, generated, proven free of deadlock)
+  // and the CPU back end compiles the rest.
   t.stages = {stages::qlinearToQConv(stages::QLinearRequant::AsAccelerator),
               stages::quantize(),
               stages::foldReshapes(),
+              stages::accelFuseAdditions(),
               stages::accelPartition(),
               stages::accelArena(),
               stages::accelCodegen(),

@@ -163,11 +163,23 @@ rt::Tensor naiveQConv(const ConvLayer& L, const LayerData& d) {
                        (inside ? x[((n * L.c + g * cg + cl) * L.h + iy) * L.w + ix] : L.pad_value);
               }
           const size_t oi = static_cast<size_t>(o);
-          const int8_t r = L.residual ? d.r.data<int8_t>()[((n * L.o + o) * L.oh + oy) * L.ow + ox] : 0;
+          const size_t yi = static_cast<size_t>(((n * L.o + o) * L.oh + oy) * L.ow + ox);
+          const int8_t r = L.residual ? d.r.data<int8_t>()[yi] : 0;
+          const bool r_in_conv = L.residual && !L.post_add;  // post_add's R joins after the requantisation
+          // The requantised value v, clipped; post_add then adds R as a quantised addition.
+          auto emit = [&](int32_t v) {
+            v = std::clamp(v, L.clip_lo, L.clip_hi);
+            if (L.post_add) {
+              int64_t sum = int64_t(v) * L.add_y_mult + int64_t(r) * L.residual_mult[oi] + L.add_offset;
+              if (L.add_shift > 0) sum = (sum + (int64_t{1} << (L.add_shift - 1))) >> L.add_shift;
+              v = static_cast<int32_t>(std::clamp<int64_t>(sum, -128, 127));
+            }
+            y.data<int8_t>()[yi] = static_cast<int8_t>(v);
+          };
           // The wide form adds the residual to the accumulator.
-          const int64_t r_prod = int64_t(r) * L.residual_mult[oi];
+          const int64_t r_prod = L.residual ? int64_t(r) * L.residual_mult[oi] : 0;
           const int64_t in_acc =
-              L.residual && L.wide_product
+              r_in_conv && L.wide_product
                   ? wrap(L.residual_shift == 0 ? r_prod
                                                : (r_prod + (int64_t{1} << (L.residual_shift - 1))) >> L.residual_shift)
                   : 0;
@@ -177,22 +189,19 @@ rt::Tensor naiveQConv(const ConvLayer& L, const LayerData& d) {
             std::memcpy(&scale, &L.mult[oi], sizeof scale);
             const float product = static_cast<float>(t) * scale;
             const int32_t q = static_cast<int32_t>(std::nearbyint(std::clamp(product, -1e6f, 1e6f))) + L.y_zero_point;
-            const int32_t v = std::clamp(std::clamp(q, -128, 127), L.clip_lo, L.clip_hi);
-            y.data<int8_t>()[((n * L.o + o) * L.oh + oy) * L.ow + ox] = static_cast<int8_t>(v);
+            emit(std::clamp(q, -128, 127));
             continue;
           }
           if (L.wide_product) {  // the exact 64-bit product, shifted, then wrapped
             const int64_t prod = int64_t(t) * L.mult[oi];
             const int64_t shifted = L.shift2 == 0 ? prod : (prod + (int64_t{1} << (L.shift2 - 1))) >> L.shift2;
-            const int32_t v = std::clamp(static_cast<int32_t>(wrap(shifted)), L.clip_lo, L.clip_hi);
-            y.data<int8_t>()[((n * L.o + o) * L.oh + oy) * L.ow + ox] = static_cast<int8_t>(v);
+            emit(static_cast<int32_t>(wrap(shifted)));
             continue;
           }
           int64_t u = wrap(int64_t(t) * L.mult[oi]);
-          if (L.residual) u = wrap(u + wrap(int64_t(r) * L.residual_mult[oi]));
+          if (r_in_conv) u = wrap(u + wrap(int64_t(r) * L.residual_mult[oi]));
           u = wrap(u + L.bias2[oi]);
-          const int32_t v = std::clamp(rshr(static_cast<int32_t>(u), L.shift2), L.clip_lo, L.clip_hi);
-          y.data<int8_t>()[((n * L.o + o) * L.oh + oy) * L.ow + ox] = static_cast<int8_t>(v);
+          emit(rshr(static_cast<int32_t>(u), L.shift2));
         }
   return y;
 }

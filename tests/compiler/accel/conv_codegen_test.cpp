@@ -86,6 +86,45 @@ TEST_P(ConvCodegen, RandomLayersMatchNaiveDefinition) {
   EXPECT_LE(unfit, count / 10) << "too few random layers fit config " << config;
 }
 
+// post_add layers (a quantised addition fused into the convolution that
+// feeds it, fuse_additions.h): the requantised output and R added in the
+// ALU after the GEMMs, with additions' multipliers (about 2^shift).
+TEST_P(ConvCodegen, FusedAdditionsMatchNaiveDefinition) {
+  const auto& [backend, config] = GetParam();
+  const hw::HwConfig cfg = hw::loadConfig(config);
+  auto dev = driver::createDevice(backend, cfg);
+  const int count = backend == "fsim" ? 24 : 4;
+  std::mt19937 rng(backend == "fsim" ? 4321 : 17);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  int checked = 0;
+  for (int k = 0; k < count; ++k) {
+    ConvLayer L = k % 3 == 2 ? test::randomDepthwiseLayer(rng, 3) : test::randomLayer(rng, false);
+    L.residual = true;
+    L.residual_shift = 0;
+    L.post_add = true;
+    L.add_shift = static_cast<int32_t>(pick(0, 23));
+    const int64_t unit = int64_t{1} << L.add_shift;
+    L.add_y_mult = static_cast<int32_t>(pick(-unit, unit));
+    L.residual_mult.assign(static_cast<size_t>(L.o), static_cast<int32_t>(pick(-unit, unit)));
+    L.add_offset = static_cast<int32_t>(pick(-64 * unit, 64 * unit));
+    const LayerData d = test::randomData(L, rng);
+    std::mt19937 plan_rng(static_cast<uint32_t>(k));
+    for (bool lh : {true, false}) {
+      TilePlan plan;
+      try {
+        plan = (k % 2) ? randomPlan(L, cfg, lh, plan_rng) : chooseTiling(L, cfg, lh);
+      } catch (const DoesNotFit&) {
+        continue;
+      }
+      checkLayer(*dev, L, plan, d,
+                 "fused layer " + std::to_string(k) + " (" + describe(L) + ") on " + backend + "/" + config);
+      if (HasFatalFailure()) return;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, count) << "too few fused layers fit config " << config;
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, ConvCodegen,
                          ::testing::Combine(::testing::ValuesIn(driver::deviceBackends()),
                                             ::testing::Values("pynq", "tiny", "ultra96")),

@@ -100,6 +100,17 @@ TEST(VdlaQConvShape, AttributeErrors) {
   EXPECT_INFER_ERROR(errorQ(ok, qattrs({{"dilations", Ints{0, 1}}})), "attribute 'dilations' values must be >= 1");
   EXPECT_INFER_ERROR(errorQ(ok, qattrs({{"group", int64_t{0}}})), "attribute 'group' must be >= 1");
   EXPECT_INFER_ERROR(errorQ(ok, qattrs({{"auto_pad", std::string("SAME_UPPER")}})), "'auto_pad' is not supported");
+  // post_add: a fused addition needs its R, its three parameters, and no residual_shift.
+  const AttributeMap post_add = qattrs(
+      {{"post_add", int64_t{1}}, {"add_y_mult", int64_t{3}}, {"add_offset", int64_t{-5}}, {"add_shift", int64_t{4}}});
+  EXPECT_INFER_ERROR(errorQ(ok, post_add), "post_add = 1 needs the residual R");
+  EXPECT_INFER_ERROR(errorQ(ok, qattrs({{"post_add", int64_t{1}}})), "attribute 'add_y_mult' is required");
+  EXPECT_INFER_ERROR(errorQ(ok, qattrs({{"add_shift", int64_t{4}}})), "need post_add = 1");
+  EXPECT_INFER_ERROR(errorQ(ok, qattrs({{"post_add", int64_t{1}},
+                                        {"add_y_mult", int64_t{3}},
+                                        {"add_offset", int64_t{0}},
+                                        {"add_shift", int64_t{32}}})),
+                     "attribute 'add_shift' must be in [0, 31], got 32");
 }
 
 }  // namespace

@@ -29,9 +29,21 @@ struct QConvCase {
   int64_t clip_lo = -128, clip_hi = 127, x_zero_point = 0;
   bool residual = false;
   bool wide_product = false;
+  bool post_add = false;  // R joins after the requantisation (residual_mult multiplies it)
+  int64_t add_y_mult = 0, add_offset = 0, add_shift = 0;
   Tensor x, w, bias1, mult, bias2, r, residual_mult;
 
   AttributeMap attrs() const {
+    AttributeMap a = baseAttrs();
+    if (post_add) {
+      a.set("post_add", int64_t{1});
+      a.set("add_y_mult", add_y_mult);
+      a.set("add_offset", add_offset);
+      a.set("add_shift", add_shift);
+    }
+    return a;
+  }
+  AttributeMap baseAttrs() const {
     return makeAttrs({{"strides", strides},
                       {"wide_product", int64_t{wide_product}},
                       {"dilations", dilations},
@@ -75,19 +87,28 @@ std::vector<int8_t> directQConv(const QConvCase& c) {
               }
           acc = wrap32(acc);
           const int64_t rv = c.residual ? c.r.data<int8_t>()[((n * O + o) * OH + oy) * OW + ox] : 0;
+          const bool r_in_conv = c.residual && !c.post_add;
+          // post_add: the requantised output and R, as a quantised addition.
+          auto emit = [&](int64_t v) {
+            v = std::min(std::max(v, c.clip_lo), c.clip_hi);
+            if (c.post_add)
+              v = std::min<int64_t>(
+                  127, std::max<int64_t>(
+                           -128, roundShift(v * c.add_y_mult + rv * c.residual_mult.data<int32_t>()[o] + c.add_offset,
+                                            static_cast<int>(c.add_shift))));
+            y.push_back(static_cast<int8_t>(v));
+          };
           if (c.wide_product) {
             // The residual in accumulator units; the product exact, then wrapped.
-            const int64_t in_acc = c.residual ? wrap32(rv * c.residual_mult.data<int32_t>()[o]) : 0;
+            const int64_t in_acc = r_in_conv ? wrap32(rv * c.residual_mult.data<int32_t>()[o]) : 0;
             const int64_t t = roundShift(wrap32(wrap32(acc + in_acc) + c.bias1.data<int32_t>()[o]), c.shift1);
-            const int64_t v = wrap32(roundShift(t * c.mult.data<int32_t>()[o], c.shift2));
-            y.push_back(static_cast<int8_t>(std::min(std::max(v, c.clip_lo), c.clip_hi)));
+            emit(wrap32(roundShift(t * c.mult.data<int32_t>()[o], c.shift2)));
             continue;
           }
           const int64_t t = roundShift(wrap32(acc + c.bias1.data<int32_t>()[o]), c.shift1);
           int64_t u = t * c.mult.data<int32_t>()[o] + c.bias2.data<int32_t>()[o];
-          if (c.residual) u += rv * c.residual_mult.data<int32_t>()[o];
-          const int64_t v = roundShift(wrap32(u), c.shift2);
-          y.push_back(static_cast<int8_t>(std::min(std::max(v, c.clip_lo), c.clip_hi)));
+          if (r_in_conv) u += rv * c.residual_mult.data<int32_t>()[o];
+          emit(roundShift(wrap32(u), c.shift2));
         }
   return y;
 }
@@ -205,6 +226,35 @@ TEST(VdlaQConvKernel, MatchesDirectDefinitionOnRandomCases) {
   }
   // The realistic cases must exercise the arithmetic, not only the clamp.
   EXPECT_GT(unsaturated, total / 3) << unsaturated << " of " << total;
+}
+
+// post_add: a quantised addition of R after the requantisation (the form the
+// compiler fuses a QLinearAdd into), with the multipliers of a real one
+// (MobileNetV2's: about 2^22 at shift 23) and random ones.
+TEST(VdlaQConvKernel, PostAddJoinsAfterTheRequantisation) {
+  std::mt19937 rng(77);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  int64_t inside = 0, total = 0;
+  for (int i = 0; i < 200; ++i) {
+    QConvCase c = randomCase(rng, true);
+    c.residual = true;
+    c.post_add = true;
+    c.add_shift = pick(0, 23);
+    const int64_t unit = int64_t{1} << c.add_shift;
+    c.add_y_mult = pick(-unit, unit);
+    c.residual_mult = int32Vector(c.w_shape[0], rng, -unit, unit);
+    c.add_offset = pick(-64 * unit, 64 * unit);
+    c.r = randomInt<int8_t>(c.outShape(), rng, -128, 127);
+    SCOPED_TRACE(describe(c) + " add " + std::to_string(c.add_y_mult) + "," + std::to_string(c.add_offset) + ">>" +
+                 std::to_string(c.add_shift));
+    const std::vector<int8_t> want = directQConv(c);
+    ASSERT_EQ(runQConv(c).toVector<int8_t>(), want);
+    for (int8_t v : want) {
+      inside += v > -128 && v < 127;
+      ++total;
+    }
+  }
+  EXPECT_GT(inside, total / 4) << inside << " of " << total;
 }
 
 TEST(VdlaQConvKernel, LargeLayerMatchesDirectDefinition) {
@@ -344,6 +394,15 @@ TEST(VdlaQConvKernel, Errors) {
   bad = attrs;
   bad.erase("clip_lo");
   EXPECT_NE(error({c.x, c.w, c.bias1, c.mult, c.bias2}, bad).find("'clip_lo' is required"), std::string::npos);
+  bad = attrs;
+  bad.set("post_add", int64_t{1});
+  bad.set("add_y_mult", int64_t{1});
+  bad.set("add_offset", int64_t{0});
+  bad.set("add_shift", int64_t{0});
+  EXPECT_NE(error({c.x, c.w, c.bias1, c.mult, c.bias2}, bad).find("post_add needs the residual"), std::string::npos);
+  bad = attrs;
+  bad.set("add_shift", int64_t{3});
+  EXPECT_NE(error({c.x, c.w, c.bias1, c.mult, c.bias2}, bad).find("need post_add = 1"), std::string::npos);
   Tensor xf(DType::F32, c.x_shape);
   EXPECT_NE(error({xf, c.w, c.bias1, c.mult, c.bias2}, attrs).find("input X"), std::string::npos);
 }

@@ -33,6 +33,11 @@ TargetStage quantize();
 // layers around them meet on the device (passes::foldCancellingReshapes).
 TargetStage foldReshapes();
 
+// "accel-fuse-additions" (graph): each quantised addition whose operand is a
+// convolution output nothing else reads becomes that convolution's post_add
+// where the cost model says the fused layer is faster (accel/fuse_additions.h).
+TargetStage accelFuseAdditions();
+
 // The accelerator lowering (accel/lowering.h), in four stages that hand on
 // the vdla target's plan (accel::AccelLowering in TargetState::plan):
 // "accel-partition" (plan): where each node runs; the form and tiling of

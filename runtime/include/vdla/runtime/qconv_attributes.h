@@ -40,6 +40,16 @@
 // where fl rounds to binary32 (the int32 sum wraps as above). shift1, shift2,
 // wide_product and bias2 are zero and there is no residual. The accelerator
 // computes it with the ALU op FREQ (extension float_requant, docs/isa.md).
+//
+// With post_add = 1 the layer is a convolution followed by a quantised
+// addition of R (an exact integer form of QLinearAdd, which the compiler
+// fuses into the convolution that feeds it): Y0 is the output defined above
+// without R (any of the forms; R takes no part in t or u), and
+//   Y   = clamp(rshr(Y0 * add_y_mult + R[n,o,y,x] * residual_mult[o] + add_offset, add_shift), -128, 127)
+// evaluated in 64 bits. residual_shift is zero. The
+// accelerator computes the sum in wrapping 32-bit ALU operations, so it runs
+// such a layer only when |add_y_mult|*128 + |residual_mult[o]|*128 +
+// |add_offset| + 2^(add_shift-1) stays within int32 (then both agree).
 #pragma once
 
 #include <cmath>
@@ -64,6 +74,10 @@ struct QConvAttributes {
   int32_t x_zero_point = 0;    // the int8 value padding positions hold
   bool float_requant = false;  // see above
   int32_t y_zero_point = 0;    // float_requant only: added after the rounding, in [-128, 127]
+  bool post_add = false;       // see above: R is added after the requantisation
+  int32_t add_y_mult = 0;      // post_add only
+  int32_t add_offset = 0;      // post_add only
+  int add_shift = 0;           // post_add only, in [0, 31]
 };
 
 // Reads the attributes of a vdla.QConv node. strides, pads, dilations, group,
@@ -99,6 +113,13 @@ inline int32_t floatRequant(int32_t t, int32_t scale_bits, int32_t y_zero_point)
   const float q = std::nearbyint(std::fmax(-65536.0f, std::fmin(65536.0f, product)));
   const int32_t y = static_cast<int32_t>(q) + y_zero_point;
   return y < -128 ? -128 : (y > 127 ? 127 : y);
+}
+
+// The post_add form's addition of Y0 (the requantised convolution) and R.
+inline int32_t postAdd(int32_t y0, int32_t r, int32_t y_mult, int32_t r_mult, int32_t offset, int shift) {
+  const int64_t v = int64_t{y0} * y_mult + int64_t{r} * r_mult + offset;
+  const int64_t rounded = shift == 0 ? v : (v + (int64_t{1} << (shift - 1))) >> shift;
+  return rounded < -128 ? -128 : (rounded > 127 ? 127 : static_cast<int32_t>(rounded));
 }
 
 // The wide form's residual in accumulator units: wrap32(rshr(r * rm, shift)).

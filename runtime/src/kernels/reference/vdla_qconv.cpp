@@ -205,14 +205,22 @@ void qconv(const KernelArgs& a) {
   if (q.wide_product || q.float_requant)
     for (int64_t o = 0; o < O; ++o)
       require(bias2[o] == 0, q.wide_product ? "wide_product needs bias2 = 0" : "float_requant needs bias2 = 0");
-  require(!(q.float_requant && residual), "float_requant takes no residual R");
+  require(!(q.float_requant && residual && !q.post_add), "float_requant takes no residual R (but post_add's)");
+  require(!q.post_add || residual, "post_add needs the residual R and residual_mult");
+  // post_add: R joins after the requantisation (postAdd), not in t or u.
+  const bool r_in_u = residual && !q.post_add;
+  int8_t* yp = y.data<int8_t>();
+  auto store = [&](int64_t i, int32_t v, int64_t o) {
+    v = std::clamp(v, q.clip_lo, q.clip_hi);
+    if (q.post_add) v = postAdd(v, r[i], q.add_y_mult, residual_mult[o], q.add_offset, q.add_shift);
+    yp[i] = static_cast<int8_t>(v);
+  };
 
   const int64_t cg = g.channelsPerGroup(), og = g.outChannelsPerGroup(), plane = g.outPlane();
   const int64_t kdim = cg * g.kernel_h * g.kernel_w, in_plane = g.height * g.width;
   const bool deep = kdim >= kDotMinDepth;
   const int8_t* xp = x.data<int8_t>();
   const int8_t* wp = w.data<int8_t>();
-  int8_t* yp = y.data<int8_t>();
   std::vector<int16_t> w16;
   if (deep) w16.assign(wp, wp + w.numElements());
   PaddedInput padded;
@@ -236,30 +244,26 @@ void qconv(const KernelArgs& a) {
         const uint32_t* am = acc.data() + m * plane;
         const uint32_t b1 = static_cast<uint32_t>(bias1[o]), mu = static_cast<uint32_t>(mult[o]);
         const uint32_t b2 = static_cast<uint32_t>(bias2[o]);
-        const uint32_t rm = residual ? static_cast<uint32_t>(residual_mult[o]) : 0u;
+        const uint32_t rm = r_in_u ? static_cast<uint32_t>(residual_mult[o]) : 0u;
         if (q.float_requant) {
-          for (int64_t p = 0; p < plane; ++p) {
-            const int32_t v = floatRequant(static_cast<int32_t>(am[p] + b1), mult[o], q.y_zero_point);
-            yp[base + p] = static_cast<int8_t>(std::clamp(v, q.clip_lo, q.clip_hi));
-          }
+          for (int64_t p = 0; p < plane; ++p)
+            store(base + p, floatRequant(static_cast<int32_t>(am[p] + b1), mult[o], q.y_zero_point), o);
           continue;
         }
         if (q.wide_product) {
           // A residual joins the accumulator (in its units) before the bias.
           for (int64_t p = 0; p < plane; ++p) {
-            const uint32_t in_acc = residual ? wideResidual(r[base + p], residual_mult[o], q.residual_shift) : 0u;
+            const uint32_t in_acc = r_in_u ? wideResidual(r[base + p], residual_mult[o], q.residual_shift) : 0u;
             const int32_t t = roundingShiftRight(static_cast<int32_t>(am[p] + in_acc + b1), q.shift1);
-            const int32_t v = wideRequant(t, mult[o], q.shift2);
-            yp[base + p] = static_cast<int8_t>(std::clamp(v, q.clip_lo, q.clip_hi));
+            store(base + p, wideRequant(t, mult[o], q.shift2), o);
           }
           continue;
         }
         for (int64_t p = 0; p < plane; ++p) {
           const int32_t t = roundingShiftRight(static_cast<int32_t>(am[p] + b1), q.shift1);
           uint32_t u = static_cast<uint32_t>(t) * mu + b2;
-          if (residual) u += static_cast<uint32_t>(static_cast<int32_t>(r[base + p])) * rm;
-          const int32_t v = roundingShiftRight(static_cast<int32_t>(u), q.shift2);
-          yp[base + p] = static_cast<int8_t>(std::clamp(v, q.clip_lo, q.clip_hi));
+          if (r_in_u) u += static_cast<uint32_t>(static_cast<int32_t>(r[base + p])) * rm;
+          store(base + p, roundingShiftRight(static_cast<int32_t>(u), q.shift2), o);
         }
       }
     }

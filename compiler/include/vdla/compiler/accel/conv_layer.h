@@ -29,10 +29,14 @@ struct ConvLayer {
   bool residual = false;
   // Requantisation (see the vdla.QConv definition in docs/quantization.md).
   int32_t shift1 = 0, shift2 = 0, clip_lo = -128, clip_hi = 127;
-  bool wide_product = false;                               // the product and shift2 in 64 bits: always one MULSHR
-  int32_t residual_shift = 0;                              // wide form: residual_mult's fractional bits (a MULSHR of R)
-  bool float_requant = false;                              // mult holds binary32 scales: one FREQ (isa.h)
-  int32_t y_zero_point = 0;                                // float_requant: added after the rounding
+  bool wide_product = false;   // the product and shift2 in 64 bits: always one MULSHR
+  int32_t residual_shift = 0;  // wide form: residual_mult's fractional bits (a MULSHR of R)
+  bool float_requant = false;  // mult holds binary32 scales: one FREQ (isa.h)
+  int32_t y_zero_point = 0;    // float_requant: added after the rounding
+  // post_add: the residual joins after the requantisation, as a quantised
+  // addition (clip((y*add_y_mult + R*residual_mult + add_offset) >> add_shift)).
+  bool post_add = false;
+  int32_t add_y_mult = 0, add_offset = 0, add_shift = 0;
   std::vector<int32_t> bias1, mult, bias2, residual_mult;  // [o] each
   std::vector<int8_t> weights;                             // [o][c/group][kh][kw]
   rt::accel::InputTransform host;                          // applied by the runtime before upload
