@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "vdla/compiler/accel/fuse_additions.h"
 #include "vdla/compiler/accel/layer_form.h"
 #include "vdla/hw/board_host.h"
 #include "vdla/runtime/accel/packed_layout.h"
@@ -37,9 +38,12 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
     n.network = w.name;
     n.layers_total = static_cast<int>(w.layers.size() + w.pools.size() + w.adds.size() + w.global_pools.size());
     int64_t macs = 0;
-    for (const accel::ConvLayer& layer : w.layers) {
+    std::vector<bool> layer_fits(w.layers.size(), false), add_fits(w.adds.size(), false);
+    for (size_t i = 0; i < w.layers.size(); ++i) {
+      const accel::ConvLayer& layer = w.layers[i];
       try {
         const accel::LayerForm form = accel::chooseLayerForm(layer, cfg, point.latency_hiding, /*allow_im2col=*/true);
+        layer_fits[i] = true;
         n.cycles += form.estimate.cycles;
         n.host_ms += hostHandoffMs(form, cfg);
         macs += layer.macs();
@@ -58,14 +62,31 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
         choose(&e);
         n.cycles += e.cycles;
         ++n.layers_offloaded;
+        return true;
       } catch (const accel::DoesNotFit& e) {
         if (n.why_incomplete.empty()) n.why_incomplete = e.what();
+        return false;
       }
     };
     for (const accel::PoolLayer& pool : w.pools)
       addOther([&](accel::CostEstimate* e) { accel::choosePoolTiling(pool, cfg, point.latency_hiding, e); });
-    for (const accel::AddLayer& add : w.adds)
-      addOther([&](accel::CostEstimate* e) { accel::chooseAddTiling(add, cfg, point.latency_hiding, e); });
+    for (size_t i = 0; i < w.adds.size(); ++i)
+      add_fits[i] =
+          addOther([&](accel::CostEstimate* e) { accel::chooseAddTiling(w.adds[i], cfg, point.latency_hiding, e); });
+    // Additions fused into their convolutions where the compiler would fuse
+    // them on this config (decided with latency hiding on, as its stage does):
+    // the fused layer's cycles replace the two layers'.
+    for (const NetworkWorkload::Fusible& f : w.fusible) {
+      const accel::ConvLayer& conv = w.layers[f.layer];
+      if (!layer_fits[f.layer] || !add_fits[f.add] || (conv.float_requant && !cfg.float_requant)) continue;
+      accel::AccelOptions o;
+      const std::optional<accel::FusionCost> decided = accel::fusionCost(conv, w.adds[f.add], f.conv_is_a, cfg, o);
+      if (!decided || !(decided->fused < decided->separate)) continue;
+      o.latency_hiding = point.latency_hiding;
+      const std::optional<accel::FusionCost> c =
+          point.latency_hiding ? decided : accel::fusionCost(conv, w.adds[f.add], f.conv_is_a, cfg, o);
+      if (c) n.cycles += c->fused - c->separate;
+    }
     for (const accel::GlobalPoolLayer& pool : w.global_pools)
       addOther([&](accel::CostEstimate* e) { accel::chooseGlobalPoolTiling(pool, cfg, point.latency_hiding, e); });
     n.ideal_cycles = double(macs) / double(cfg.macsPerCycle());
@@ -92,7 +113,8 @@ std::string designPointKey(const DesignPoint& point, const std::vector<NetworkWo
   std::string key = point.config.hashHex() + (point.latency_hiding ? "/lh" : "/nolh");
   for (const NetworkWorkload& w : networks)
     key += "/" + w.name + ":" + std::to_string(w.layers.size()) + "+" + std::to_string(w.pools.size()) + "+" +
-           std::to_string(w.adds.size()) + "+" + std::to_string(w.global_pools.size()) + ":" + std::to_string(w.macs);
+           std::to_string(w.adds.size()) + "+" + std::to_string(w.global_pools.size()) + "+" +
+           std::to_string(w.fusible.size()) + ":" + std::to_string(w.macs);
   return key + "/" + model.fingerprint() + "/" + VDLA_EVALUATION_FINGERPRINT;
 }
 

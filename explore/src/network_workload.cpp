@@ -1,15 +1,24 @@
 #include "vdla/explore/network_workload.h"
 
+#include <map>
+
+#include "vdla/compiler/accel/fuse_additions.h"
+
 namespace vdla::explore {
 
 NetworkWorkload prepareWorkload(const std::string& name, std::shared_ptr<ir::Graph> graph, CompileOptions options) {
   options.target = "vdla";
   // The accelerator layers are all the explorer needs; code for CPU steps is not.
   options.llvm_cpu_fallback = false;
+  // Additions stay apart in the graph: each design point decides its fusions.
+  const bool fuse = options.accel.fuse_additions;
+  options.accel.fuse_additions = false;
   compileGraph(*graph, options);  // quantises the graph in place
   NetworkWorkload w;
   w.name = name;
   w.graph = graph;
+  std::map<const ir::Node*, size_t> layer_of;
+  std::vector<const ir::Node*> add_nodes;
   for (const ir::Node* node : graph->nodes()) {
     if (node->qualifiedOp() == "MaxPool" && options.accel.offload_pooling &&
         accel::whyNotOffloadablePool(*node).empty()) {
@@ -19,6 +28,7 @@ NetworkWorkload prepareWorkload(const std::string& name, std::shared_ptr<ir::Gra
     if (node->qualifiedOp() == "com.microsoft.QLinearAdd" && options.accel.offload_adds &&
         accel::whyNotOffloadableAdd(*node).empty()) {
       w.adds.push_back(accel::addLayerFromNode(*node));
+      add_nodes.push_back(node);
       continue;
     }
     if (node->qualifiedOp() == "com.microsoft.QLinearGlobalAveragePool" && options.accel.offload_pooling &&
@@ -32,9 +42,17 @@ NetworkWorkload prepareWorkload(const std::string& name, std::shared_ptr<ir::Gra
       w.cpu_convs.push_back(node->name() + ": " + why);
       continue;
     }
+    layer_of[node] = w.layers.size();
     w.layers.push_back(accel::convLayerFromNode(*node));
     w.macs += w.layers.back().macs();
   }
+  for (size_t a = 0; fuse && a < add_nodes.size(); ++a)
+    for (const size_t slot : {size_t{0}, size_t{3}}) {
+      const ir::Node* conv = accel::fusibleConvolution(*graph, *add_nodes[a], slot);
+      if (!conv || !layer_of.count(conv)) continue;
+      w.fusible.push_back({layer_of.at(conv), a, slot == 0});
+      break;
+    }
   return w;
 }
 

@@ -194,7 +194,8 @@ def _calibration_samples(calibration: Any) -> List[List[np.ndarray]]:
 
 def compile_options(target: str, config: Any, latency_hiding: bool, allow_im2col: bool, strip_qdq: bool,
                     cpu_kernels: str, library: Optional[str], optimize: bool, cuda_arch: Optional[Sequence[str]],
-                    cuda_tf32: bool, offload_pooling: bool = True, offload_adds: bool = True) -> Dict[str, Any]:
+                    cuda_tf32: bool, offload_pooling: bool = True, offload_adds: bool = True,
+                    fuse_additions: bool = True) -> Dict[str, Any]:
     options: Dict[str, Any] = {
         "target": target,
         "config": config_spec(config),
@@ -202,6 +203,7 @@ def compile_options(target: str, config: Any, latency_hiding: bool, allow_im2col
         "allow_im2col": bool(allow_im2col),
         "offload_pooling": bool(offload_pooling),
         "offload_adds": bool(offload_adds),
+        "fuse_additions": bool(fuse_additions),
         "strip_qdq": bool(strip_qdq),
         "cpu_kernels": cpu_kernels,
         "library": library or "",
@@ -217,7 +219,8 @@ def compile(model: Union[PathLike, Model], target: str = "llvm", config: Any = "
             latency_hiding: bool = True, calibration: Any = None, calibration_count: int = 8,
             allow_im2col: bool = True, strip_qdq: bool = False, cpu_kernels: str = "llvm",
             library: Optional[str] = "host", optimize: bool = True, cuda_arch: Optional[Sequence[str]] = None,
-            cuda_tf32: bool = False, offload_pooling: bool = True, offload_adds: bool = True) -> Artifact:
+            cuda_tf32: bool = False, offload_pooling: bool = True, offload_adds: bool = True,
+            fuse_additions: bool = True) -> Artifact:
     """Compiles a model for a target ("ref", "llvm", "vdla", "cuda").
 
     config: the accelerator (a :class:`Config`, a shipped name, a JSON file or
@@ -228,6 +231,8 @@ def compile(model: Union[PathLike, Model], target: str = "llvm", config: Any = "
         run (False keeps it on the CPU).
     offload_adds: target vdla: quantised additions (QLinearAdd) on the
         accelerator where an integer form reproduces the CPU's result exactly.
+    fuse_additions: target vdla: such an addition fused into the convolution
+        that feeds it where the cost model prefers one layer to two.
     calibration: target vdla, fp32 models: a directory of photos (the first
         ``calibration_count``, sorted), or samples (arrays, or one list of
         arrays per sample); default a few seeded synthetic samples.
@@ -238,7 +243,7 @@ def compile(model: Union[PathLike, Model], target: str = "llvm", config: Any = "
     """
     m = _as_model(model)
     options = compile_options(target, config, latency_hiding, allow_im2col, strip_qdq, cpu_kernels, library, optimize,
-                              cuda_arch, cuda_tf32, offload_pooling, offload_adds)
+                              cuda_arch, cuda_tf32, offload_pooling, offload_adds, fuse_additions)
     directory = os.fspath(calibration) if isinstance(calibration, (str, os.PathLike)) else ""
     handle = _core.compile(m._handle, json.dumps(options), _calibration_samples(calibration), directory,
                            int(calibration_count))

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "vdla/compiler/compile.h"
+#include "vdla/frontend/onnx_importer.h"
 #include "vdla/compiler/zoo/model_zoo.h"
 #include "vdla/explore/network_workload.h"
 #include "vdla/hw/board_host.h"
@@ -58,6 +61,38 @@ TEST(DesignPointTest, AgreesWithTheCompilersLayerDecisions) {
       EXPECT_DOUBLE_EQ(n.latency_ms, cycles / (cfg.clock_mhz * 1e3));
       EXPECT_TRUE(r.complete);
     }
+}
+
+// The same for the int8 MobileNetV2 QDQ model, whose ten quantised additions
+// the compiler fuses into their convolutions where the cost model says so:
+// the explorer decides each point's fusions the same way.
+TEST(DesignPointTest, FusedAdditionsAgreeWithTheCompiler) {
+  const std::string model = std::string(VDLA_SHARED_DATA_DIR) + "/models/mobilenetv2-imagenet-int8-qdq.onnx";
+  if (!std::filesystem::exists(model)) GTEST_SKIP() << "shared data not present: " << model;
+  for (const char* name : {"zcu104", "pynq"}) {
+    SCOPED_TRACE(name);
+    const hw::HwConfig cfg = hw::loadConfig(name);
+    CompileOptions o;
+    o.hw_config = name;
+    const NetworkWorkload w = prepareWorkload("mobilenetv2", frontend::importOnnxFile(model), o);
+    EXPECT_EQ(w.adds.size(), 10u);
+    EXPECT_EQ(w.fusible.size(), 10u);  // every addition follows a projection only it reads
+    const PointResult r = evaluateDesignPoint({cfg, true}, {w}, ResourceModel::builtin(), fpgaPart(cfg.part));
+
+    auto graph = frontend::importOnnxFile(model);
+    o.target = "vdla";
+    o.llvm_cpu_fallback = false;
+    CompileReport report;
+    compileGraph(*graph, o, &report);
+    double cycles = 0;
+    int fused = 0;
+    for (const accel::LayerDecision& d : report.layers)
+      if (d.offloaded) cycles += d.estimate.cycles;
+    for (const ir::Node* n : graph->nodes()) fused += n->attrs().getInt("post_add", 0) != 0;
+    EXPECT_EQ(fused, std::string(name) == "zcu104" ? 8 : 0);
+    ASSERT_EQ(r.networks.size(), 1u);
+    EXPECT_NEAR(r.networks[0].cycles, cycles, 1e-9 * cycles);
+  }
 }
 
 TEST(DesignPointTest, LatencyHidingIsFasterAndBiggerArraysFaster) {

@@ -10,11 +10,7 @@
 
 namespace vdla::accel {
 
-namespace {
-
-// The fused layer of `conv` (output Y0) and an addition whose form takes Y0
-// with y_mult and the residual with r_mult.
-ConvLayer fusedLayer(const ConvLayer& conv, const IntegerAddForm& f, bool y_is_a) {
+ConvLayer fusedConvLayer(const ConvLayer& conv, const IntegerAddForm& f, bool y_is_a) {
   ConvLayer L = conv;
   L.residual = true;
   L.post_add = true;
@@ -24,6 +20,8 @@ ConvLayer fusedLayer(const ConvLayer& conv, const IntegerAddForm& f, bool y_is_a
   L.add_shift = f.shift;
   return L;
 }
+
+namespace {
 
 // The accelerator's cycles for a layer in its cheapest form; nullopt when no
 // form fits. (The host's work on the input is the same with the addition
@@ -39,7 +37,7 @@ std::optional<double> cyclesOf(const ConvLayer& L, const hw::HwConfig& cfg, cons
 
 }  // namespace
 
-ir::Node* fusibleConvolution(const ir::Graph& graph, const ir::Node& add, size_t slot, const hw::HwConfig& cfg) {
+ir::Node* fusibleConvolution(const ir::Graph& graph, const ir::Node& add, size_t slot) {
   if (add.qualifiedOp() != "com.microsoft.QLinearAdd" || (slot != 0 && slot != 3)) return nullptr;
   const ir::Value* y = add.input(slot);
   ir::Node* conv = y ? y->producer() : nullptr;
@@ -47,8 +45,6 @@ ir::Node* fusibleConvolution(const ir::Graph& graph, const ir::Node& add, size_t
       graph.users(y).size() != 1 || add.input(slot == 0 ? 3 : 0) == y || !whyNotOffloadable(*conv).empty() ||
       !whyNotOffloadableAdd(add).empty())
     return nullptr;
-  const rt::AttributeMap& a = conv->attrs();
-  if (a.getInt("float_requant", 0) != 0 && !cfg.float_requant) return nullptr;
   // The fused sums must fit the ALU's 32 bits (conv_layer.cpp says why).
   const IntegerAddForm f = addLayerFromNode(add).form;
   const int64_t bound = 128 * (std::llabs(int64_t{f.ma}) + std::llabs(int64_t{f.mb})) + std::llabs(int64_t{f.k}) +
@@ -58,8 +54,7 @@ ir::Node* fusibleConvolution(const ir::Graph& graph, const ir::Node& add, size_t
 
 ir::Node* fuseAdditionIntoConvolution(ir::Graph& graph, ir::Node* add, size_t slot) {
   ir::Node* conv = add->input(slot)->producer();
-  const IntegerAddForm f = addLayerFromNode(*add).form;
-  const ConvLayer F = fusedLayer(convLayerFromNode(*conv), f, slot == 0);
+  const ConvLayer F = fusedConvLayer(convLayerFromNode(*conv), addLayerFromNode(*add).form, slot == 0);
   rt::Tensor rm(rt::DType::I32, {F.o});
   for (int64_t i = 0; i < F.o; ++i) rm.data<int32_t>()[i] = F.residual_mult[0];
   ir::Value* rm_value = graph.addConstant(graph.uniqueName(conv->name() + "_add_r_mult"), std::move(rm));
@@ -80,32 +75,36 @@ ir::Node* fuseAdditionIntoConvolution(ir::Graph& graph, ir::Node* add, size_t sl
   return conv;
 }
 
+std::optional<FusionCost> fusionCost(const ConvLayer& conv, const AddLayer& add, bool conv_is_a,
+                                     const hw::HwConfig& cfg, const AccelOptions& options) {
+  const std::optional<double> alone = cyclesOf(conv, cfg, options),
+                              together = cyclesOf(fusedConvLayer(conv, add.form, conv_is_a), cfg, options);
+  if (!alone || !together) return std::nullopt;
+  CostEstimate add_estimate;
+  try {
+    chooseAddTiling(add, cfg, options.latency_hiding, &add_estimate);
+  } catch (const DoesNotFit&) {
+    return std::nullopt;  // the addition would run on the CPU: not the comparison made here
+  }
+  return FusionCost{*alone + add_estimate.cycles, *together};
+}
+
 std::vector<AdditionFusion> fuseAdditionsIntoConvolutions(ir::Graph& graph, const hw::HwConfig& cfg,
                                                           const AccelOptions& requested) {
   std::vector<AdditionFusion> fused;
-  if (!requested.offload_adds) return fused;
+  if (!requested.offload_adds || !requested.fuse_additions) return fused;
   // Decided with latency hiding on whatever the compile's mode, so that the
   // two modes run the same layers (vdla profile compares them layer by layer).
   AccelOptions options = requested;
   options.latency_hiding = true;
   for (ir::Node* add : graph.nodes()) {
     for (const size_t slot : {size_t{0}, size_t{3}}) {  // QLinearAdd's operands A and B
-      ir::Node* conv = fusibleConvolution(graph, *add, slot, cfg);
-      if (!conv) continue;
-      const AddLayer al = addLayerFromNode(*add);
-      const ConvLayer L = convLayerFromNode(*conv);
-      const std::optional<double> alone = cyclesOf(L, cfg, options),
-                                  together = cyclesOf(fusedLayer(L, al.form, slot == 0), cfg, options);
-      if (!alone || !together) continue;
-      CostEstimate add_estimate;
-      try {
-        chooseAddTiling(al, cfg, options.latency_hiding, &add_estimate);
-      } catch (const DoesNotFit&) {
-        continue;  // the addition would run on the CPU: not the comparison made here
-      }
-      const double separate = *alone + add_estimate.cycles;
-      if (!(*together < separate)) continue;
-      fused.push_back({conv->name(), add->name(), separate, *together});
+      ir::Node* conv = fusibleConvolution(graph, *add, slot);
+      if (!conv || (conv->attrs().getInt("float_requant", 0) != 0 && !cfg.float_requant)) continue;
+      const std::optional<FusionCost> cost =
+          fusionCost(convLayerFromNode(*conv), addLayerFromNode(*add), slot == 0, cfg, options);
+      if (!cost || !(cost->fused < cost->separate)) continue;
+      fused.push_back({conv->name(), add->name(), cost->separate, cost->fused});
       fuseAdditionIntoConvolution(graph, add, slot);
       break;
     }

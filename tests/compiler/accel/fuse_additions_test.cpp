@@ -78,10 +78,11 @@ Net convAndAdd(std::mt19937& rng, int64_t c, int64_t o, int64_t hw, int64_t k, b
       std::memcpy(&mult.data<int32_t>()[i], &s, sizeof s);
     }
   }
-  n.conv = g.addNode("QConv",
-                     {x, g.addConstant("w", randomI8({o, c, k, k}, rng)), g.addConstant("bias1", vectorI32(o, rng, -900, 900)),
-                      g.addConstant("mult", mult), g.addConstant("bias2", vectorI32(o, rng, 0, 0))},
-                     1, attrs, "conv", "vdla");
+  n.conv = g.addNode(
+      "QConv",
+      {x, g.addConstant("w", randomI8({o, c, k, k}, rng)), g.addConstant("bias1", vectorI32(o, rng, -900, 900)),
+       g.addConstant("mult", mult), g.addConstant("bias2", vectorI32(o, rng, 0, 0))},
+      1, attrs, "conv", "vdla");
   n.conv->output(0)->setType(i8(ys));
   ir::Value* y = n.conv->output(0);
   ir::Value* a_in = conv_is_a ? y : b;
@@ -120,7 +121,7 @@ TEST(FuseAdditions, FusedConvolutionComputesTheAdditionBitForBit) {
         const std::vector<rt::Tensor> inputs = {randomI8({1, 24, 9, 9}, rng), randomI8({1, 40, 9, 9}, rng)};
         const rt::Tensor want = runReference(*n.graph, inputs).at(0);
         const size_t slot = conv_is_a ? 0 : 3;
-        ASSERT_EQ(fusibleConvolution(*n.graph, *n.add, slot, zcu104), n.conv);
+        ASSERT_EQ(fusibleConvolution(*n.graph, *n.add, slot), n.conv);
         const std::string out_name = n.add->output(0)->name();
         ir::Node* fused = fuseAdditionIntoConvolution(*n.graph, n.add, slot);
         n.graph->topologicalSort();
@@ -144,18 +145,23 @@ TEST(FuseAdditions, KeepsApartWhatCannotFuse) {
   const hw::HwConfig zcu104 = hw::loadConfig("zcu104"), pynq = hw::loadConfig("pynq");
   // The convolution's output is read elsewhere too (here: a graph output).
   Net shared = convAndAdd(rng, 16, 32, 8, 1, true, false, true);
-  EXPECT_EQ(fusibleConvolution(*shared.graph, *shared.add, 0, zcu104), nullptr);
+  EXPECT_EQ(fusibleConvolution(*shared.graph, *shared.add, 0), nullptr);
   // The operand that is not a convolution's output.
   Net other = convAndAdd(rng, 16, 32, 8, 1, true, false);
-  EXPECT_EQ(fusibleConvolution(*other.graph, *other.add, 3, zcu104), nullptr);
+  EXPECT_EQ(fusibleConvolution(*other.graph, *other.add, 3), nullptr);
   // A float requantisation on a config without FREQ.
   Net freq = convAndAdd(rng, 16, 32, 8, 1, true, true);
-  EXPECT_EQ(fusibleConvolution(*freq.graph, *freq.add, 0, pynq), nullptr);
-  // Additions kept on the CPU are not fused either.
-  AccelOptions no_adds;
+  EXPECT_EQ(fusibleConvolution(*freq.graph, *freq.add, 0), freq.conv);
+  EXPECT_TRUE(fuseAdditionsIntoConvolutions(*freq.graph, pynq, {}).empty());
+  // Additions kept on the CPU are not fused either, nor with fusion off.
+  AccelOptions no_adds, no_fusion;
   no_adds.offload_adds = false;
-  EXPECT_TRUE(fuseAdditionsIntoConvolutions(*other.graph, zcu104, no_adds).empty());
-  EXPECT_EQ(other.graph->numNodes(), 2u);
+  no_fusion.fuse_additions = false;
+  Net load_bound = convAndAdd(rng, 144, 24, 56, 1, false, true);
+  EXPECT_TRUE(fuseAdditionsIntoConvolutions(*load_bound.graph, zcu104, no_adds).empty());
+  EXPECT_TRUE(fuseAdditionsIntoConvolutions(*load_bound.graph, zcu104, no_fusion).empty());
+  EXPECT_EQ(load_bound.graph->numNodes(), 2u);
+  EXPECT_EQ(fuseAdditionsIntoConvolutions(*load_bound.graph, zcu104, {}).size(), 1u);
 }
 
 // MobileNetV2's first residual block on zcu104: its 144 -> 24 projection

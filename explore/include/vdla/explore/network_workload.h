@@ -26,7 +26,15 @@ struct NetworkWorkload {
   std::vector<accel::PoolLayer> pools;               // the max poolings it runs (no MACs; their cycles count)
   std::vector<accel::AddLayer> adds;                 // the quantised additions it runs (likewise)
   std::vector<accel::GlobalPoolLayer> global_pools;  // the global average poolings it runs (likewise)
-  int64_t macs = 0;                                  // of `layers`
+  // Additions that can fuse into the convolution feeding them
+  // (accel/fuse_additions.h): whether they do is decided per design point,
+  // so the graph is prepared with fusion off.
+  struct Fusible {
+    size_t layer = 0, add = 0;  // indices into `layers` and `adds`
+    bool conv_is_a = true;
+  };
+  std::vector<Fusible> fusible;
+  int64_t macs = 0;  // of `layers`
 };
 
 // Optimises and quantises `graph` for target vdla with `options` (its

@@ -13,9 +13,12 @@
 // faster; the result is the same bit for bit either way.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "vdla/compiler/accel/add_layer.h"
+#include "vdla/compiler/accel/conv_layer.h"
 #include "vdla/compiler/accel/lower.h"
 #include "vdla/compiler/ir/graph.h"
 #include "vdla/hw/config.h"
@@ -30,7 +33,7 @@ struct AdditionFusion {
 
 // Fuses every addition it can and should into its convolution; returns what
 // it fused. Leaves the graph alone with additions kept on the CPU
-// (options.offload_adds off). The cost model is asked with latency hiding on
+// (options.offload_adds off) or fusion off (options.fuse_additions). The cost model is asked with latency hiding on
 // in either mode, so that both modes compile the same layers.
 std::vector<AdditionFusion> fuseAdditionsIntoConvolutions(ir::Graph& graph, const hw::HwConfig& cfg,
                                                           const AccelOptions& options);
@@ -38,8 +41,22 @@ std::vector<AdditionFusion> fuseAdditionsIntoConvolutions(ir::Graph& graph, cons
 // The convolution that can take `add` (a QLinearAdd) as its post_add through
 // the operand in `slot` (0: A, 3: B): it produces that operand, nothing else
 // reads it, it has no residual of its own, and the addition has an exact
-// integer form whose sums fit the ALU. nullptr when there is none.
-ir::Node* fusibleConvolution(const ir::Graph& graph, const ir::Node& add, size_t slot, const hw::HwConfig& cfg);
+// integer form whose sums fit the ALU. nullptr when there is none. (A
+// convolution in the float form needs a config with FREQ besides.)
+ir::Node* fusibleConvolution(const ir::Graph& graph, const ir::Node& add, size_t slot);
+
+// The layer a convolution and an addition's form make fused (`conv_is_a`:
+// the convolution's output is the addition's A).
+ConvLayer fusedConvLayer(const ConvLayer& conv, const IntegerAddForm& form, bool conv_is_a);
+
+// The cost model's cycles for the two layers apart and for the fused layer
+// on the config (in the options' latency-hiding mode), or nullopt where any
+// of them has no plan that fits (then they stay apart).
+struct FusionCost {
+  double separate = 0, fused = 0;
+};
+std::optional<FusionCost> fusionCost(const ConvLayer& conv, const AddLayer& add, bool conv_is_a,
+                                     const hw::HwConfig& cfg, const AccelOptions& options);
 
 // The rewrite alone, without the cost model: the convolution (from
 // fusibleConvolution) takes the other operand as R and the addition's form

@@ -24,6 +24,9 @@ struct AccelOptions {
   bool offload_pooling = true;
   // Run quantised additions (add_layer.h) on the accelerator where an exact integer form exists.
   bool offload_adds = true;
+  // Fuse such an addition into the convolution that feeds it where the cost
+  // model prefers one layer to two (fuse_additions.h; needs offload_adds).
+  bool fuse_additions = true;
 };
 
 // What the back end decided for one node (for reports and `vdla profile`).
