@@ -76,16 +76,22 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
     // Additions fused into their convolutions where the compiler would fuse
     // them on this config (decided with latency hiding on, as its stage does):
     // the fused layer's cycles replace the two layers'.
+    std::vector<bool> add_fused(w.adds.size(), false);
     for (const NetworkWorkload::Fusible& f : w.fusible) {
       const accel::ConvLayer& conv = w.layers[f.layer];
-      if (!layer_fits[f.layer] || !add_fits[f.add] || (conv.float_requant && !cfg.float_requant)) continue;
+      if (add_fused[f.add] || !layer_fits[f.layer] || !add_fits[f.add] || (conv.float_requant && !cfg.float_requant))
+        continue;
       accel::AccelOptions o;
       const std::optional<accel::FusionCost> decided = accel::fusionCost(conv, w.adds[f.add], f.conv_is_a, cfg, o);
       if (!decided || !(decided->fused < decided->separate)) continue;
+      add_fused[f.add] = true;
       o.latency_hiding = point.latency_hiding;
       const std::optional<accel::FusionCost> c =
           point.latency_hiding ? decided : accel::fusionCost(conv, w.adds[f.add], f.conv_is_a, cfg, o);
       if (c) n.cycles += c->fused - c->separate;
+      // One layer where the compiler's report has one.
+      --n.layers_total;
+      --n.layers_offloaded;
     }
     for (const accel::GlobalPoolLayer& pool : w.global_pools)
       addOther([&](accel::CostEstimate* e) { accel::chooseGlobalPoolTiling(pool, cfg, point.latency_hiding, e); });

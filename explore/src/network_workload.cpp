@@ -51,7 +51,6 @@ NetworkWorkload prepareWorkload(const std::string& name, std::shared_ptr<ir::Gra
       const ir::Node* conv = accel::fusibleConvolution(*graph, *add_nodes[a], slot);
       if (!conv || !layer_of.count(conv)) continue;
       w.fusible.push_back({layer_of.at(conv), a, slot == 0});
-      break;
     }
   return w;
 }

@@ -36,9 +36,11 @@ std::string whyNotOffloadablePool(const ir::Node& node) {
     return "max pooling whose output shape does not fit its input and window";
   const bool padded = std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; });
   if (padded) {
-    // The DMA pads with zeros: the same maximum only for inputs that are never negative.
+    // The DMA pads with zeros: the same maximum only for inputs that are never
+    // negative. (A fused addition's output is not bounded by clip_lo.)
     const ir::Node* producer = node.input(0)->producer();
-    if (!producer || producer->qualifiedOp() != "vdla.QConv" || producer->attrs().getInt("clip_lo", -128) < 0)
+    if (!producer || producer->qualifiedOp() != "vdla.QConv" || producer->attrs().getInt("clip_lo", -128) < 0 ||
+        producer->attrs().getInt("post_add", 0) != 0)
       return "padded max pooling of an input that can be negative (the DMA pads with zeros)";
   }
   return "";

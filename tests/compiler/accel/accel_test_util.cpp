@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "vdla/compiler/quant/requant.h"
 #include "vdla/runtime/accel/device_program.h"
 #include "vdla/runtime/accel/packed_layout.h"
 
@@ -143,6 +144,34 @@ LayerData randomData(const ConvLayer& L, std::mt19937& rng) {
       d.r.data<int8_t>()[i] = static_cast<int8_t>(uniform(rng, -128, 127));
   }
   return d;
+}
+
+void floatRequantLike(ConvLayer& L, std::mt19937& rng) {
+  const int64_t per = static_cast<int64_t>(L.weights.size()) / L.o;
+  std::uniform_int_distribution<int32_t> bias(-30000, 30000), zp(-128, 127);
+  L.float_requant = true;
+  L.y_zero_point = zp(rng);
+  L.shift1 = L.shift2 = 0;
+  L.wide_product = false;
+  L.bias2.assign(static_cast<size_t>(L.o), 0);
+  for (int64_t o = 0; o < L.o; ++o) {
+    const double bound = double(quant::accumulatorBound(L.weights.data() + o * per, per)) + 30000;
+    const float scale = static_cast<float>(150.0 / bound * std::uniform_real_distribution<double>(0.5, 4.0)(rng));
+    std::memcpy(&L.mult[static_cast<size_t>(o)], &scale, sizeof scale);
+    L.bias1[static_cast<size_t>(o)] = bias(rng);
+  }
+}
+
+rt::Tensor scalarF32(float v) {
+  rt::Tensor t(rt::DType::F32, {});
+  t.data<float>()[0] = v;
+  return t;
+}
+
+rt::Tensor scalarI8(int8_t v) {
+  rt::Tensor t(rt::DType::I8, {});
+  t.data<int8_t>()[0] = v;
+  return t;
 }
 
 rt::Tensor naiveQConv(const ConvLayer& L, const LayerData& d) {

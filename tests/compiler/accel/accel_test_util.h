@@ -26,10 +26,17 @@ ConvLayer randomLayer(std::mt19937& rng, bool allow_residual = true);
 // padding and pad value, channel counts that rarely fill the last block.
 ConvLayer randomDepthwiseLayer(std::mt19937& rng, int64_t max_kw, int64_t max_stride = 2);
 LayerData randomData(const ConvLayer& layer, std::mt19937& rng);
+// Turns a random layer into onnxruntime's requantisation form (binary32
+// scales in mult that map its accumulators onto about +-150, a zero point).
+void floatRequantLike(ConvLayer& layer, std::mt19937& rng);
 
 // vdla.QConv of a layer without host transform (zero padding), in 64-bit
 // arithmetic wrapped to 32 bits where the definition wraps.
 rt::Tensor naiveQConv(const ConvLayer& layer, const LayerData& data);
+
+// Scalar constants (a quantised operator's scale and zero point).
+rt::Tensor scalarF32(float v);
+rt::Tensor scalarI8(int8_t v);
 
 // A tensor the host packs (in channel blocks of `block`) into the arena at `offset`.
 struct Upload {

@@ -22,22 +22,13 @@
 namespace vdla::accel {
 namespace {
 
+using test::scalarF32;
+using test::scalarI8;
+
 struct AddParams {
   float sa = 1, sb = 1, sc = 1;
   int8_t za = 0, zb = 0, zc = 0;
 };
-
-rt::Tensor scalarF32(float v) {
-  rt::Tensor t(rt::DType::F32, {});
-  t.data<float>()[0] = v;
-  return t;
-}
-
-rt::Tensor scalarI8(int8_t v) {
-  rt::Tensor t(rt::DType::I8, {});
-  t.data<int8_t>()[0] = v;
-  return t;
-}
 
 // A graph holding one QLinearAdd of two int8 inputs of `shape` (`b_shape` for B).
 std::unique_ptr<ir::Graph> addGraph(const AddParams& p, const rt::Shape& shape, const rt::Shape& b_shape,

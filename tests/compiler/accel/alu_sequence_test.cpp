@@ -332,31 +332,13 @@ TEST(AluSequence, BiasClearFoldsTheResidualLayersBias) {
   }
 }
 
-// A layer in onnxruntime's form: binary32 scales in mult, a zero point.
-void floatRequantLike(ConvLayer& L, std::mt19937& rng) {
-  const int64_t per = static_cast<int64_t>(L.weights.size()) / L.o;
-  std::uniform_int_distribution<int32_t> bias(-30000, 30000), zp(-128, 127);
-  L.float_requant = true;
-  L.y_zero_point = zp(rng);
-  L.shift1 = L.shift2 = 0;
-  L.wide_product = false;
-  L.bias2.assign(static_cast<size_t>(L.o), 0);
-  for (int64_t o = 0; o < L.o; ++o) {
-    // A scale that maps the channel's accumulator range onto about +-150.
-    const double bound = double(quant::accumulatorBound(L.weights.data() + o * per, per)) + 30000;
-    const float scale = static_cast<float>(150.0 / bound * std::uniform_real_distribution<double>(0.5, 4.0)(rng));
-    std::memcpy(&L.mult[static_cast<size_t>(o)], &scale, sizeof scale);
-    L.bias1[static_cast<size_t>(o)] = bias(rng);
-  }
-}
-
 TEST(AluSequence, FloatRequantIsMovAndOneFreq) {
   hw::HwConfig zcu104 = hw::loadConfig("zcu104");
   ASSERT_TRUE(zcu104.float_requant);
   zcu104.alu_bias_clear = false;  // BiasClearFoldsTheBiasIntoTheLastPass covers it
   std::mt19937 rng(21);
   ConvLayer L = test::randomLayer(rng, false);
-  floatRequantLike(L, rng);
+  test::floatRequantLike(L, rng);
   L.clip_lo = -128;
   L.clip_hi = 127;
   AluSequence s = buildAluSequence(L, zcu104);
@@ -388,7 +370,7 @@ TEST(AluSequence, BiasClearFoldsTheBiasIntoTheLastPass) {
     for (int k = 0; k < 20; ++k) {
       ConvLayer L = test::randomLayer(rng, false);
       if (std::string(name) == "zcu104") {
-        floatRequantLike(L, rng);
+        test::floatRequantLike(L, rng);
         L.clip_lo = k % 3 == 0 ? 0 : -128;  // a narrower range adds a CLIP: no fold
         L.clip_hi = 127;
         if (k % 4 == 1) std::fill(L.bias1.begin(), L.bias1.end(), 7);  // uniform: a MOV immediate unfolded
@@ -433,7 +415,7 @@ TEST_P(FusedRequantOnDevice, FloatRequantMatchesBinary32Arithmetic) {
   int64_t inside = 0, total = 0;
   for (int k = 0; k < count; ++k) {
     ConvLayer L = test::randomLayer(rng, false);
-    floatRequantLike(L, rng);
+    test::floatRequantLike(L, rng);
     L.clip_lo = k % 3 == 0 ? 0 : -128;
     const test::LayerData d = test::randomData(L, rng);
     const rt::Tensor want = test::naiveQConv(L, d);

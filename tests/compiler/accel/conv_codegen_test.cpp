@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <random>
 
 #include "accel_test_util.h"
@@ -107,6 +109,13 @@ TEST_P(ConvCodegen, FusedAdditionsMatchNaiveDefinition) {
     L.add_y_mult = static_cast<int32_t>(pick(-unit, unit));
     L.residual_mult.assign(static_cast<size_t>(L.o), static_cast<int32_t>(pick(-unit, unit)));
     L.add_offset = static_cast<int32_t>(pick(-64 * unit, 64 * unit));
+    // The sums must stay inside int32 (the accelerator refuses other layers).
+    if (128 * (std::llabs(int64_t{L.add_y_mult}) + std::llabs(int64_t{L.residual_mult[0]})) +
+            std::llabs(int64_t{L.add_offset}) + unit / 2 >
+        INT32_MAX) {
+      L.add_offset = 0;
+      L.add_y_mult /= 2;
+    }
     const LayerData d = test::randomData(L, rng);
     std::mt19937 plan_rng(static_cast<uint32_t>(k));
     for (bool lh : {true, false}) {
@@ -123,6 +132,32 @@ TEST_P(ConvCodegen, FusedAdditionsMatchNaiveDefinition) {
     }
   }
   EXPECT_GE(checked, count) << "too few fused layers fit config " << config;
+}
+
+// The same after onnxruntime's float requantisation (FREQ), which only
+// zcu104 of the shipped configs has: MobileNetV2's fused layers there.
+TEST(ConvCodegen, FusedAdditionsAfterFloatRequantisationMatchNaiveDefinition) {
+  const hw::HwConfig cfg = hw::loadConfig("zcu104");
+  ASSERT_TRUE(cfg.float_requant);
+  auto dev = driver::createDevice("fsim", cfg);
+  std::mt19937 rng(99);
+  for (int k = 0; k < 12; ++k) {
+    ConvLayer L = k % 3 == 2 ? test::randomDepthwiseLayer(rng, 3) : test::randomLayer(rng, false);
+    test::floatRequantLike(L, rng);
+    L.residual = true;
+    L.residual_shift = 0;
+    L.post_add = true;
+    L.add_shift = 23;  // an addition's form: multipliers about 2^22
+    L.add_y_mult = std::uniform_int_distribution<int32_t>(1 << 21, 3 << 21)(rng);
+    L.residual_mult.assign(static_cast<size_t>(L.o), std::uniform_int_distribution<int32_t>(1 << 21, 3 << 21)(rng));
+    L.add_offset = std::uniform_int_distribution<int32_t>(-(1 << 28), 1 << 28)(rng);
+    const LayerData d = test::randomData(L, rng);
+    for (bool lh : {true, false}) {
+      checkLayer(*dev, L, chooseTiling(L, cfg, lh), d,
+                 "fused float layer " + std::to_string(k) + " (" + describe(L) + ")");
+      if (HasFatalFailure()) return;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ConvCodegen,

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "vdla/compiler/accel/fuse_additions.h"
+#include "accel_test_util.h"
 #include "vdla/compiler/accel/add_layer.h"
 #include "vdla/compiler/accel/conv_layer.h"
 #include "vdla/compiler/ir/verifier.h"
@@ -19,19 +20,10 @@
 namespace vdla::accel {
 namespace {
 
+using test::scalarF32;
+using test::scalarI8;
+
 rt::TensorType i8(const rt::Shape& s) { return rt::TensorType{rt::DType::I8, s, rt::Layout::RowMajor}; }
-
-rt::Tensor scalar(float v) {
-  rt::Tensor t(rt::DType::F32, {});
-  t.data<float>()[0] = v;
-  return t;
-}
-
-rt::Tensor scalarI8(int8_t v) {
-  rt::Tensor t(rt::DType::I8, {});
-  t.data<int8_t>()[0] = v;
-  return t;
-}
 
 rt::Tensor randomI8(const rt::Shape& shape, std::mt19937& rng) {
   rt::Tensor t(rt::DType::I8, shape);
@@ -94,11 +86,11 @@ Net convAndAdd(std::mt19937& rng, int64_t c, int64_t o, int64_t hw, int64_t k, b
     std::uniform_int_distribution<int> zp(-20, 20);
     if (n.add) n.graph->removeNode(n.add);
     n.add = g.addNode("QLinearAdd",
-                      {a_in, g.addConstant(g.uniqueName("sa"), scalar(scale(rng))),
+                      {a_in, g.addConstant(g.uniqueName("sa"), scalarF32(scale(rng))),
                        g.addConstant(g.uniqueName("za"), scalarI8(int8_t(zp(rng)))), b_in,
-                       g.addConstant(g.uniqueName("sb"), scalar(scale(rng))),
+                       g.addConstant(g.uniqueName("sb"), scalarF32(scale(rng))),
                        g.addConstant(g.uniqueName("zb"), scalarI8(int8_t(zp(rng)))),
-                       g.addConstant(g.uniqueName("sc"), scalar(out_scale(rng))),
+                       g.addConstant(g.uniqueName("sc"), scalarF32(out_scale(rng))),
                        g.addConstant(g.uniqueName("zc"), scalarI8(int8_t(zp(rng))))},
                       1, {}, "add", "com.microsoft");
     n.add->output(0)->setType(i8(ys));

@@ -22,22 +22,13 @@
 namespace vdla::accel {
 namespace {
 
+using test::scalarF32;
+using test::scalarI8;
+
 struct PoolParams {
   float sx = 1, sy = 1;
   int8_t zx = 0, zy = 0;
 };
-
-rt::Tensor scalarF32(float v) {
-  rt::Tensor t(rt::DType::F32, {});
-  t.data<float>()[0] = v;
-  return t;
-}
-
-rt::Tensor scalarI8(int8_t v) {
-  rt::Tensor t(rt::DType::I8, {});
-  t.data<int8_t>()[0] = v;
-  return t;
-}
 
 std::unique_ptr<ir::Graph> poolGraph(const PoolParams& p, const rt::Shape& shape, bool channels_last = false) {
   auto g = std::make_unique<ir::Graph>();

@@ -188,6 +188,10 @@ TEST(PoolPlacement, PaddedPoolingNeedsANonNegativeProducer) {
   EXPECT_EQ(why(*build(0, true)), "");
   EXPECT_EQ(why(*build(-128, false)), "");
   EXPECT_NE(why(*build(-128, true)).find("can be negative"), std::string::npos);
+  // A fused addition's output can be negative whatever the convolution's clip.
+  auto fused = build(0, true);
+  fused->findNode("conv")->attrs().set("post_add", int64_t{1});
+  EXPECT_NE(why(*fused).find("can be negative"), std::string::npos);
 }
 
 }  // namespace

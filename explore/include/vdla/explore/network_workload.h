@@ -26,15 +26,16 @@ struct NetworkWorkload {
   std::vector<accel::PoolLayer> pools;               // the max poolings it runs (no MACs; their cycles count)
   std::vector<accel::AddLayer> adds;                 // the quantised additions it runs (likewise)
   std::vector<accel::GlobalPoolLayer> global_pools;  // the global average poolings it runs (likewise)
-  // Additions that can fuse into the convolution feeding them
-  // (accel/fuse_additions.h): whether they do is decided per design point,
-  // so the graph is prepared with fusion off.
+  // Additions that can fuse into a convolution feeding them
+  // (accel/fuse_additions.h): whether they do, and into which, is decided
+  // per design point as the compiler's stage decides it (operand A's
+  // convolution first, then B's), so the graph is prepared with fusion off.
   struct Fusible {
     size_t layer = 0, add = 0;  // indices into `layers` and `adds`
     bool conv_is_a = true;
   };
-  std::vector<Fusible> fusible;
-  int64_t macs = 0;  // of `layers`
+  std::vector<Fusible> fusible;  // per addition, its candidates in that order
+  int64_t macs = 0;              // of `layers`
 };
 
 // Optimises and quantises `graph` for target vdla with `options` (its
