@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 #include "vdla/compiler/accel/alu_sequence.h"
 #include "vdla/compiler/accel/border_correction.h"
@@ -30,6 +31,37 @@ double transferCycles(double rows, double row_bytes, double bus, double latency)
   const double bursts = std::ceil(beats / hw::kMaxBurstBeats);
   const double per_burst = beats / bursts;
   return rows * bursts * std::max(per_burst, (latency + per_burst) / hw::kMaxOutstandingBursts);
+}
+
+// Cycles to read `rows` DRAM rows of `row_bytes` each, in the steady state of
+// the read engine (vdla_xfer_read): a row is INCR bursts of kMaxBurstBeats
+// beats and a shorter last one, at most kMaxOutstandingBursts in flight, the
+// data of each arriving in order after the DRAM latency; a burst's slot
+// frees when its last beat arrives, and only then can the next burst go
+// out. Where the bursts still in flight hold fewer beats than the latency
+// (short rows: 34 beats are a burst of 32 and one of 2), the bus idles.
+// Simulated over a few rows; steady-state cycles per row times `rows`.
+double readTransferCycles(double rows, double row_bytes, double bus, double latency) {
+  if (rows <= 0 || row_bytes <= 0) return 0;
+  const int64_t beats = int64_t(std::ceil(row_bytes / bus));
+  std::vector<int64_t> pattern;
+  for (int64_t left = beats; left > 0; left -= hw::kMaxBurstBeats)
+    pattern.push_back(std::min<int64_t>(left, hw::kMaxBurstBeats));
+  const int slots = hw::kMaxOutstandingBursts;
+  constexpr int kRows = 12;
+  std::vector<double> end;  // data end of each burst
+  std::vector<double> row_end;
+  for (int r = 0; r < kRows; ++r) {
+    for (int64_t len : pattern) {
+      const size_t i = end.size();
+      const double issue = i >= size_t(slots) ? end[i - size_t(slots)] : 0.0;
+      const double start = std::max(issue + latency, i ? end.back() : 0.0);
+      end.push_back(start + double(len));
+    }
+    row_end.push_back(end.back());
+  }
+  const double per_row = (row_end[kRows - 1] - row_end[kRows / 2 - 1]) / double(kRows - kRows / 2);
+  return rows * per_row;
 }
 
 // Extents of a tiled dimension: `count` full tiles of `size` and maybe one edge.
@@ -191,6 +223,9 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   // tile's store as well made the totals worse against the cycle simulator,
   // benchmarks/cost_model_accuracy.sh, so it is left out.)
   double pipeline_ends = 0;
+  // The last tile's passes have no next load to hide behind: what the
+  // largest hiding took off is charged once more.
+  double last_tile_hidden = 0;
   // Weight tiles repeat with period (oc tiles x chunks); when that divides the
   // number of halves, every half keeps its weights and they load only once.
   // (A grouped GEMM layer's oc tiles have different numbers of chunks, so
@@ -215,10 +250,10 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
           const double inp_bytes = double(planes * ih * iw) * inp_entry;
           const double wgt_bytes = weights_stay ? 0.0 : double(oc * ic * wgt_per_block) * wgt_entry;
           const double ld = double(planes + (weights_stay ? 0 : 1)) * kDmaOverhead +
-                            transferCycles(double(planes * ih), double(iw) * inp_entry, bus, dram.read_latency) +
+                            readTransferCycles(double(planes * ih), double(iw) * inp_entry, bus, dram.read_latency) +
                             (weights_stay ? 0.0
-                                          : transferCycles(double(oc), double(ic * wgt_per_block) * wgt_entry, bus,
-                                                           dram.read_latency));
+                                          : readTransferCycles(double(oc), double(ic * wgt_per_block) * wgt_entry, bus,
+                                                               dram.read_latency));
           // GEMM: a micro-op per tap, block and output vector. DWGEMM: an
           // iteration per input pixel of each output row, per kernel row
           // and oc block (the kernel's columns are its window).
@@ -285,6 +320,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
         const double hidden =
             T > 1 && is.tiles() == 1 ? std::min(alu - residual_load, std::max(0.0, first_ld - first_gemm)) : 0.0;
         overlapped += tiles * (alu - hidden);
+        last_tile_hidden = std::max(last_tile_hidden, hidden);
         // Without latency hiding a tile's store still runs in the store
         // module while the next tile loads and multiplies; only what is left
         // of it after those is serial (measured on the cycle simulator:
@@ -356,6 +392,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
     ddr_bound = std::max(e.dram_bytes / dram.shared_bytes_per_cycle,
                          reading + std::max(0.0, bytes_written - write_rate * reading) / per_direction);
   }
+  overlapped += last_tile_hidden;
   e.cycles = fill + (p.threads > 1 ? std::max({overlapped, e.load_cycles, e.store_cycles, ddr_bound}) + pipeline_ends
                                    : std::max(serial, ddr_bound));
   return e;
