@@ -231,6 +231,23 @@ assert d["results"][0]["top"][0]["probability"] > 0.9, d["results"][0]
 ' "$OUT"
 }
 
+# The same network on zcu104: eight of its ten quantised additions fuse into
+# the convolutions that feed them (eight steps fewer); --no-add-fusion keeps
+# every one a step of its own.
+case_model_onnx_mobilenet_fused_additions() {
+  local model=$SHARED_DATA/models/mobilenetv2-imagenet-int8-qdq.onnx
+  [ -f "$model" ] || skip "no shared data at $SHARED_DATA"
+  must 0 compile "$model" --target vdla --config zcu104 -o "$TMP/mnv2_fused.vdla" --json
+  cp "$OUT" "$TMP/fused.json"
+  must 0 compile "$model" --target vdla --config zcu104 --no-add-fusion -o "$TMP/mnv2_apart.vdla" --json
+  json '
+import json
+fused = json.load(open("'"$TMP"'/fused.json"))
+assert d["steps"] - fused["steps"] == 8, (d["steps"], fused["steps"])
+' "$OUT"
+  rm -f "$TMP/mnv2_fused.vdla" "$TMP/mnv2_apart.vdla"
+}
+
 # The figure the lead records: resnet18 compiles in well under a second.
 case_model_compile_resnet18() {
   must 0 compile resnet18 -o "$TMP/r18.vdla" --json
