@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "vdla/compiler/accel/lowering.h"
+#include "vdla/compiler/accel/program_chain.h"
 #include "vdla/runtime/accel/device_program.h"
 #include "vdla/runtime/accel/device_session.h"
 #include "vdla/runtime/kernels/reference_kernels.h"
@@ -108,6 +109,7 @@ rt::Artifact generateAccelArtifact(const ir::Graph& graph, const hw::HwConfig& c
     a.steps.push_back(std::move(step));
   }
   for (const ir::Value* v : graph.outputs()) a.outputs.push_back(idOf(v));
+  if (options.chain_layers) chainArtifactSteps(a, module);
   a.blobs[rt::accel::kProgramsBlob] = rt::accel::serializeDeviceModule(module, cfg);
   a.blobs[rt::accel::kConstantsBlob] = std::move(constants);
   a.validate("lowering of graph '" + graph.name + "' for the accelerator");

@@ -109,6 +109,9 @@ DeviceSession::StepParams DeviceSession::readStepParams(const AttributeMap& attr
   p.has_residual = attrs.getInt("has_residual", 0) != 0;
   p.r_resident = attrs.getInt("r_resident", 0) != 0;
   p.y_to_host = attrs.getInt("y_to_host", 1) != 0;
+  p.chain_program = attrs.getInt("chain_program", -1);
+  p.chained = attrs.getInt("chained", 0) != 0;
+  if (p.chained && p.chain_program >= 0) throw KernelError("a step both starts a chain and is chained");
   if (p.x_resident && !p.transform.identity())
     throw KernelError("an input the host must transform cannot be resident on the device");
   return p;
@@ -164,11 +167,18 @@ void DeviceSession::runConv(const KernelArgs& args) {
       run.kept_bytes += sp.r_kept_bytes;
   }
 
-  const DeviceProgram& p = module_.programs[static_cast<size_t>(program)];
+  // A chain's first step runs the whole chain; its other steps have run
+  // then. With every output wanted on the host each step runs its own.
+  const int64_t launched = all_outputs_to_host_ ? program : sp.chain_program >= 0 ? sp.chain_program : program;
+  if (launched >= static_cast<int64_t>(module_.programs.size()))
+    throw KernelError("chain program " + std::to_string(launched) + " is not in the artifact");
+  const DeviceProgram& p = module_.programs[static_cast<size_t>(launched)];
   const Clock::time_point t1 = Clock::now();
-  driver::RunResult r =
-      device_.run(program_addr_[static_cast<size_t>(program)], static_cast<uint32_t>(p.insns.size()), timeout_);
-  if (!r.ok()) throw KernelError("device run of program '" + p.name + "' failed: " + r.message);
+  driver::RunResult r;
+  if (!sp.chained || all_outputs_to_host_) {
+    r = device_.run(program_addr_[static_cast<size_t>(launched)], static_cast<uint32_t>(p.insns.size()), timeout_);
+    if (!r.ok()) throw KernelError("device run of program '" + p.name + "' failed: " + r.message);
+  }
   const Clock::time_point t2 = Clock::now();
 
   Tensor& y = args.output(0);

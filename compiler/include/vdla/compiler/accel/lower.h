@@ -27,6 +27,10 @@ struct AccelOptions {
   // Fuse such an addition into the convolution that feeds it where the cost
   // model prefers one layer to two (fuse_additions.h; needs offload_adds).
   bool fuse_additions = true;
+  // Run consecutive offloaded layers whose tensors stay on the device as one
+  // program, each layer's first loads overlapping the drain of the layer
+  // before (program_chain.h).
+  bool chain_layers = true;
 };
 
 // What the back end decided for one node (for reports and `vdla profile`).

@@ -67,6 +67,10 @@ class DeviceSession {
     InputTransform transform;
     int64_t x_block = 0, y_block = 0, x_offset = 0, r_offset = 0, y_offset = 0;
     bool x_resident = false, has_residual = false, r_resident = false, y_to_host = true;
+    // Program chains (compiler/accel/program_chain.h): the chain this step
+    // launches (-1: its own program), or that an earlier step ran it.
+    int64_t chain_program = -1;
+    bool chained = false;
     // Packed sizes of the inputs and output as they stay in the arena (the
     // shapes are fixed per program; a 32-bit host core divides 64-bit
     // values in a library call).

@@ -1,0 +1,67 @@
+// Program chains: consecutive offloaded layers whose tensors stay on the
+// device run as one program, so that the accelerator is never idle between
+// them. A layer's program on its own starts with empty buffers and ends when
+// its last store has written DRAM: its first tile's loads (weights, micro-ops,
+// parameter vectors) wait for the launch, and the store of its last tile runs
+// with the load and compute modules idle. In a chain the next layer's weights
+// for its first tile, its micro-ops and its parameter vectors load while the
+// layer before drains.
+//
+// The chain is built from the layers' own programs (each proven on its own)
+// by adding a barrier between them, made of four tokens:
+//   - "compute done": the previous layer's compute stream ends with an empty
+//     GEMM that pushes to load; the next layer's loads pop it first, so its
+//     weights never overwrite a buffer half the previous layer still reads;
+//   - "store done": the previous layer's store stream ends with an empty
+//     STORE that pushes to compute (the store pushes only once its writes
+//     have reached DRAM);
+//   - "data ready": after its constant loads (micro-ops, parameter vectors),
+//     the next layer's compute pops "store done" and pushes this to load with
+//     an empty GEMM; the next layer's loads pop it before their first load
+//     from the activation arena.
+// Tokens are counts, so each pop takes the push of the same rank: both extra
+// pushes to load come from the compute stream in this order, and the load
+// stream pops them in the same order. The next layer's compute writes OUT
+// only after "store done", and reads what an earlier layer wrote (a residual)
+// only after it too. What moves ahead of the barrier is only what reads the
+// constant image: the first load tile's weight loads (the tile's token push
+// stays on its last load) and the compute stream's leading micro-op and
+// parameter loads.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "vdla/hw/config.h"
+#include "vdla/runtime/accel/device_program.h"
+#include "vdla/runtime/artifact.h"
+
+namespace vdla::accel {
+
+struct ChainedProgram {
+  rt::accel::DeviceProgram program;
+  // Where each layer's instructions begin in the chain (the first layer's
+  // at 0; a layer's barrier instructions count as its own).
+  std::vector<uint32_t> layer_starts;
+};
+
+// Chains the programs in order (at least one). Each must end with its only
+// FINISH; the chain keeps the last one. Throws std::logic_error on a program
+// that does not have the shape every code generator gives (an internal error).
+ChainedProgram chainPrograms(const std::vector<const rt::accel::DeviceProgram*>& programs, const std::string& name);
+
+// Step attributes of a chain: its first step launches the chain's program
+// (kChainProgramAttr) instead of its own; the others (kChainedAttr) launch
+// nothing. Every step keeps its own program, which runs when each layer's
+// output is wanted on the host (DeviceSession::setAllOutputsToHost).
+constexpr const char* kChainProgramAttr = "chain_program";
+constexpr const char* kChainedAttr = "chained";
+
+// Chains every run of two or more consecutive offloaded steps in which each
+// step after the first reads its inputs where the step before left them in
+// the arena (nothing from the host) and each step before the last leaves its
+// output to the device alone. Adds the chains' programs to the module and
+// their attributes to the steps; returns how many chains it made.
+size_t chainArtifactSteps(rt::Artifact& artifact, rt::accel::DeviceModule& module);
+
+}  // namespace vdla::accel
