@@ -41,7 +41,10 @@ ProfileResult profileNetwork(ir::Graph& graph, const hw::HwConfig& cfg, CompileO
     if (k > 0) copts.optimize = false;  // the graph is optimised and quantised already
     CompileReport creport;
     const rt::Artifact artifact = compileGraph(graph, copts, &creport);
-    std::unique_ptr<driver::Device> device = driver::createDevice(options.device, cfg, options.device_options);
+    // Module activity splits a program chain's cycles into its layers.
+    driver::DeviceOptions dopts = options.device_options;
+    if (options.device == "cycle") dopts.record_activity = true;
+    std::unique_ptr<driver::Device> device = driver::createDevice(options.device, cfg, dopts);
     rt::ExecutorOptions eopts;
     eopts.device = device.get();
     eopts.profile = true;
@@ -80,13 +83,13 @@ ProfileResult profileNetwork(ir::Graph& graph, const hw::HwConfig& cfg, CompileO
       if (row >= report.layers.size() || report.layers[row].name != p.name)
         throw Error("profile: the offloaded layers differ between latency-hiding modes at '" + p.name + "'");
       LayerMeasurement m;
-      if (d) m.estimated_cycles = d->estimate.cycles;
+      if (d) m.estimated_cycles = d->estimate.cycles - d->chain_overlap;
       if (p.device_stats.has_cycle_counters) {
         m.cycles = double(p.device_stats.cycles);
         m.gemm_cycles = double(p.device_stats.cycle_counters.gemm_uop_cycles);
         m.measured = true;
       } else if (d) {
-        m.cycles = d->estimate.cycles;
+        m.cycles = d->estimate.cycles - d->chain_overlap;
         m.gemm_cycles = d->estimate.gemm_cycles;
       }
       report.layers.at(row++).by_mode[mode] = m;

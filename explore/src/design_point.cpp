@@ -39,11 +39,18 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
     n.layers_total = static_cast<int>(w.layers.size() + w.pools.size() + w.adds.size() + w.global_pools.size());
     int64_t macs = 0;
     std::vector<bool> layer_fits(w.layers.size(), false), add_fits(w.adds.size(), false);
+    // Per layer: its estimate, whether it reads its input as the host gave
+    // it (no transform) and whether its output keeps the input packing.
+    std::vector<accel::CostEstimate> estimates(w.layers.size());
+    std::vector<bool> untransformed(w.layers.size(), false), same_packing(w.layers.size(), false);
     for (size_t i = 0; i < w.layers.size(); ++i) {
       const accel::ConvLayer& layer = w.layers[i];
       try {
         const accel::LayerForm form = accel::chooseLayerForm(layer, cfg, point.latency_hiding, /*allow_im2col=*/true);
         layer_fits[i] = true;
+        estimates[i] = form.estimate;
+        untransformed[i] = form.layer.host.identity();
+        same_packing[i] = accel::outputInterleave(form.layer, cfg) * int64_t(cfg.block_out) == int64_t(cfg.block_in);
         n.cycles += form.estimate.cycles;
         n.host_ms += hostHandoffMs(form, cfg);
         macs += layer.macs();
@@ -55,6 +62,7 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
         if (n.why_incomplete.empty()) n.why_incomplete = e.what();
       }
     }
+    std::vector<bool> add_fused(w.adds.size(), false);
     // The layers without MACs: their cycles count.
     auto addOther = [&](auto&& choose) {
       try {
@@ -76,7 +84,6 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
     // Additions fused into their convolutions where the compiler would fuse
     // them on this config (decided with latency hiding on, as its stage does):
     // the fused layer's cycles replace the two layers'.
-    std::vector<bool> add_fused(w.adds.size(), false);
     for (const NetworkWorkload::Fusible& f : w.fusible) {
       const accel::ConvLayer& conv = w.layers[f.layer];
       if (add_fused[f.add] || !layer_fits[f.layer] || !add_fits[f.add] || (conv.float_requant && !cfg.float_requant))
@@ -88,11 +95,23 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
       o.latency_hiding = point.latency_hiding;
       const std::optional<accel::FusionCost> c =
           point.latency_hiding ? decided : accel::fusionCost(conv, w.adds[f.add], f.conv_is_a, cfg, o);
-      if (c) n.cycles += c->fused - c->separate;
+      if (c) {
+        n.cycles += c->fused - c->separate;
+        estimates[f.layer] = c->fused_estimate;
+      }
       // One layer where the compiler's report has one.
       --n.layers_total;
       --n.layers_offloaded;
     }
+    // Program chains: where the first layer's output keeps the packing the
+    // layers read (the tensors stay on the device) and the second's input
+    // needs no host work, the compiler chains the two, and the second's
+    // first loads overlap the first's last store (with the fused layers'
+    // estimates; a pair with an addition between them where it fused).
+    for (const NetworkWorkload::Chained& c : w.chained)
+      if (layer_fits[c.first] && layer_fits[c.second] && untransformed[c.second] && same_packing[c.first] &&
+          (c.across_add < 0 || add_fused[size_t(c.across_add)]))
+        n.cycles -= accel::chainOverlapCycles(estimates[c.first], estimates[c.second]);
     for (const accel::GlobalPoolLayer& pool : w.global_pools)
       addOther([&](accel::CostEstimate* e) { accel::chooseGlobalPoolTiling(pool, cfg, point.latency_hiding, e); });
     n.ideal_cycles = double(macs) / double(cfg.macsPerCycle());

@@ -19,7 +19,17 @@ NetworkWorkload prepareWorkload(const std::string& name, std::shared_ptr<ir::Gra
   w.graph = graph;
   std::map<const ir::Node*, size_t> layer_of;
   std::vector<const ir::Node*> add_nodes;
+  // The two nodes before in program order.
+  const ir::Node *prev = nullptr, *prev2 = nullptr;
   for (const ir::Node* node : graph->nodes()) {
+    // (Every path through the body below ends here or with a continue.)
+    struct Advance {
+      const ir::Node *&prev, *&prev2, *node;
+      ~Advance() {
+        prev2 = prev;
+        prev = node;
+      }
+    } advance{prev, prev2, node};
     if (node->qualifiedOp() == "MaxPool" && options.accel.offload_pooling &&
         accel::whyNotOffloadablePool(*node).empty()) {
       w.pools.push_back(accel::poolLayerFromNode(*node));
@@ -42,6 +52,9 @@ NetworkWorkload prepareWorkload(const std::string& name, std::shared_ptr<ir::Gra
       w.cpu_convs.push_back(node->name() + ": " + why);
       continue;
     }
+    if (prev && layer_of.count(prev)) w.chained.push_back({layer_of.at(prev), w.layers.size(), -1});
+    if (prev && prev2 && layer_of.count(prev2) && !add_nodes.empty() && add_nodes.back() == prev)
+      w.chained.push_back({layer_of.at(prev2), w.layers.size(), int64_t(add_nodes.size() - 1)});
     layer_of[node] = w.layers.size();
     w.layers.push_back(accel::convLayerFromNode(*node));
     w.macs += w.layers.back().macs();

@@ -32,7 +32,11 @@ class Session {
     eopts.profile = profile;
     if (rt::targetNeedsDevice(artifact_->artifact.target)) {
       config_ = configFromSpec(config.empty() ? artifact_->artifact.hw_config_name : config);
-      device_ = driver::createDevice(device, config_);
+      // A profile on the cycle simulator records module activity, which
+      // splits a program chain's cycles into its layers.
+      driver::DeviceOptions dopts;
+      dopts.record_activity = profile && device == "cycle";
+      device_ = driver::createDevice(device, config_, dopts);
       eopts.device = device_.get();
     } else if (device != "fsim" && !device.empty()) {
       throw Error("device '" + device + "': target '" + artifact_->artifact.target +

@@ -57,7 +57,9 @@ std::unique_ptr<driver::Device> deviceFrom(const po::variables_map& vm, const hw
 
 driver::DeviceOptions deviceOptionsForNetwork(const po::variables_map& vm) {
   driver::DeviceOptions o;
-  if (vm.count("trace") && vm["device"].as<std::string>() == "cycle") o.record_activity = true;
+  // Module activity draws the timeline and splits a program chain's cycles
+  // into its layers for the profile.
+  if ((vm.count("trace") || vm.count("profile")) && vm["device"].as<std::string>() == "cycle") o.record_activity = true;
   if (vm.count("waves")) o.waves_path = vm["waves"].as<std::string>();
   if (vm.count("max-cycles")) o.max_cycles = vm["max-cycles"].as<uint64_t>();
   return o;

@@ -109,7 +109,12 @@ rt::Artifact generateAccelArtifact(const ir::Graph& graph, const hw::HwConfig& c
     a.steps.push_back(std::move(step));
   }
   for (const ir::Value* v : graph.outputs()) a.outputs.push_back(idOf(v));
-  if (options.chain_layers) chainArtifactSteps(a, module);
+  if (options.chain_layers) {
+    chainArtifactSteps(a, module, cfg);
+    for (size_t s = 1; s < a.steps.size(); ++s)
+      if (a.steps[s].attrs.getInt(kChainedAttr, 0) != 0)
+        l.decisions[s].chain_overlap = chainOverlapCycles(l.decisions[s - 1].estimate, l.decisions[s].estimate);
+  }
   a.blobs[rt::accel::kProgramsBlob] = rt::accel::serializeDeviceModule(module, cfg);
   a.blobs[rt::accel::kConstantsBlob] = std::move(constants);
   a.validate("lowering of graph '" + graph.name + "' for the accelerator");

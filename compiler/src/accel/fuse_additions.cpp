@@ -26,10 +26,9 @@ namespace {
 // The accelerator's cycles for a layer in its cheapest form; nullopt when no
 // form fits. (The host's work on the input is the same with the addition
 // fused or not.)
-std::optional<double> cyclesOf(const ConvLayer& L, const hw::HwConfig& cfg, const AccelOptions& o) {
+std::optional<CostEstimate> estimateOf(const ConvLayer& L, const hw::HwConfig& cfg, const AccelOptions& o) {
   try {
-    const LayerForm f = chooseLayerForm(L, cfg, o.latency_hiding, o.allow_im2col);
-    return f.estimate.cycles;
+    return chooseLayerForm(L, cfg, o.latency_hiding, o.allow_im2col).estimate;
   } catch (const DoesNotFit&) {
     return std::nullopt;
   }
@@ -77,8 +76,8 @@ ir::Node* fuseAdditionIntoConvolution(ir::Graph& graph, ir::Node* add, size_t sl
 
 std::optional<FusionCost> fusionCost(const ConvLayer& conv, const AddLayer& add, bool conv_is_a,
                                      const hw::HwConfig& cfg, const AccelOptions& options) {
-  const std::optional<double> alone = cyclesOf(conv, cfg, options),
-                              together = cyclesOf(fusedConvLayer(conv, add.form, conv_is_a), cfg, options);
+  const std::optional<CostEstimate> alone = estimateOf(conv, cfg, options),
+                                    together = estimateOf(fusedConvLayer(conv, add.form, conv_is_a), cfg, options);
   if (!alone || !together) return std::nullopt;
   CostEstimate add_estimate;
   try {
@@ -86,7 +85,7 @@ std::optional<FusionCost> fusionCost(const ConvLayer& conv, const AddLayer& add,
   } catch (const DoesNotFit&) {
     return std::nullopt;  // the addition would run on the CPU: not the comparison made here
   }
-  return FusionCost{*alone + add_estimate.cycles, *together};
+  return FusionCost{alone->cycles + add_estimate.cycles, together->cycles, *together};
 }
 
 std::vector<AdditionFusion> fuseAdditionsIntoConvolutions(ir::Graph& graph, const hw::HwConfig& cfg,

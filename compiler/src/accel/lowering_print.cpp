@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "vdla/compiler/accel/lowering.h"
+#include "vdla/compiler/accel/program_chain.h"
 #include "vdla/hw/token_ports.h"
 
 namespace vdla::accel {
@@ -74,6 +75,22 @@ void printArena(std::ostream& out, const AccelLowering& l) {
     if (const ArenaBuffer* y = findBuffer(l, s, 'y'))
       out << " (" << y->bytes << " bytes, live to step " << y->last << ")";
     out << (o.y_to_host ? " to host" : " stays on the device") << "\n";
+  }
+}
+
+void printChains(std::ostream& out, const rt::Artifact& a, const AccelLowering& l) {
+  size_t chains = 0;
+  for (const rt::ArtifactStep& step : a.steps) chains += step.attrs.getInt(kChainProgramAttr, -1) >= 0;
+  out << "program chains: " << chains << "\n";
+  for (size_t s = 0; s < a.steps.size(); ++s) {
+    const rt::ArtifactStep& step = a.steps[s];
+    if (step.attrs.getInt(kChainProgramAttr, -1) >= 0)
+      out << "  [" << s << "] " << step.name << ": starts chain program " << step.attrs.getInt(kChainProgramAttr)
+          << " of " << step.attrs.getInts(kChainStartsAttr).size() << " layers\n";
+    else if (step.attrs.getInt(kChainedAttr, 0) != 0)
+      out << "  [" << s << "] " << step.name << ": chained, "
+          << int64_t(s < l.decisions.size() ? l.decisions[s].chain_overlap : 0)
+          << " cycles of overlap with the layer before by the cost model\n";
   }
 }
 

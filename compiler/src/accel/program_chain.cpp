@@ -1,5 +1,6 @@
 #include "vdla/compiler/accel/program_chain.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -54,8 +55,8 @@ struct Emitter {
 // free from the start, so their weight loads may move ahead; the rest of each
 // such group follows the barrier in order, its push on its last load.
 struct Split {
-  std::vector<size_t> early_loads;    // weight loads of the leading groups that pop nothing
-  std::vector<size_t> early_compute;  // leading micro-op and parameter loads
+  std::vector<size_t> early_loads;          // weight loads of the leading groups that pop nothing
+  std::vector<size_t> early_compute;        // leading micro-op and parameter loads
   std::vector<std::vector<size_t>> groups;  // those groups' other loads
   std::vector<bool> moved;                  // any of the above
 };
@@ -101,14 +102,102 @@ Split splitProgram(const DeviceProgram& p) {
   return s;
 }
 
+// The bytes of the activation arena a LOAD or STORE touches, as one range
+// from its first row's start to its last row's end (a superset: safe for a
+// dependence test).
+struct ByteRange {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  bool empty() const { return lo >= hi; }
+  void add(const ByteRange& r) {
+    lo = std::min(lo, r.lo);
+    hi = std::max(hi, r.hi);
+  }
+  bool intersects(const ByteRange& r) const { return !empty() && !r.empty() && lo < r.hi && r.lo < hi; }
+};
+
+ByteRange arenaBytes(const Instruction& i, Region region, const hw::HwConfig& cfg) {
+  if (region != Region::Io || i.y_size == 0 || i.x_size == 0) return {};
+  const uint64_t entry = cfg.entryBytes(i.memory);
+  const uint64_t lo = i.dram_base * entry;
+  return {lo, lo + ((uint64_t(i.y_size) - 1) * i.x_stride + i.x_size) * entry};
+}
+
+// Where a layer relays to the load module that the stores the next layer's
+// first load tile reads have reached DRAM, so that this tile loads while the
+// layer drains instead of after its last store. The store's push after the
+// tile group holding the last store the tile reads is popped by compute (its
+// K-th pop from store); right after that pop compute pushes one more token to
+// load, and the load module pops it in the place of the same rank among its
+// pops (before the pop that would otherwise take that push).
+struct EarlyRelay {
+  bool early = false;            // the next layer's first tile needs no other wait on this layer's stores
+  size_t push_after = SIZE_MAX;  // compute instruction after which the relay is pushed (SIZE_MAX: none needed)
+  size_t pop_before = SIZE_MAX;  // load instruction before which it is popped
+  bool pop_at_end = false;       // ... or after the layer's last instruction
+};
+
+EarlyRelay planEarlyRelay(const DeviceProgram& p, const ByteRange& next_reads, size_t done_at,
+                          const hw::HwConfig& cfg) {
+  EarlyRelay r;
+  const size_t end = p.insns.size() - 1;  // FINISH
+  size_t last_store = SIZE_MAX;
+  for (size_t k = 0; k < end; ++k)
+    if (p.insns[k].opcode == Opcode::Store && arenaBytes(p.insns[k], p.regions[k], cfg).intersects(next_reads))
+      last_store = k;
+  if (last_store == SIZE_MAX) {
+    r.early = true;  // it reads nothing this layer writes
+    return r;
+  }
+  size_t pushes = 0, group_end = SIZE_MAX;
+  for (size_t k = 0; k < end && group_end == SIZE_MAX; ++k)
+    if (p.insns[k].opcode == Opcode::Store && p.insns[k].push_prev) {
+      ++pushes;
+      if (k >= last_store) group_end = k;
+    }
+  if (group_end == SIZE_MAX) return r;  // one of the last tiles, whose stores push nothing
+  size_t pops = 0, compute_pushes = 0;
+  for (size_t k = 0; k < end; ++k) {
+    const Instruction& i = p.insns[k];
+    if (hw::moduleOf(i) != Module::Compute) continue;
+    compute_pushes += i.push_prev;
+    if (i.pop_next && ++pops == pushes) {
+      if (done_at != SIZE_MAX && done_at <= k) return r;  // no earlier than "compute done"
+      r.push_after = k;
+      break;
+    }
+  }
+  if (r.push_after == SIZE_MAX) return r;
+  size_t load_pops = 0;
+  for (size_t k = 0; k < end; ++k)
+    if (p.insns[k].opcode == Opcode::Load && hw::moduleOf(p.insns[k]) == Module::Load && p.insns[k].pop_next &&
+        ++load_pops == compute_pushes + 1) {
+      r.pop_before = k;
+      break;
+    }
+  r.pop_at_end = r.pop_before == SIZE_MAX;
+  r.early = true;
+  return r;
+}
+
+// "compute done" rides on a layer's last GEMM or DWGEMM where that one pushes
+// nothing to load (the only instructions that read INP and WGT): the ALU
+// passes after it leave both buffers to the next layer. SIZE_MAX: on an
+// empty GEMM after the layer's compute.
+size_t computeDoneAt(const DeviceProgram& p) {
+  for (size_t k = p.insns.size(); k-- > 0;)
+    if (p.insns[k].opcode == Opcode::Gemm || p.insns[k].opcode == Opcode::DwGemm)
+      return p.insns[k].push_prev ? SIZE_MAX : k;
+  return SIZE_MAX;
+}
+
 }  // namespace
 
-ChainedProgram chainPrograms(const std::vector<const DeviceProgram*>& programs, const std::string& name) {
+ChainedProgram chainPrograms(const std::vector<const DeviceProgram*>& programs, const hw::HwConfig& cfg,
+                             const std::string& name) {
   if (programs.empty()) throw std::logic_error("chainPrograms: no programs");
-  ChainedProgram c;
-  c.program.name = name;
-  Emitter em{c.program, {}};
-  for (size_t n = 0; n < programs.size(); ++n) {
+  const size_t n_programs = programs.size();
+  std::vector<Split> splits(n_programs);
+  for (size_t n = 0; n < n_programs; ++n) {
     const DeviceProgram& p = *programs[n];
     const std::string where = "chain '" + name + "', program '" + p.name + "'";
     if (p.insns.empty() || p.insns.back().opcode != Opcode::Finish || hasFlags(p.insns.back()) ||
@@ -116,39 +205,43 @@ ChainedProgram chainPrograms(const std::vector<const DeviceProgram*>& programs, 
       throw std::logic_error(where + ": does not end with a plain FINISH");
     for (size_t k = 0; k + 1 < p.insns.size(); ++k)
       if (p.insns[k].opcode == Opcode::Finish) throw std::logic_error(where + ": FINISH before its end");
-    c.layer_starts.push_back(static_cast<uint32_t>(c.program.insns.size()));
+    splits[n] = splitProgram(p);
+  }
 
-    // "compute done" rides on the layer's last GEMM or DWGEMM where that one
-    // pushes nothing to load (the only instructions that read INP and WGT):
-    // the ALU passes after it leave both buffers to the next layer.
-    size_t done_at = SIZE_MAX;
-    if (n + 1 < programs.size())
-      for (size_t k = p.insns.size(); k-- > 0;)
-        if (p.insns[k].opcode == Opcode::Gemm || p.insns[k].opcode == Opcode::DwGemm) {
-          if (!p.insns[k].push_prev) done_at = k;
-          break;
-        }
-    const size_t first_own = c.program.insns.size();
-    if (n == 0) {
-      for (size_t k = 0; k + 1 < p.insns.size(); ++k) em.emit(p.insns[k], p.regions[k], k);
-    } else {
-      const Split s = splitProgram(p);
-      Instruction pop = emptyLoad();
-      pop.pop_next = true;  // "compute done" of the layer before
-      em.emit(pop, Region::None);
-      for (size_t k : s.early_loads) {
-        Instruction i = p.insns[k];
-        i.push_next = false;  // the group's push goes on its last load below
-        em.emit(i, p.regions[k], k);
+  ChainedProgram c;
+  c.program.name = name;
+  Emitter em{c.program, {}};
+  bool first_tile_early = false;  // the layer's first tile waits for no store of the layer before
+  for (size_t n = 0; n < n_programs; ++n) {
+    const DeviceProgram& p = *programs[n];
+    const Split& s = splits[n];
+    const bool last = n + 1 == n_programs;
+    c.layer_starts.push_back(static_cast<uint32_t>(c.program.insns.size()));
+    const size_t done_at = last ? SIZE_MAX : computeDoneAt(p);
+    EarlyRelay relay;
+    if (!last) {
+      ByteRange next_reads;
+      const DeviceProgram& next = *programs[n + 1];
+      for (const std::vector<size_t>& group : splits[n + 1].groups)
+        for (size_t k : group) next_reads.add(arenaBytes(next.insns[k], next.regions[k], cfg));
+      relay = planEarlyRelay(p, next_reads, done_at, cfg);
+    }
+    auto emitOwn = [&](size_t k) {
+      if (k == relay.pop_before) {
+        Instruction pop = emptyLoad();
+        pop.pop_next = true;  // the relay: the stores the next layer's first tile reads are done
+        em.emit(pop, Region::None);
       }
-      for (size_t k : s.early_compute) em.emit(p.insns[k], p.regions[k], k);
-      Instruction barrier = emptyGemm();
-      barrier.pop_next = true;   // "store done" of the layer before
-      barrier.push_prev = true;  // "data ready"
-      em.emit(barrier, Region::None);
-      Instruction ready = emptyLoad();
-      ready.pop_next = true;
-      em.emit(ready, Region::None);
+      Instruction i = p.insns[k];
+      if (k == done_at) i.push_prev = true;  // "compute done"
+      em.emit(i, p.regions[k], k);
+      if (k == relay.push_after) {
+        Instruction push = emptyGemm();
+        push.push_prev = true;
+        em.emit(push, Region::None);
+      }
+    };
+    auto emitGroups = [&]() {
       for (const std::vector<size_t>& group : s.groups) {
         for (size_t k : group) {
           Instruction i = p.insns[k];
@@ -162,19 +255,39 @@ ChainedProgram chainPrograms(const std::vector<const DeviceProgram*>& programs, 
           em.emit(push, Region::None);
         }
       }
+    };
+
+    if (n == 0) {
+      for (size_t k = 0; k + 1 < p.insns.size(); ++k) emitOwn(k);
+    } else {
+      Instruction pop = emptyLoad();
+      pop.pop_next = true;  // "compute done" of the layer before
+      em.emit(pop, Region::None);
+      for (size_t k : s.early_loads) {
+        Instruction i = p.insns[k];
+        i.push_next = false;  // the group's push goes on its last load below
+        em.emit(i, p.regions[k], k);
+      }
+      if (first_tile_early) emitGroups();
+      for (size_t k : s.early_compute) emitOwn(k);
+      Instruction barrier = emptyGemm();
+      barrier.pop_next = true;   // "store done" of the layer before
+      barrier.push_prev = true;  // "data ready"
+      em.emit(barrier, Region::None);
+      Instruction ready = emptyLoad();
+      ready.pop_next = true;
+      em.emit(ready, Region::None);
+      if (!first_tile_early) emitGroups();
       for (size_t k = 0; k + 1 < p.insns.size(); ++k)
-        if (!s.moved[k]) em.emit(p.insns[k], p.regions[k], k);
+        if (!s.moved[k]) emitOwn(k);
     }
-    if (n + 1 < programs.size()) {
-      if (done_at != SIZE_MAX) {
-        bool marked = false;
-        for (size_t k = first_own; k < c.program.insns.size() && !marked; ++k)
-          if (em.origin[k] == done_at) {
-            c.program.insns[k].push_prev = true;
-            marked = true;
-          }
-        if (!marked) throw std::logic_error(where + ": its last GEMM was lost");
-      } else {
+    if (!last) {
+      if (relay.pop_at_end) {
+        Instruction pop = emptyLoad();
+        pop.pop_next = true;
+        em.emit(pop, Region::None);
+      }
+      if (done_at == SIZE_MAX) {
         Instruction compute_done = emptyGemm();
         compute_done.push_prev = true;
         em.emit(compute_done, Region::None);
@@ -185,11 +298,12 @@ ChainedProgram chainPrograms(const std::vector<const DeviceProgram*>& programs, 
     } else {
       em.emit(p.insns.back(), p.regions.back());
     }
+    first_tile_early = relay.early;
   }
   return c;
 }
 
-size_t chainArtifactSteps(rt::Artifact& artifact, rt::accel::DeviceModule& module) {
+size_t chainArtifactSteps(rt::Artifact& artifact, rt::accel::DeviceModule& module, const hw::HwConfig& cfg) {
   auto onDevice = [](const rt::ArtifactStep& s) { return s.kernel == rt::accel::kConvKernel; };
   auto readsOnlyTheArena = [](const rt::ArtifactStep& s) {
     return s.attrs.getInt("x_resident", 0) != 0 &&
@@ -211,9 +325,10 @@ size_t chainArtifactSteps(rt::Artifact& artifact, rt::accel::DeviceModule& modul
           throw std::logic_error("step '" + steps[s].name + "' names no program of the module");
         programs.push_back(&module.programs[size_t(p)]);
       }
-      ChainedProgram chain =
-          chainPrograms(programs, "chain " + steps[first].name + " .. " + steps[last].name);
+      ChainedProgram chain = chainPrograms(programs, cfg, "chain " + steps[first].name + " .. " + steps[last].name);
       steps[first].attrs.set(kChainProgramAttr, static_cast<int64_t>(module.programs.size()));
+      steps[first].attrs.set(kChainStartsAttr,
+                             std::vector<int64_t>(chain.layer_starts.begin(), chain.layer_starts.end()));
       for (size_t s = first + 1; s <= last; ++s) steps[s].attrs.set(kChainedAttr, int64_t(1));
       module.programs.push_back(std::move(chain.program));
       ++chains;

@@ -223,6 +223,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   // tile's store as well made the totals worse against the cycle simulator,
   // benchmarks/cost_model_accuracy.sh, so it is left out.)
   double pipeline_ends = 0;
+  double last_store = 0;  // the longest store of one output tile (a layer's drain)
   // The last tile's passes have no next load to hide behind: what the
   // largest hiding took off is charged once more.
   double last_tile_hidden = 0;
@@ -327,6 +328,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
         // charging the whole store overestimated by 4-12%).
         serial += tiles * (compute + load + alu + std::max(0.0, store - load - compute));
         oc_tiles.push_back({compute + alu, store});
+        last_store = std::max(last_store, store);
       });
       // With two ACC halves the tile after next waits for this tile's store:
       // a tile whose store outlasts the next tile's compute delays the one
@@ -393,9 +395,19 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
                          reading + std::max(0.0, bytes_written - write_rate * reading) / per_direction);
   }
   overlapped += last_tile_hidden;
+  // In a program chain (program_chain.h) the constant loads before the first
+  // GEMM (parameter vectors, micro-ops, the first tile's weights) run while
+  // the layer before stores its last tile.
+  e.lead_cycles = std::min(fill + first_tile, 2 * kDmaOverhead + params + double(uops) * 4 / bus + kDmaOverhead +
+                                                  double(wgt_tile) * wgt_entry / bus);
+  e.tail_cycles = last_store;
   e.cycles = fill + (p.threads > 1 ? std::max({overlapped, e.load_cycles, e.store_cycles, ddr_bound}) + pipeline_ends
                                    : std::max(serial, ddr_bound));
   return e;
+}
+
+double chainOverlapCycles(const CostEstimate& before, const CostEstimate& after) {
+  return std::min(before.tail_cycles, after.lead_cycles);
 }
 
 namespace {

@@ -3,6 +3,7 @@
 // decisions become the compile report's layers, which the cpu-fallback stage
 // and the reports read.
 #include "vdla/compiler/accel/lowering.h"
+#include "vdla/compiler/artifact_summary.h"
 #include "vdla/compiler/stages.h"
 
 namespace vdla {
@@ -16,6 +17,10 @@ TargetStage stages::accelCodegen() {
     s.artifact = accel::generateAccelArtifact(s.graph, s.config, s.options.accel, lowering);
     s.report.layers = lowering.decisions;
     return true;
+  };
+  stage.print = [](std::ostream& out, const TargetState& s) {
+    printArtifactSummary(out, *s.artifact);
+    accel::printChains(out, *s.artifact, s.planAs<accel::AccelLowering>());
   };
   return stage;
 }

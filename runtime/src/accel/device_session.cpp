@@ -1,8 +1,10 @@
 #include "vdla/runtime/accel/device_session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
+#include "vdla/hw/isa.h"
 #include "vdla/runtime/accel/packed_layout.h"
 #include "vdla/runtime/executor.h"
 
@@ -110,12 +112,83 @@ DeviceSession::StepParams DeviceSession::readStepParams(const AttributeMap& attr
   p.r_resident = attrs.getInt("r_resident", 0) != 0;
   p.y_to_host = attrs.getInt("y_to_host", 1) != 0;
   p.chain_program = attrs.getInt("chain_program", -1);
+  if (p.chain_program >= 0) p.chain_starts = attrs.getInts("chain_starts");
   p.chained = attrs.getInt("chained", 0) != 0;
   if (p.chained && p.chain_program >= 0) throw KernelError("a step both starts a chain and is chained");
   if (p.x_resident && !p.transform.identity())
     throw KernelError("an input the host must transform cannot be resident on the device");
   return p;
 }
+
+namespace {
+
+// A chain's run split into its layers by the module activity: a layer ends
+// when the last of its instructions (its barrier included) ends, and takes
+// the cycles from the end of the layer before; each keeps the activity of its
+// own instructions, counted from its start. GEMM cycles are shared out as the
+// layers' GEMM and DWGEMM instructions were busy, multiply-adds counted from
+// each layer's instructions. The first layer keeps the chain's other counters
+// (instructions, bytes). Without activity the first layer takes the whole run
+// and the others none.
+std::vector<sim::ExecutionStats> splitChainStats(const sim::ExecutionStats& chain, const DeviceProgram& program,
+                                                 const std::vector<int64_t>& starts, const hw::HwConfig& cfg) {
+  const size_t n = starts.size();
+  if (n == 0) throw KernelError("a chain without layers");
+  std::vector<sim::ExecutionStats> out(n);
+  out[0] = chain;
+  out[0].activity.clear();
+  for (size_t k = 1; k < n; ++k) out[k].has_cycle_counters = chain.has_cycle_counters;
+  if (chain.activity.empty()) {
+    out[0].activity = chain.activity;
+    return out;
+  }
+  auto layerOf = [&](uint32_t insn) {
+    return size_t(std::upper_bound(starts.begin(), starts.end(), int64_t(insn)) - starts.begin()) - 1;
+  };
+  std::vector<int64_t> end(n, 0);
+  std::vector<double> gemm_busy(n, 0);
+  double gemm_busy_total = 0;
+  for (const sim::ExecutionStats::ActivityInterval& a : chain.activity) {
+    const size_t k = layerOf(a.instruction);
+    if (k >= n) continue;
+    end[k] = std::max(end[k], a.end);
+    // (The chain's empty GEMMs that carry its tokens multiply nothing.)
+    if (a.busy && a.instruction < program.insns.size() && hw::gemmMacs(program.insns[a.instruction], cfg) > 0) {
+      gemm_busy[k] += double(a.end - a.begin);
+      gemm_busy_total += double(a.end - a.begin);
+    }
+  }
+  const int64_t total = int64_t(chain.cycles);
+  std::vector<int64_t> begin(n, 0);
+  int64_t before = 0;
+  for (size_t k = 0; k < n; ++k) {
+    // (The last layer ends with the run.)
+    const int64_t e = k + 1 == n ? std::max(total, before) : std::clamp(end[k], before, std::max(total, before));
+    sim::ExecutionStats& s = out[k];
+    begin[k] = before;
+    s.has_cycle_counters = true;
+    s.cycles = uint64_t(e - before);
+    s.cycle_counters.gemm_uop_cycles =
+        gemm_busy_total > 0 ? uint64_t(double(chain.cycle_counters.gemm_uop_cycles) * gemm_busy[k] / gemm_busy_total)
+                            : 0;
+    s.gemm_macs = 0;
+    const size_t last = k + 1 < n ? size_t(starts[k + 1]) : program.insns.size();
+    for (size_t i = size_t(starts[k]); i < last && i < program.insns.size(); ++i)
+      s.gemm_macs += hw::gemmMacs(program.insns[i], cfg);
+    before = e;
+  }
+  for (const sim::ExecutionStats::ActivityInterval& a : chain.activity) {
+    const size_t k = layerOf(a.instruction);
+    if (k >= n) continue;
+    sim::ExecutionStats::ActivityInterval shifted = a;
+    shifted.begin -= begin[k];
+    shifted.end -= begin[k];
+    out[k].activity.push_back(std::move(shifted));
+  }
+  return out;
+}
+
+}  // namespace
 
 void DeviceSession::runConv(const KernelArgs& args) {
   using Clock = std::chrono::steady_clock;
@@ -178,6 +251,14 @@ void DeviceSession::runConv(const KernelArgs& args) {
   if (!sp.chained || all_outputs_to_host_) {
     r = device_.run(program_addr_[static_cast<size_t>(launched)], static_cast<uint32_t>(p.insns.size()), timeout_);
     if (!r.ok()) throw KernelError("device run of program '" + p.name + "' failed: " + r.message);
+    chain_stats_.clear();
+    chain_next_ = 0;
+    if (launched != program) {
+      chain_stats_ = splitChainStats(r.stats, p, sp.chain_starts, cfg);
+      r.stats = chain_stats_.at(chain_next_++);
+    }
+  } else if (chain_next_ < chain_stats_.size()) {
+    r.stats = chain_stats_[chain_next_++];
   }
   const Clock::time_point t2 = Clock::now();
 

@@ -40,8 +40,8 @@ std::vector<ExecutionStats::ActivityInterval> TimelineTrace::activity(
     a.busy = iv.state == regs::kStBusy;
     a.what = a.busy ? describe(iv.index) : std::string("wait: ") + regs::stateName(iv.state);
     a.instruction = iv.index;
-    a.begin = iv.begin >= origin ? iv.begin - origin : 0;
-    a.end = iv.end >= origin ? iv.end - origin : 0;
+    a.begin = iv.begin >= origin ? int64_t(iv.begin - origin) : 0;
+    a.end = iv.end >= origin ? int64_t(iv.end - origin) : 0;
     out.push_back(std::move(a));
   }
   return out;

@@ -35,7 +35,18 @@ struct NetworkWorkload {
     bool conv_is_a = true;
   };
   std::vector<Fusible> fusible;  // per addition, its candidates in that order
-  int64_t macs = 0;              // of `layers`
+  // Convolutions one after the other in program order (indices into
+  // `layers`): on a config where the tensors between them stay on the device
+  // the compiler runs them in one program chain (accel/program_chain.h),
+  // which overlaps the second's first loads with the first's last store.
+  // A pair with an addition between them (`across_add`, an index into
+  // `adds`) is one where that addition fuses into a convolution.
+  struct Chained {
+    size_t first = 0, second = 0;
+    int64_t across_add = -1;
+  };
+  std::vector<Chained> chained;
+  int64_t macs = 0;  // of `layers`
 };
 
 // Optimises and quantises `graph` for target vdla with `options` (its

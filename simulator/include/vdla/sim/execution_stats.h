@@ -39,13 +39,15 @@ struct ExecutionStats {
   CycleCounters cycle_counters;
   // Module activity of the run, when the timing model was asked to record it
   // (an interval per stretch of one state on one instruction, idle omitted),
-  // in cycles from the start of the run.
+  // in cycles from the start of the run. (A layer's share of a program
+  // chain's run counts from the start of its share: negative where its
+  // instructions ran during the layer before.)
   struct ActivityInterval {
     uint8_t module = 0;  // 0 load, 1 compute, 2 store
     bool busy = false;   // executing, else waiting
     std::string what;    // "GEMM", "LOAD INP", or the wait: "wait: token", ...
     uint32_t instruction = 0;
-    uint64_t begin = 0, end = 0;
+    int64_t begin = 0, end = 0;
   };
   std::vector<ActivityInterval> activity;
   // gemm_uop_cycles / cycles (0 without cycle counters).

@@ -54,6 +54,7 @@ ConvLayer fusedConvLayer(const ConvLayer& conv, const IntegerAddForm& form, bool
 // of them has no plan that fits (then they stay apart).
 struct FusionCost {
   double separate = 0, fused = 0;
+  CostEstimate fused_estimate;  // the fused layer's
 };
 std::optional<FusionCost> fusionCost(const ConvLayer& conv, const AddLayer& add, bool conv_is_a,
                                      const hw::HwConfig& cfg, const AccelOptions& options);

@@ -49,6 +49,9 @@ struct LayerDecision {
   bool space_to_depth = false;
   TilePlan plan;
   CostEstimate estimate;
+  // Cycles the layer's program chain takes off the estimate (the overlap
+  // with the layer before it; 0 for a layer that starts its chain).
+  double chain_overlap = 0;
   size_t instructions = 0;
   size_t program = 0;  // index into the module's programs
 };

@@ -106,10 +106,11 @@ rt::Artifact generateAccelArtifact(const ir::Graph& graph, const hw::HwConfig& c
 std::vector<ProgramTokens> checkArtifactTokens(const rt::Artifact& artifact, const hw::HwConfig& cfg);
 
 // What each phase added, for --print-after-all: a line per node (partition),
-// a line per offloaded layer and the arena size (arena), a line per program
-// (tokens).
+// a line per offloaded layer and the arena size (arena), a line per chained
+// layer (code generation), a line per program (tokens).
 void printPartition(std::ostream& out, const AccelLowering& lowering);
 void printArena(std::ostream& out, const AccelLowering& lowering);
+void printChains(std::ostream& out, const rt::Artifact& artifact, const AccelLowering& lowering);
 void printProgramTokens(std::ostream& out, const std::vector<ProgramTokens>& tokens);
 
 // Checks of what each phase added; throw std::runtime_error naming the node.

@@ -1,32 +1,36 @@
 // Program chains: consecutive offloaded layers whose tensors stay on the
-// device run as one program, so that the accelerator is never idle between
-// them. A layer's program on its own starts with empty buffers and ends when
+// device run as one program, so that consecutive layers overlap where one
+// ends and the next begins. A layer's program on its own starts with empty buffers and ends when
 // its last store has written DRAM: its first tile's loads (weights, micro-ops,
 // parameter vectors) wait for the launch, and the store of its last tile runs
 // with the load and compute modules idle. In a chain the next layer's weights
-// for its first tile, its micro-ops and its parameter vectors load while the
-// layer before drains.
+// for its first tile, its micro-ops and its parameter vectors, and where it
+// does not read the last stores its first tile's inputs, load while the layer
+// before drains.
 //
 // The chain is built from the layers' own programs (each proven on its own)
-// by adding a barrier between them, made of four tokens:
-//   - "compute done": the previous layer's compute stream ends with an empty
-//     GEMM that pushes to load; the next layer's loads pop it first, so its
-//     weights never overwrite a buffer half the previous layer still reads;
+// by adding a barrier between them, made of tokens:
+//   - "compute done": the previous layer's last GEMM or DWGEMM (the last
+//     instruction that reads INP and WGT) pushes to load; the next layer's
+//     loads pop it first, so they never overwrite a buffer half still in use;
 //   - "store done": the previous layer's store stream ends with an empty
 //     STORE that pushes to compute (the store pushes only once its writes
 //     have reached DRAM);
 //   - "data ready": after its constant loads (micro-ops, parameter vectors),
 //     the next layer's compute pops "store done" and pushes this to load with
-//     an empty GEMM; the next layer's loads pop it before their first load
-//     from the activation arena.
-// Tokens are counts, so each pop takes the push of the same rank: both extra
-// pushes to load come from the compute stream in this order, and the load
-// stream pops them in the same order. The next layer's compute writes OUT
-// only after "store done", and reads what an earlier layer wrote (a residual)
-// only after it too. What moves ahead of the barrier is only what reads the
-// constant image: the first load tile's weight loads (the tile's token push
-// stays on its last load) and the compute stream's leading micro-op and
-// parameter loads.
+//     an empty GEMM; the next layer's loads pop it before their second load
+//     tile, or before the first where that one waits for the last stores;
+//   - the early relay: the next layer's first load tile reads only part of
+//     the previous layer's output. Where the last store it reads is not in
+//     the previous layer's last tiles, the previous layer's compute pushes
+//     one more token to load right after it pops the store module's token for
+//     that store's tile, and the previous layer's load stream pops it at the
+//     same rank among its pops; the first tile then loads right after
+//     "compute done", while the previous layer drains.
+// Tokens are counts, so each pop takes the push of the same rank: the extra
+// pushes to load come from the compute stream in the order the load stream
+// pops them. The next layer's compute writes OUT only after "store done",
+// and reads what an earlier layer wrote (a residual) only after it too.
 #pragma once
 
 #include <cstdint>
@@ -48,7 +52,8 @@ struct ChainedProgram {
 // Chains the programs in order (at least one). Each must end with its only
 // FINISH; the chain keeps the last one. Throws std::logic_error on a program
 // that does not have the shape every code generator gives (an internal error).
-ChainedProgram chainPrograms(const std::vector<const rt::accel::DeviceProgram*>& programs, const std::string& name);
+ChainedProgram chainPrograms(const std::vector<const rt::accel::DeviceProgram*>& programs, const hw::HwConfig& cfg,
+                             const std::string& name);
 
 // Step attributes of a chain: its first step launches the chain's program
 // (kChainProgramAttr) instead of its own; the others (kChainedAttr) launch
@@ -56,12 +61,14 @@ ChainedProgram chainPrograms(const std::vector<const rt::accel::DeviceProgram*>&
 // output is wanted on the host (DeviceSession::setAllOutputsToHost).
 constexpr const char* kChainProgramAttr = "chain_program";
 constexpr const char* kChainedAttr = "chained";
+// On the first step: where each layer's instructions begin in the chain.
+constexpr const char* kChainStartsAttr = "chain_starts";
 
 // Chains every run of two or more consecutive offloaded steps in which each
 // step after the first reads its inputs where the step before left them in
 // the arena (nothing from the host) and each step before the last leaves its
 // output to the device alone. Adds the chains' programs to the module and
 // their attributes to the steps; returns how many chains it made.
-size_t chainArtifactSteps(rt::Artifact& artifact, rt::accel::DeviceModule& module);
+size_t chainArtifactSteps(rt::Artifact& artifact, rt::accel::DeviceModule& module, const hw::HwConfig& cfg);
 
 }  // namespace vdla::accel

@@ -64,6 +64,10 @@ struct CostEstimate {
   double load_cycles = 0;  // load module busy
   double store_cycles = 0;
   double dram_bytes = 0;  // read + written
+  // Program chains (program_chain.h): the loads of constants before the
+  // first GEMM, which the chain overlaps with the layer before, and the
+  // store of the last tile, during which the next layer's may run.
+  double lead_cycles = 0, tail_cycles = 0;
   bool fits = false;
   std::string why_not;  // when !fits
 };
@@ -117,6 +121,10 @@ LayerBlocks layerBlocks(const ConvLayer& layer, const hw::HwConfig& cfg);
 // runs, per oc block, a SETREQ and a GEMM (DWGEMM) with the flag requant,
 // and no ALU pass after them; unless the plan keeps its ALU pass.
 bool requantisesInGemm(const LayerBlocks& blocks, const TilePlan& plan);
+
+// Cycles a program chain saves between two consecutive layers: the next
+// layer's leading constant loads overlap the layer before's last store.
+double chainOverlapCycles(const CostEstimate& before, const CostEstimate& after);
 
 // Estimates a plan; `fits` is false (with the reason) when a buffer overflows.
 CostEstimate estimatePlan(const ConvLayer& layer, const TilePlan& plan, const hw::HwConfig& cfg);

@@ -1,7 +1,7 @@
 // Runs the offloaded layers of a vdla-target artifact on a Device. At
 // construction it places the constant image and every relocated program in
 // device memory and allocates the activation arena; each "vdla.conv" step then
-// launches its program. Activations live in the arena where the compiler
+// launches its program, or the program chain it starts. Activations live in the arena where the compiler
 // planned them (compiler/src/accel/lower.cpp): a step packs and uploads only
 // the inputs that come from the host (x_resident/r_resident 0) and downloads
 // and unpacks its output only when the host reads it (y_to_host 1), so a
@@ -55,7 +55,11 @@ class DeviceSession {
   // Adds the vdla kernels, bound to this session, to `registry`.
   void registerKernels(KernelRegistry& registry);
 
-  // One entry per device launch since the last clear, in order.
+  // One entry per vdla.conv step since the last clear, in order. A program
+  // chain's steps share its one launch: with module activity recorded each
+  // gets its layer's share of the statistics (cycles, GEMM cycles, MACs, its
+  // instructions' activity), else the first gets the whole chain's and the
+  // others zero cycles.
   const std::vector<LayerRun>& runs() const { return runs_; }
   void clearRuns() { runs_.clear(); }
 
@@ -71,6 +75,7 @@ class DeviceSession {
     // launches (-1: its own program), or that an earlier step ran it.
     int64_t chain_program = -1;
     bool chained = false;
+    std::vector<int64_t> chain_starts;  // where each layer's instructions begin in the chain
     // Packed sizes of the inputs and output as they stay in the arena (the
     // shapes are fixed per program; a 32-bit host core divides 64-bit
     // values in a library call).
@@ -90,6 +95,10 @@ class DeviceSession {
   // shrink to an output and be cleared again to the next input's size.
   std::vector<int8_t> staging_, downloads_;
   std::vector<std::optional<StepParams>> step_params_;  // per program
+  // The last chain's statistics per layer (splitChainStats), for its steps
+  // in turn.
+  std::vector<sim::ExecutionStats> chain_stats_;
+  size_t chain_next_ = 0;
 };
 
 }  // namespace vdla::rt::accel

@@ -1,0 +1,163 @@
+// Program chains (program_chain.h): consecutive offloaded layers that keep
+// their tensors on the device run as one program. The chain's barrier is
+// proven by the token check and checked where it matters, on the devices that
+// run the modules concurrently (the cycle-accurate simulator, the HLS C
+// simulation): the chained network gives the outputs of the layers run one
+// program at a time, in fewer cycles, and its cycles split back into layers
+// that add up to the chain's.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "vdla/compiler/accel/program_chain.h"
+#include "vdla/compiler/accel/token_check.h"
+#include "vdla/compiler/compile.h"
+#include "vdla/compiler/zoo/model_zoo.h"
+#include "vdla/driver/device.h"
+#include "vdla/hw/config.h"
+#include "vdla/runtime/accel/device_session.h"
+#include "vdla/runtime/executor.h"
+
+namespace vdla::accel {
+namespace {
+
+using rt::accel::DeviceModule;
+using rt::accel::DeviceProgram;
+
+rt::Artifact compileZoo(const std::string& model, const std::string& config, bool chain = true,
+                        CompileReport* report = nullptr) {
+  zoo::ZooOptions zo;
+  zo.image_size = 32;
+  CompileOptions o;
+  o.target = "vdla";
+  o.hw_config = config;
+  o.accel.chain_layers = chain;
+  o.llvm_cpu_fallback = false;
+  std::unique_ptr<ir::Graph> g = zoo::buildModel(model, zo);
+  return compileGraph(*g, o, report);
+}
+
+rt::Tensor input(const rt::Artifact& a) {
+  rt::Tensor t(a.tensors.at(size_t(a.inputs.at(0))).type);
+  uint32_t s = 12345;
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    s = s * 1664525u + 1013904223u;
+    t.data<float>()[i] = static_cast<float>(s >> 8) / float(1 << 24) * 2.0f - 1.0f;
+  }
+  return t;
+}
+
+struct NetworkRun {
+  std::vector<rt::Tensor> outputs;
+  uint64_t cycles = 0;  // summed over the steps
+  std::vector<rt::StepProfile> profile;
+};
+
+NetworkRun runOn(const rt::Artifact& a, const std::string& backend, const std::string& config, bool layer_by_layer,
+          bool record_activity = false) {
+  driver::DeviceOptions dopts;
+  dopts.record_activity = record_activity;
+  auto dev = driver::createDevice(backend, hw::loadConfig(config), dopts);
+  rt::ExecutorOptions o;
+  o.device = dev.get();
+  o.profile = true;
+  o.device_outputs_to_host = layer_by_layer;
+  rt::Executor ex(a, o);
+  NetworkRun r;
+  r.outputs = ex.run({input(a)});
+  r.profile = ex.profile();
+  for (const rt::StepProfile& p : r.profile) r.cycles += p.device_stats.cycles;
+  return r;
+}
+
+size_t chains(const rt::Artifact& a) {
+  size_t n = 0;
+  for (const rt::ArtifactStep& s : a.steps) n += s.attrs.getInt(kChainProgramAttr, -1) >= 0;
+  return n;
+}
+
+TEST(ProgramChain, ChainedProgramsPassTheTokenCheckAndKeepOneFinish) {
+  const rt::Artifact a = compileZoo("resnet18", "pynq");
+  ASSERT_EQ(chains(a), 1u) << "every offloaded layer of ResNet-18 keeps its tensors on the device";
+  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  const DeviceModule m = rt::accel::deserializeDeviceModule(a.blobs.at(rt::accel::kProgramsBlob), cfg);
+  size_t chained_steps = 0, own_instructions = 0;
+  for (const rt::ArtifactStep& s : a.steps) {
+    if (s.kernel != rt::accel::kConvKernel) continue;
+    own_instructions += m.programs.at(size_t(s.attrs.getInt("program"))).insns.size();
+    chained_steps += s.attrs.getInt(kChainedAttr, 0);
+  }
+  const rt::ArtifactStep& first = a.steps.at(1);
+  const DeviceProgram& chain = m.programs.at(size_t(first.attrs.getInt(kChainProgramAttr)));
+  const std::vector<int64_t>& starts = first.attrs.getInts(kChainStartsAttr);
+  EXPECT_EQ(starts.size(), chained_steps + 1);
+  EXPECT_EQ(starts.front(), 0);
+  for (size_t k = 1; k < starts.size(); ++k) EXPECT_LT(starts[k - 1], starts[k]);
+  size_t finishes = 0;
+  for (const hw::Instruction& i : chain.insns) finishes += i.opcode == hw::Opcode::Finish;
+  EXPECT_EQ(finishes, 1u);
+  EXPECT_EQ(chain.insns.back().opcode, hw::Opcode::Finish);
+  // The layers' own instructions, less their FINISHes, and the barrier's
+  // carriers: at most four per boundary (pop, relay, ready pop, push).
+  EXPECT_GE(chain.insns.size(), own_instructions - chained_steps);
+  EXPECT_LE(chain.insns.size(), own_instructions - chained_steps + 6 * chained_steps);
+  EXPECT_NO_THROW(checkTokens(chain.insns, cfg, chain.name));
+}
+
+TEST(ProgramChain, RefusesProgramsWithoutTheirFinish) {
+  DeviceProgram p;
+  p.name = "no finish";
+  hw::Instruction gemm;
+  gemm.opcode = hw::Opcode::Gemm;
+  p.insns = {gemm};
+  p.regions = {rt::accel::Region::None};
+  EXPECT_THROW(chainPrograms({&p, &p}, hw::loadConfig("pynq"), "bad"), std::logic_error);
+  EXPECT_THROW(chainPrograms({}, hw::loadConfig("pynq"), "empty"), std::logic_error);
+}
+
+// The chain against the layers one program at a time, on every backend: the
+// same outputs; on a timing model, fewer cycles, and the chain's cycles split
+// into its layers add up to what the run took.
+TEST(ProgramChain, ChainedNetworkMatchesTheLayersRunApartOnEveryDevice) {
+  // (tiny's blocks differ between input and output: its layers exchange
+  // every tensor through the host and never chain.)
+  const std::string config = "pynq";
+  for (const std::string model : {"cnn", "resnet18"}) {
+    SCOPED_TRACE(model);
+    const rt::Artifact a = compileZoo(model, config);
+    ASSERT_GE(chains(a), 1u);
+    for (const std::string& backend : driver::deviceBackends()) {
+      SCOPED_TRACE(backend);
+      const NetworkRun apart = runOn(a, backend, config, true);
+      const NetworkRun chained = runOn(a, backend, config, false);
+      ASSERT_EQ(apart.outputs.size(), chained.outputs.size());
+      for (size_t i = 0; i < apart.outputs.size(); ++i)
+        ASSERT_EQ(0, std::memcmp(apart.outputs[i].raw(), chained.outputs[i].raw(), apart.outputs[i].byteSize()));
+      if (backend != "cycle") continue;
+      EXPECT_LT(chained.cycles, apart.cycles) << "the chain overlaps each layer's first loads with the drain before";
+      const NetworkRun split = runOn(a, backend, config, false, true);
+      EXPECT_EQ(split.cycles, chained.cycles) << "the layers' shares add up to the chain's cycles";
+      for (const rt::StepProfile& p : split.profile)
+        if (p.on_device) {
+          EXPECT_TRUE(p.device_stats.has_cycle_counters) << p.name;
+          EXPECT_GT(p.device_stats.cycles, 0u) << p.name;
+        }
+    }
+  }
+}
+
+// Turning chains off gives each step its own program, as before.
+TEST(ProgramChain, OffKeepsEveryLayerInItsOwnProgram) {
+  CompileReport with, without;
+  const rt::Artifact a = compileZoo("cnn", "pynq", true, &with);
+  const rt::Artifact b = compileZoo("cnn", "pynq", false, &without);
+  EXPECT_GE(chains(a), 1u);
+  EXPECT_EQ(chains(b), 0u);
+  double overlap = 0;
+  for (const LayerDecision& d : with.layers) overlap += d.chain_overlap;
+  EXPECT_GT(overlap, 0) << "the cost model counts the overlap of chained layers";
+  for (const LayerDecision& d : without.layers) EXPECT_EQ(d.chain_overlap, 0) << d.name;
+}
+
+}  // namespace
+}  // namespace vdla::accel
