@@ -24,6 +24,11 @@ ProfileResult profileNetwork(ir::Graph& graph, const hw::HwConfig& cfg, CompileO
     throw Error("profile: the input is " + input.type().toString() + ", the model takes " + in_type.toString());
 
   copts.target = "vdla";
+  // A device that counts cycles per run but cannot record module activity
+  // (a board) could not split a program chain into its layers: there each
+  // layer runs as a program of its own.
+  if (options.device != "cycle" && options.device != "fsim" && options.device != "hls")
+    copts.accel.chain_layers = false;
   copts.hw_config = cfg.name;
   copts.hw_config_value = cfg;
 

@@ -63,6 +63,7 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
       }
     }
     std::vector<bool> add_fused(w.adds.size(), false);
+    std::vector<size_t> fused_into(w.adds.size(), SIZE_MAX);  // the convolution each fused into
     // The layers without MACs: their cycles count.
     auto addOther = [&](auto&& choose) {
       try {
@@ -92,6 +93,7 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
       const std::optional<accel::FusionCost> decided = accel::fusionCost(conv, w.adds[f.add], f.conv_is_a, cfg, o);
       if (!decided || !(decided->fused < decided->separate)) continue;
       add_fused[f.add] = true;
+      fused_into[f.add] = f.layer;
       o.latency_hiding = point.latency_hiding;
       const std::optional<accel::FusionCost> c =
           point.latency_hiding ? decided : accel::fusionCost(conv, w.adds[f.add], f.conv_is_a, cfg, o);
@@ -107,10 +109,11 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
     // layers read (the tensors stay on the device) and the second's input
     // needs no host work, the compiler chains the two, and the second's
     // first loads overlap the first's last store (with the fused layers'
-    // estimates; a pair with an addition between them where it fused).
+    // estimates; a pair with an addition between them where it fused into
+    // the first).
     for (const NetworkWorkload::Chained& c : w.chained)
       if (layer_fits[c.first] && layer_fits[c.second] && untransformed[c.second] && same_packing[c.first] &&
-          (c.across_add < 0 || add_fused[size_t(c.across_add)]))
+          (c.across_add < 0 || fused_into[size_t(c.across_add)] == c.first))
         n.cycles -= accel::chainOverlapCycles(estimates[c.first], estimates[c.second]);
     for (const accel::GlobalPoolLayer& pool : w.global_pools)
       addOther([&](accel::CostEstimate* e) { accel::chooseGlobalPoolTiling(pool, cfg, point.latency_hiding, e); });

@@ -1,6 +1,7 @@
 #include "vdla/explore/network_workload.h"
 
 #include <map>
+#include <set>
 
 #include "vdla/compiler/accel/fuse_additions.h"
 
@@ -19,31 +20,25 @@ NetworkWorkload prepareWorkload(const std::string& name, std::shared_ptr<ir::Gra
   w.graph = graph;
   std::map<const ir::Node*, size_t> layer_of;
   std::vector<const ir::Node*> add_nodes;
-  // The two nodes before in program order.
-  const ir::Node *prev = nullptr, *prev2 = nullptr;
+  std::set<const ir::Node*> on_device;  // every node the accelerator takes
   for (const ir::Node* node : graph->nodes()) {
-    // (Every path through the body below ends here or with a continue.)
-    struct Advance {
-      const ir::Node *&prev, *&prev2, *node;
-      ~Advance() {
-        prev2 = prev;
-        prev = node;
-      }
-    } advance{prev, prev2, node};
     if (node->qualifiedOp() == "MaxPool" && options.accel.offload_pooling &&
         accel::whyNotOffloadablePool(*node).empty()) {
       w.pools.push_back(accel::poolLayerFromNode(*node));
+      on_device.insert(node);
       continue;
     }
     if (node->qualifiedOp() == "com.microsoft.QLinearAdd" && options.accel.offload_adds &&
         accel::whyNotOffloadableAdd(*node).empty()) {
       w.adds.push_back(accel::addLayerFromNode(*node));
       add_nodes.push_back(node);
+      on_device.insert(node);
       continue;
     }
     if (node->qualifiedOp() == "com.microsoft.QLinearGlobalAveragePool" && options.accel.offload_pooling &&
         accel::whyNotOffloadableGlobalPool(*node).empty()) {
       w.global_pools.push_back(accel::globalPoolLayerFromNode(*node));
+      on_device.insert(node);
       continue;
     }
     if (node->qualifiedOp() != "vdla.QConv") continue;
@@ -52,12 +47,42 @@ NetworkWorkload prepareWorkload(const std::string& name, std::shared_ptr<ir::Gra
       w.cpu_convs.push_back(node->name() + ": " + why);
       continue;
     }
-    if (prev && layer_of.count(prev)) w.chained.push_back({layer_of.at(prev), w.layers.size(), -1});
-    if (prev && prev2 && layer_of.count(prev2) && !add_nodes.empty() && add_nodes.back() == prev)
-      w.chained.push_back({layer_of.at(prev2), w.layers.size(), int64_t(add_nodes.size() - 1)});
     layer_of[node] = w.layers.size();
+    on_device.insert(node);
     w.layers.push_back(accel::convLayerFromNode(*node));
     w.macs += w.layers.back().macs();
+  }
+  // Program chains: convolutions one after the other (or with an addition
+  // between them), where everything the first writes is read on the device
+  // only and everything the second reads comes from the device, as the
+  // compiler's arena plan decides (its packing, per design point).
+  auto keptOnDevice = [&](const ir::Node* n) {
+    if (graph->isGraphOutput(n->output(0))) return false;
+    for (const ir::Node* u : graph->users(n->output(0)))
+      if (!on_device.count(u)) return false;
+    return true;
+  };
+  auto readsTheDevice = [&](const ir::Node* n) {
+    for (size_t slot : {size_t{0}, size_t{5}}) {
+      const ir::Value* v = n->numInputs() > slot ? n->input(slot) : nullptr;
+      if (v && (!v->producer() || !on_device.count(v->producer()))) return false;
+    }
+    return true;
+  };
+  if (options.accel.chain_layers) {
+    const std::vector<ir::Node*> order = graph->nodes();
+    std::map<const ir::Node*, size_t> add_of;
+    for (size_t a = 0; a < add_nodes.size(); ++a) add_of[add_nodes[a]] = a;
+    for (size_t k = 1; k < order.size(); ++k) {
+      const ir::Node* node = order[k];
+      if (!layer_of.count(node) || !readsTheDevice(node)) continue;
+      const ir::Node* prev = order[k - 1];
+      if (layer_of.count(prev) && keptOnDevice(prev)) {
+        w.chained.push_back({layer_of.at(prev), layer_of.at(node), -1});
+      } else if (add_of.count(prev) && k >= 2 && layer_of.count(order[k - 2]) && keptOnDevice(prev)) {
+        w.chained.push_back({layer_of.at(order[k - 2]), layer_of.at(node), int64_t(add_of.at(prev))});
+      }
+    }
   }
   for (size_t a = 0; fuse && a < add_nodes.size(); ++a)
     for (const size_t slot : {size_t{0}, size_t{3}}) {

@@ -95,6 +95,36 @@ TEST(DesignPointTest, FusedAdditionsAgreeWithTheCompiler) {
   }
 }
 
+// With the additions on the CPU the tensors around them go through the host:
+// the compiler chains only the layers between them, and the explorer counts
+// the overlap of the same pairs.
+TEST(DesignPointTest, ChainsAgreeWithTheCompilerWhenAdditionsRunOnTheCpu) {
+  const std::string model = std::string(VDLA_SHARED_DATA_DIR) + "/models/mobilenetv2-imagenet-int8-qdq.onnx";
+  if (!std::filesystem::exists(model)) GTEST_SKIP() << "shared data not present: " << model;
+  const hw::HwConfig cfg = hw::loadConfig("zcu104");
+  CompileOptions o;
+  o.hw_config = "zcu104";
+  o.accel.offload_adds = false;
+  const NetworkWorkload w = prepareWorkload("mobilenetv2", frontend::importOnnxFile(model), o);
+  EXPECT_TRUE(w.adds.empty());
+  const PointResult r = evaluateDesignPoint({cfg, true}, {w}, ResourceModel::builtin(), fpgaPart(cfg.part));
+
+  auto graph = frontend::importOnnxFile(model);
+  o.target = "vdla";
+  o.llvm_cpu_fallback = false;
+  CompileReport report;
+  compileGraph(*graph, o, &report);
+  double cycles = 0, overlap = 0;
+  for (const accel::LayerDecision& d : report.layers)
+    if (d.offloaded) {
+      cycles += d.estimate.cycles - d.chain_overlap;
+      overlap += d.chain_overlap;
+    }
+  EXPECT_GT(overlap, 0);
+  ASSERT_EQ(r.networks.size(), 1u);
+  EXPECT_NEAR(r.networks[0].cycles, cycles, 1e-9 * cycles);
+}
+
 TEST(DesignPointTest, LatencyHidingIsFasterAndBiggerArraysFaster) {
   const NetworkWorkload w = resnet18Small();
   const hw::HwConfig pynq = hw::loadConfig("pynq");

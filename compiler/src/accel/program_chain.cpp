@@ -1,10 +1,12 @@
 #include "vdla/compiler/accel/program_chain.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
+#include "vdla/hw/token_ports.h"
 #include "vdla/runtime/accel/device_session.h"
 
 namespace vdla::accel {
@@ -41,23 +43,64 @@ Instruction emptyStore() {
 
 struct Emitter {
   DeviceProgram& out;
-  std::vector<size_t> origin;  // per instruction: its index in its layer's program (SIZE_MAX: a carrier)
-  void emit(const Instruction& i, Region r, size_t from = SIZE_MAX) {
+  size_t emit(const Instruction& i, Region r) {
     out.insns.push_back(i);
     out.regions.push_back(r);
-    origin.push_back(from);
+    return out.insns.size() - 1;
   }
 };
 
+// A token the chain adds: the instruction that pushes it and the one meant to
+// pop it.
+struct AddedToken {
+  size_t push = SIZE_MAX, pop = SIZE_MAX;
+  const char* what = "";
+};
+
+// Tokens are counts: a pop takes the push of its own rank on its queue. The
+// chain's pairing rests on how the code generators order their tokens; this
+// checks that every token the chain added is popped where it was meant to be
+// (the token check proves the chain free of deadlock, not this).
+void checkPairing(const DeviceProgram& chain, const std::vector<AddedToken>& added) {
+  const size_t n = chain.insns.size();
+  // Per instruction and queue, the rank of its push and of its pop (0: none).
+  std::vector<std::array<uint64_t, hw::kNumTokenQueues>> push_rank(n), pop_rank(n);
+  std::array<uint64_t, hw::kNumTokenQueues> pushes{}, pops{};
+  for (size_t k = 0; k < n; ++k) {
+    const Instruction& i = chain.insns[k];
+    const hw::TokenPorts ports = hw::tokenPorts(hw::moduleOf(i));
+    push_rank[k].fill(0);
+    pop_rank[k].fill(0);
+    auto count = [](bool flag, int queue, std::array<uint64_t, hw::kNumTokenQueues>& totals,
+                    std::array<uint64_t, hw::kNumTokenQueues>& rank) {
+      if (flag && queue >= 0) rank[size_t(queue)] = ++totals[size_t(queue)];
+    };
+    count(i.pop_prev, ports.pop_prev, pops, pop_rank[k]);
+    count(i.pop_next, ports.pop_next, pops, pop_rank[k]);
+    count(i.push_prev, ports.push_prev, pushes, push_rank[k]);
+    count(i.push_next, ports.push_next, pushes, push_rank[k]);
+  }
+  for (const AddedToken& t : added) {
+    bool paired = false;
+    for (size_t q = 0; q < hw::kNumTokenQueues && t.push < n && t.pop < n; ++q)
+      paired = paired || (push_rank[t.push][q] != 0 && push_rank[t.push][q] == pop_rank[t.pop][q]);
+    if (!paired)
+      throw std::logic_error("chain '" + chain.name + "': the " + t.what + " token pushed by instruction " +
+                             std::to_string(t.push) + " is not the one instruction " + std::to_string(t.pop) + " pops");
+  }
+}
+
 // The parts of a layer's program that may run ahead of the barrier, by
-// instruction index. Load groups are runs of loads that end with a push to
-// compute (a load tile); those that pop nothing write buffer halves that are
-// free from the start, so their weight loads may move ahead; the rest of each
-// such group follows the barrier in order, its push on its last load.
+// instruction index. The first load group (the loads up to the first push to
+// compute, a load tile) pops nothing, so it writes buffer halves that are
+// free from the start: its weight loads may move ahead, and the rest of it
+// follows the barrier (or the early relay) in order, its push on its last
+// load. (Later groups stay: weights of a second tile moved ahead delay the
+// first tile's input once the layer before has drained.)
 struct Split {
   std::vector<size_t> early_loads;          // weight loads of the leading groups that pop nothing
   std::vector<size_t> early_compute;        // leading micro-op and parameter loads
-  std::vector<std::vector<size_t>> groups;  // those groups' other loads
+  std::vector<std::vector<size_t>> groups;  // the first load group's other loads (one group or none)
   std::vector<bool> moved;                  // any of the above
 };
 
@@ -103,15 +146,11 @@ Split splitProgram(const DeviceProgram& p) {
 }
 
 // The bytes of the activation arena a LOAD or STORE touches, as one range
-// from its first row's start to its last row's end (a superset: safe for a
-// dependence test).
+// from its first row's start to its last row's end (a superset for a
+// transfer of rows with gaps between them: safe for a dependence test).
 struct ByteRange {
   uint64_t lo = UINT64_MAX, hi = 0;
   bool empty() const { return lo >= hi; }
-  void add(const ByteRange& r) {
-    lo = std::min(lo, r.lo);
-    hi = std::max(hi, r.hi);
-  }
   bool intersects(const ByteRange& r) const { return !empty() && !r.empty() && lo < r.hi && r.lo < hi; }
 };
 
@@ -136,14 +175,17 @@ struct EarlyRelay {
   bool pop_at_end = false;       // ... or after the layer's last instruction
 };
 
-EarlyRelay planEarlyRelay(const DeviceProgram& p, const ByteRange& next_reads, size_t done_at,
+EarlyRelay planEarlyRelay(const DeviceProgram& p, const std::vector<ByteRange>& next_reads, size_t done_at,
                           const hw::HwConfig& cfg) {
   EarlyRelay r;
   const size_t end = p.insns.size() - 1;  // FINISH
   size_t last_store = SIZE_MAX;
-  for (size_t k = 0; k < end; ++k)
-    if (p.insns[k].opcode == Opcode::Store && arenaBytes(p.insns[k], p.regions[k], cfg).intersects(next_reads))
-      last_store = k;
+  for (size_t k = 0; k < end; ++k) {
+    if (p.insns[k].opcode != Opcode::Store) continue;
+    const ByteRange written = arenaBytes(p.insns[k], p.regions[k], cfg);
+    for (const ByteRange& read : next_reads)
+      if (written.intersects(read)) last_store = k;
+  }
   if (last_store == SIZE_MAX) {
     r.early = true;  // it reads nothing this layer writes
     return r;
@@ -210,8 +252,10 @@ ChainedProgram chainPrograms(const std::vector<const DeviceProgram*>& programs, 
 
   ChainedProgram c;
   c.program.name = name;
-  Emitter em{c.program, {}};
+  Emitter em{c.program};
   bool first_tile_early = false;  // the layer's first tile waits for no store of the layer before
+  std::vector<AddedToken> added;
+  AddedToken compute_done{SIZE_MAX, SIZE_MAX, "\"compute done\""}, store_done{SIZE_MAX, SIZE_MAX, "\"store done\""};
   for (size_t n = 0; n < n_programs; ++n) {
     const DeviceProgram& p = *programs[n];
     const Split& s = splits[n];
@@ -220,25 +264,28 @@ ChainedProgram chainPrograms(const std::vector<const DeviceProgram*>& programs, 
     const size_t done_at = last ? SIZE_MAX : computeDoneAt(p);
     EarlyRelay relay;
     if (!last) {
-      ByteRange next_reads;
+      // What the next layer's first load tile reads, transfer by transfer.
+      std::vector<ByteRange> next_reads;
       const DeviceProgram& next = *programs[n + 1];
       for (const std::vector<size_t>& group : splits[n + 1].groups)
-        for (size_t k : group) next_reads.add(arenaBytes(next.insns[k], next.regions[k], cfg));
+        for (size_t k : group) next_reads.push_back(arenaBytes(next.insns[k], next.regions[k], cfg));
       relay = planEarlyRelay(p, next_reads, done_at, cfg);
     }
+    AddedToken early{SIZE_MAX, SIZE_MAX, "early relay"};
     auto emitOwn = [&](size_t k) {
       if (k == relay.pop_before) {
         Instruction pop = emptyLoad();
         pop.pop_next = true;  // the relay: the stores the next layer's first tile reads are done
-        em.emit(pop, Region::None);
+        early.pop = em.emit(pop, Region::None);
       }
       Instruction i = p.insns[k];
       if (k == done_at) i.push_prev = true;  // "compute done"
-      em.emit(i, p.regions[k], k);
+      const size_t at = em.emit(i, p.regions[k]);
+      if (k == done_at) compute_done.push = at;
       if (k == relay.push_after) {
         Instruction push = emptyGemm();
         push.push_prev = true;
-        em.emit(push, Region::None);
+        early.push = em.emit(push, Region::None);
       }
     };
     auto emitGroups = [&]() {
@@ -246,7 +293,7 @@ ChainedProgram chainPrograms(const std::vector<const DeviceProgram*>& programs, 
         for (size_t k : group) {
           Instruction i = p.insns[k];
           i.push_next = k == group.back();
-          em.emit(i, p.regions[k], k);
+          em.emit(i, p.regions[k]);
         }
         if (group.empty()) {
           // A group of weights alone: its push rides on an empty load.
@@ -262,21 +309,23 @@ ChainedProgram chainPrograms(const std::vector<const DeviceProgram*>& programs, 
     } else {
       Instruction pop = emptyLoad();
       pop.pop_next = true;  // "compute done" of the layer before
-      em.emit(pop, Region::None);
+      compute_done.pop = em.emit(pop, Region::None);
+      added.push_back(compute_done);
       for (size_t k : s.early_loads) {
         Instruction i = p.insns[k];
         i.push_next = false;  // the group's push goes on its last load below
-        em.emit(i, p.regions[k], k);
+        em.emit(i, p.regions[k]);
       }
       if (first_tile_early) emitGroups();
       for (size_t k : s.early_compute) emitOwn(k);
       Instruction barrier = emptyGemm();
       barrier.pop_next = true;   // "store done" of the layer before
       barrier.push_prev = true;  // "data ready"
-      em.emit(barrier, Region::None);
+      store_done.pop = em.emit(barrier, Region::None);
+      added.push_back(store_done);
       Instruction ready = emptyLoad();
       ready.pop_next = true;
-      em.emit(ready, Region::None);
+      added.push_back({store_done.pop, em.emit(ready, Region::None), "\"data ready\""});
       if (!first_tile_early) emitGroups();
       for (size_t k = 0; k + 1 < p.insns.size(); ++k)
         if (!s.moved[k]) emitOwn(k);
@@ -285,21 +334,24 @@ ChainedProgram chainPrograms(const std::vector<const DeviceProgram*>& programs, 
       if (relay.pop_at_end) {
         Instruction pop = emptyLoad();
         pop.pop_next = true;
-        em.emit(pop, Region::None);
+        early.pop = em.emit(pop, Region::None);
       }
+      if (early.push != SIZE_MAX) added.push_back(early);
       if (done_at == SIZE_MAX) {
-        Instruction compute_done = emptyGemm();
-        compute_done.push_prev = true;
-        em.emit(compute_done, Region::None);
+        Instruction carrier = emptyGemm();
+        carrier.push_prev = true;
+        compute_done.push = em.emit(carrier, Region::None);
       }
-      Instruction store_done = emptyStore();
-      store_done.push_prev = true;
-      em.emit(store_done, Region::None);
+      Instruction carrier = emptyStore();
+      carrier.push_prev = true;
+      store_done.push = em.emit(carrier, Region::None);
     } else {
       em.emit(p.insns.back(), p.regions.back());
     }
     first_tile_early = relay.early;
+    c.early_first_tiles += relay.early;
   }
+  checkPairing(c.program, added);
   return c;
 }
 

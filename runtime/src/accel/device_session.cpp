@@ -115,6 +115,10 @@ DeviceSession::StepParams DeviceSession::readStepParams(const AttributeMap& attr
   if (p.chain_program >= 0) p.chain_starts = attrs.getInts("chain_starts");
   p.chained = attrs.getInt("chained", 0) != 0;
   if (p.chained && p.chain_program >= 0) throw KernelError("a step both starts a chain and is chained");
+  // A chained step ran with the chain's first step: nothing of its may come
+  // from the host.
+  if (p.chained && (!p.x_resident || (p.has_residual && !p.r_resident)))
+    throw KernelError("a chained step reads an input the host uploads");
   if (p.x_resident && !p.transform.identity())
     throw KernelError("an input the host must transform cannot be resident on the device");
   return p;
@@ -129,7 +133,7 @@ namespace {
 // layers' GEMM and DWGEMM instructions were busy, multiply-adds counted from
 // each layer's instructions. The first layer keeps the chain's other counters
 // (instructions, bytes). Without activity the first layer takes the whole run
-// and the others none.
+// and the others have no counters of their own.
 std::vector<sim::ExecutionStats> splitChainStats(const sim::ExecutionStats& chain, const DeviceProgram& program,
                                                  const std::vector<int64_t>& starts, const hw::HwConfig& cfg) {
   const size_t n = starts.size();
@@ -137,11 +141,7 @@ std::vector<sim::ExecutionStats> splitChainStats(const sim::ExecutionStats& chai
   std::vector<sim::ExecutionStats> out(n);
   out[0] = chain;
   out[0].activity.clear();
-  for (size_t k = 1; k < n; ++k) out[k].has_cycle_counters = chain.has_cycle_counters;
-  if (chain.activity.empty()) {
-    out[0].activity = chain.activity;
-    return out;
-  }
+  if (chain.activity.empty()) return out;  // the others: no counters of their own
   auto layerOf = [&](uint32_t insn) {
     return size_t(std::upper_bound(starts.begin(), starts.end(), int64_t(insn)) - starts.begin()) - 1;
   };
@@ -177,6 +177,10 @@ std::vector<sim::ExecutionStats> splitChainStats(const sim::ExecutionStats& chai
       s.gemm_macs += hw::gemmMacs(program.insns[i], cfg);
     before = e;
   }
+  // (What flooring the shares left goes to the last layer.)
+  uint64_t shared = 0;
+  for (const sim::ExecutionStats& st : out) shared += st.cycle_counters.gemm_uop_cycles;
+  out[n - 1].cycle_counters.gemm_uop_cycles += chain.cycle_counters.gemm_uop_cycles - shared;
   for (const sim::ExecutionStats::ActivityInterval& a : chain.activity) {
     const size_t k = layerOf(a.instruction);
     if (k >= n) continue;

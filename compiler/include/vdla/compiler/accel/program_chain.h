@@ -47,6 +47,9 @@ struct ChainedProgram {
   // Where each layer's instructions begin in the chain (the first layer's
   // at 0; a layer's barrier instructions count as its own).
   std::vector<uint32_t> layer_starts;
+  // Boundaries where the next layer's first load tile waits for none of the
+  // layer before's stores (the early relay, or nothing of it read).
+  size_t early_first_tiles = 0;
 };
 
 // Chains the programs in order (at least one). Each must end with its only
@@ -65,9 +68,10 @@ constexpr const char* kChainedAttr = "chained";
 constexpr const char* kChainStartsAttr = "chain_starts";
 
 // Chains every run of two or more consecutive offloaded steps in which each
-// step after the first reads its inputs where the step before left them in
-// the arena (nothing from the host) and each step before the last leaves its
-// output to the device alone. Adds the chains' programs to the module and
+// step after the first reads its inputs where earlier offloaded steps left
+// them in the arena (nothing from the host: every earlier step has finished
+// its stores by then, each boundary's barrier waiting for the one before) and
+// each step before the last leaves its output to the device alone. Adds the chains' programs to the module and
 // their attributes to the steps; returns how many chains it made.
 size_t chainArtifactSteps(rt::Artifact& artifact, rt::accel::DeviceModule& module, const hw::HwConfig& cfg);
 

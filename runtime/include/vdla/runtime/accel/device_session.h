@@ -59,7 +59,7 @@ class DeviceSession {
   // chain's steps share its one launch: with module activity recorded each
   // gets its layer's share of the statistics (cycles, GEMM cycles, MACs, its
   // instructions' activity), else the first gets the whole chain's and the
-  // others zero cycles.
+  // others no cycle counters.
   const std::vector<LayerRun>& runs() const { return runs_; }
   void clearRuns() { runs_.clear(); }
 
