@@ -130,6 +130,13 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
   // ---- constant image of the layer: weights | parameter vectors | micro-ops
   const uint32_t acc_entry = cfg.entryBytes(Memory::Acc), wgt_entry = cfg.entryBytes(Memory::Weight);
   out.constants = dw ? packDepthwiseWeights(L, cfg) : packWeights(L, cfg);
+  // A residual through INP: an identity weight block after the weights.
+  const uint64_t identity_entry = out.constants.size() / wgt_entry;
+  if (plan.residual_via_input) {
+    out.constants.resize(out.constants.size() + wgt_entry, 0);
+    for (int64_t k = 0; k < int64_t(cfg.block_out); ++k)
+      out.constants[size_t(identity_entry * wgt_entry + uint64_t(k * cfg.block_in + k))] = 1;
+  }
   const uint64_t params_at = alignUp(out.constants.size(), kRegionAlign);
   // Parameter vectors: the ALU sequence's, then the border corrections'.
   const std::vector<BorderCorrection> corrections = borderCorrections(L);
@@ -202,10 +209,14 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
                          static_cast<uint32_t>(n_params), static_cast<uint32_t>(n_params)),
             Region::Constants);
 
-  if (seq.bias_clear && !seq.residual_in_acc && !gemm_requant) {
+  const bool via_input = plan.residual_via_input;
+  if (via_input && (dw || gemm_requant || !seq.residual_in_acc || !seq.bias_clear || G != 1))
+    throw std::logic_error("layer '" + L.name + "': a residual through INP needs R in zeroed accumulators");
+  if (seq.bias_clear && (!seq.residual_in_acc || via_input) && !gemm_requant) {
     // The tiles' accumulators start at zero: each tile's bias_clear pass
     // zeroes what the tile accumulated, so only the layer's first use of
-    // each half needs this pass (a tile that starts from R loads it over them).
+    // each half needs this pass (a tile that starts from R loads it over
+    // them, unless R comes through INP and is added to them).
     std::vector<hw::Uop> halves;
     for (int64_t va = 0; va < T; ++va) halves.push_back({static_cast<uint32_t>(va * acc_half), 0, 0});
     hw::LoopNest l;
@@ -251,6 +262,7 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
   const int64_t J = b.batch_groups * row_tiles * col_tiles * chunks_per_position;
   int64_t i = 0, j = 0;
   std::vector<std::array<int64_t, 3>> wgt_in_half(static_cast<size_t>(T), {-1, -1, -1});
+  std::vector<bool> identity_in_half(static_cast<size_t>(T), false);
 
   for (int64_t nb = 0; nb < b.batch_groups; ++nb)
     for (int64_t rt_ = 0; rt_ < row_tiles; ++rt_)
@@ -332,7 +344,7 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             return emitted;
           };
 
-          if (L.residual) {
+          if (L.residual && !via_input) {
             // Into the tile's own accumulators when the sequence starts from R.
             auto idx = tileTransfers(
                 [&](uint32_t s, uint64_t d, uint32_t y, uint32_t x, uint32_t st) {
@@ -348,9 +360,15 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             if (acc_pop_pending) em.at(at).pop_next = true;
             acc_pop_pending = false;
           };
-          for (const AluPass& p : seq.init) claimPop(aluPass(p).first);
-          if (acc_pop_pending && !seq.bias_clear)
-            throw std::logic_error("layer '" + L.name + "': a tile starts with neither a load nor an ALU pass");
+          // The passes before the GEMMs: R's scaling, then (below) the
+          // border corrections. With R through INP they follow the GEMM that
+          // adds it, after the first load tile's loads.
+          auto initPasses = [&]() {
+            for (const AluPass& p : seq.init) claimPop(aluPass(p).first);
+            if (acc_pop_pending && !seq.bias_clear)
+              throw std::logic_error("layer '" + L.name + "': a tile starts with neither a load nor an ALU pass");
+          };
+          if (!via_input) initPasses();
           // What the zero padding of this tile's border outputs lacks: an
           // ADD of each correction over the outputs of the tile it covers,
           // before the GEMMs. Where the GEMMs requantise, after them
@@ -413,7 +431,7 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             }
             return last;
           };
-          if (!gemm_requant) borderCorrectionPasses(false);
+          if (!gemm_requant && !via_input) borderCorrectionPasses(false);
 
           // Input window of the tile and the padding the DMA adds around it.
           const int64_t row0 = oh0 * L.sh - L.pad_top, row_end = row0 + (rows - 1) * L.sh + L.kh;
@@ -463,8 +481,47 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
               loads.push_back(em.emit(load, Region::Constants));
               wgt_in_half[static_cast<size_t>(v)] = key;
             }
+            // R through INP: its tile after the input tile's place, the
+            // identity block after the weight tile's (loaded once per half).
+            const int64_t r_inp = inp_base + plan.ic_blocks * ih_full * iw_full;
+            const int64_t identity_wgt = wgt_base + plan.oc_blocks * plan.ic_blocks * kk;
+            const bool adds_residual = via_input && it == 0;
+            if (adds_residual) {
+              const std::vector<size_t> r = tileTransfers(
+                  [&](uint32_t sram, uint64_t d, uint32_t y, uint32_t x, uint32_t st) {
+                    return em.emit(hw::makeLoad(Memory::Input, sram, d, y, x, st), Region::Io);
+                  },
+                  r_base, r_inp);
+              loads.insert(loads.end(), r.begin(), r.end());
+              if (!identity_in_half[static_cast<size_t>(v)]) {
+                loads.push_back(em.emit(
+                    hw::makeLoad(Memory::Weight, static_cast<uint32_t>(identity_wgt), w_base + identity_entry, 1, 1, 1),
+                    Region::Constants));
+                identity_in_half[static_cast<size_t>(v)] = true;
+              }
+            }
             if (j >= T) em.at(loads.front()).pop_next = true;
             em.at(loads.back()).push_next = true;
+            if (adds_residual) {
+              // ACC (zero since the tile T before cleared it) += R x I over
+              // the tile's rows at full pitch, as the ALU passes run (entries
+              // past an edge tile's columns are never stored; its last pass
+              // clears them); then the passes before the GEMMs.
+              hw::LoopNest l;
+              const auto range = uops.add({{static_cast<uint32_t>(acc_base), static_cast<uint32_t>(r_inp),
+                                            static_cast<uint32_t>(identity_wgt)}});
+              l.uop_begin = range.first;
+              l.uop_end = range.second;
+              l.iter_out = static_cast<uint32_t>(ocbs);
+              l.iter_in = static_cast<uint32_t>(rows * plan.cols);
+              l.dst_out = l.src_out = static_cast<uint32_t>(tile_pixels);
+              l.dst_in = l.src_in = 1;
+              Instruction identity = hw::makeGemm(l);
+              identity.pop_prev = true;
+              claimPop(em.emit(identity));
+              initPasses();
+              if (!gemm_requant) borderCorrectionPasses(false);
+            }
 
             if (dw) {
               DepthwiseTile t;
@@ -529,7 +586,7 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             };
             if (!gemm_requant) {
               Instruction gemm = gemmOver(0, ocbs);
-              gemm.pop_prev = true;
+              gemm.pop_prev = !adds_residual;  // (else the identity GEMM popped)
               gemm.push_prev = j <= J - 1 - T;
               claimPop(em.emit(gemm));
               continue;

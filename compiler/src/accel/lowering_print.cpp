@@ -57,7 +57,8 @@ void printPartition(std::ostream& out, const AccelLowering& l) {
         << (p.dwgemm ? " on DWGEMM" : "")
         << (l.offloads[s] && l.offloads[s]->form.layer.post_add ? ", with the addition after it fused" : "")
         << ", tile " << p.rows << "x" << p.cols << " px x " << p.oc_blocks << " oc x " << p.ic_blocks << " ic blocks"
-        << (p.keep_alu_pass ? ", requantising in the ALU" : "") << ", " << p.threads << " thread"
+        << (p.keep_alu_pass ? ", requantising in the ALU" : "")
+        << (p.residual_via_input ? ", the residual through INP" : "") << ", " << p.threads << " thread"
         << (p.threads == 1 ? "" : "s") << ", " << d.macs << " MACs, estimate " << int64_t(d.estimate.cycles)
         << " cycles\n";
   }

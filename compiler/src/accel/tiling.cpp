@@ -105,6 +105,8 @@ LayerBlocks layerBlocks(const ConvLayer& L, const hw::HwConfig& cfg) {
   b.bias_clear = seq.bias_clear;
   b.zero_fill = seq.bias_clear && !seq.residual_in_acc;
   b.residual_region = L.residual && !seq.residual_in_acc;
+  b.residual_via_input =
+      L.residual && seq.residual_in_acc && seq.bias_clear && cfg.block_in == cfg.block_out && b.out_group == 1;
   b.dwgemm = whyNoDepthwiseGemm(L, cfg).empty();
   // (A residual loaded into the accumulators is not the bias the requantising
   // GEMM starts from: such layers keep their pass.)
@@ -138,8 +140,12 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   // consecutive blocks share (depthwise_gemm.h).
   const int64_t LB = dw ? int64_t(cfg.depthwiseLaneBlocks()) : 1;
   auto dwPlanes = [&](int64_t oc) { return (oc + LB - 1) / LB; };
-  const int64_t inp_tile = (dw ? dwPlanes(p.oc_blocks) : p.ic_blocks) * ih_full * iw_full;
-  const int64_t wgt_tile = p.oc_blocks * p.ic_blocks * wgt_per_block;
+  const bool via_input = p.residual_via_input;
+  // (R's tile follows the input tile in INP, the identity block the weight
+  // tile in WGT.)
+  const int64_t inp_tile =
+      (dw ? dwPlanes(p.oc_blocks) : p.ic_blocks) * ih_full * iw_full + (via_input ? p.oc_blocks * p.rows * p.cols : 0);
+  const int64_t wgt_tile = p.oc_blocks * p.ic_blocks * wgt_per_block + (via_input ? 1 : 0);
   const int64_t acc_tile = p.oc_blocks * p.rows * p.cols * (b.residual_region ? 2 : 1);
   const int64_t acc_avail = int64_t(cfg.depth(hw::Memory::Acc)) - b.param_vectors;
   const int64_t iter_limit = (int64_t(1) << cfg.loop_iter_bits) - 1;
@@ -153,6 +159,8 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
                 std::to_string(b.out_group) + ")";
   else if (dw && !b.dwgemm)
     e.why_not = "no DWGEMM form: " + whyNoDepthwiseGemm(L, cfg);
+  else if (via_input && (dw || !b.residual_via_input))
+    e.why_not = "the residual cannot load through INP";
   else if (dw && p.ic_blocks != 1)
     e.why_not = "a DWGEMM tile reads one input block per oc block";
   else if (dw && p.oc_blocks % LB && p.oc_blocks != b.out_blocks)  // tiles start at multiples of LB
@@ -184,6 +192,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
     forEachExtent(is, [&](int64_t ic, int64_t) { uops += oc * ic * wgt_per_block; });
   });
   uops *= T * T * (cs.edge ? 2 : 1);
+  if (via_input) uops += T * T;  // the identity GEMM's, per (INP half, ACC half)
   // An interleaved tile's ALU passes and row or column corrections take a
   // micro-op per group of oc blocks.
   const int64_t groups = b.out_group > 1 ? p.oc_blocks / b.out_group : 1;
@@ -299,6 +308,16 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
                                            double(b.init_alu_passes) * alu_insns * kPipelineOverhead);
           const double r = out_bytes / bus;
           residual_load = transfers * kDmaOverhead + r + (T > 1 ? std::min(r, std::max(0.0, load - after_gemm)) : 0.0);
+          if (via_input) {
+            // The load module reads R beside the tile's first input; the
+            // identity GEMM adds it, a micro-op per vector.
+            const double r_load = transfers * kDmaOverhead + r, identity = vectors + kPipelineOverhead;
+            e.load_cycles += tiles * r_load;
+            e.gemm_cycles += tiles * vectors;
+            overlapped += tiles * std::max(r_load, identity);
+            serial += tiles * (r_load + identity);
+            residual_load = 0;
+          }
           alu += residual_load;
         }
         // Whole rows go out as one plane per oc block, narrower tiles a row at a time.
@@ -376,7 +395,8 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   const double first_tile = (double(inp_tile) * inp_entry + double(wgt_tile) * wgt_entry) / bus;
   double fill = 2 * kDmaOverhead + params + std::min(params, first_tile) + double(uops) * 4 / bus;
   // bias_clear: the pass that zeroes each half's tile once.
-  if (b.zero_fill && !gemm_requant) fill += double(T * p.oc_blocks * p.rows * p.cols) + kPipelineOverhead;
+  if ((b.zero_fill || via_input) && !gemm_requant)
+    fill += double(T * p.oc_blocks * p.rows * p.cols) + kPipelineOverhead;
   // Weights that stay load once into each half a load tile uses (a layer of
   // one load tile fills one half).
   const int64_t load_tiles = b.batch_groups * rs.tiles() * cs.tiles() * os.tiles() * is.tiles();
@@ -458,15 +478,20 @@ TilePlan chooseTiling(const ConvLayer& L, const hw::HwConfig& cfg, bool latency_
             for (bool keep : {false, true}) {
               if (keep && !either) break;
               p.keep_alu_pass = keep;
-              const CostEstimate e = estimatePlan(L, p, cfg, b);
-              if (!e.fits) {
-                last_reason = e.why_not;
-                continue;
-              }
-              if (e.cycles < best_cost.cycles ||
-                  (e.cycles == best_cost.cycles && e.dram_bytes < best_cost.dram_bytes)) {
-                best = p;
-                best_cost = e;
+              // The residual through the compute module, and through INP where it can.
+              for (bool via : {false, true}) {
+                if (via && (!b.residual_via_input || dw)) break;
+                p.residual_via_input = via;
+                const CostEstimate e = estimatePlan(L, p, cfg, b);
+                if (!e.fits) {
+                  if (!via) last_reason = e.why_not;
+                  continue;
+                }
+                if (e.cycles < best_cost.cycles ||
+                    (e.cycles == best_cost.cycles && e.dram_bytes < best_cost.dram_bytes)) {
+                  best = p;
+                  best_cost = e;
+                }
               }
             }
           }

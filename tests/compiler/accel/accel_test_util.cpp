@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "vdla/compiler/quant/requant.h"
+#include "vdla/hw/instruction_builders.h"
 #include "vdla/runtime/accel/device_program.h"
 #include "vdla/runtime/accel/packed_layout.h"
 
@@ -261,6 +262,20 @@ rt::Tensor runProgram(driver::Device& dev, const ConvProgram& p, const std::vect
   rt::accel::unpackActivation(bytes.data(), g, y);
   for (auto* b : {&consts, &io, &insns}) dev.release(*b);
   return y;
+}
+
+void fillAccumulators(driver::Device& dev, std::mt19937& rng) {
+  const hw::HwConfig& cfg = dev.config();
+  const uint32_t depth = cfg.depth(hw::Memory::Acc), entry = cfg.entryBytes(hw::Memory::Acc);
+  ConvProgram p;
+  p.constants.resize(size_t(depth) * entry);
+  for (uint8_t& b : p.constants) b = static_cast<uint8_t>(rng());
+  p.program.name = "fill accumulators";
+  p.program.insns = {hw::makeLoad(hw::Memory::Acc, 0, 0, 1, depth, depth), hw::makeFinish()};
+  p.program.regions = {rt::accel::Region::Constants, rt::accel::Region::None};
+  p.io_bytes = 4096;
+  p.y_block = cfg.block_out;
+  runProgram(dev, p, {}, {1, 1, 1, 1});
 }
 
 rt::Tensor runOnDevice(driver::Device& dev, const ConvLayer& L, const ConvProgram& p, const LayerData& d,

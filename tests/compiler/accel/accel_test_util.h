@@ -51,6 +51,11 @@ struct Upload {
 rt::Tensor runProgram(driver::Device& device, const ConvProgram& program, const std::vector<Upload>& uploads,
                       const rt::Shape& y_shape, sim::ExecutionStats* stats = nullptr);
 
+// Fills the device's accumulators with random values (a program of one LOAD
+// ACC): what a layer finds there on a board, after power-up or another
+// program. A program must not depend on it.
+void fillAccumulators(driver::Device& device, std::mt19937& rng);
+
 // runProgram for a convolution layer's program and inputs.
 rt::Tensor runOnDevice(driver::Device& device, const ConvLayer& layer, const ConvProgram& program,
                        const LayerData& data, sim::ExecutionStats* stats = nullptr);

@@ -29,6 +29,7 @@ TilePlan randomPlan(const ConvLayer& L, const hw::HwConfig& cfg, bool lh, std::m
     p.rows = std::uniform_int_distribution<int64_t>(1, L.oh)(rng);
     p.oc_blocks = std::uniform_int_distribution<int64_t>(1, b.out_blocks)(rng);
     p.ic_blocks = std::uniform_int_distribution<int64_t>(1, b.in_blocks)(rng);
+    if (b.residual_via_input && !p.dwgemm) p.residual_via_input = rng() % 2;
     if (estimatePlan(L, p, cfg).fits) return p;
   }
   return chosen;
@@ -80,6 +81,7 @@ TEST_P(ConvCodegen, RandomLayersMatchNaiveDefinition) {
     std::mt19937 plan_rng(static_cast<uint32_t>(k));
     for (bool lh : {true, false}) {
       const TilePlan plan = (k % 2) ? randomPlan(L, cfg, lh, plan_rng) : chooseTiling(L, cfg, lh);
+      test::fillAccumulators(*dev, plan_rng);  // what another program left there
       checkLayer(*dev, L, plan, d,
                  "layer " + std::to_string(k) + " (" + describe(L) + ") on " + backend + "/" + config);
       if (HasFatalFailure()) return;
@@ -157,6 +159,48 @@ TEST(ConvCodegen, FusedAdditionsAfterFloatRequantisationMatchNaiveDefinition) {
                  "fused float layer " + std::to_string(k) + " (" + describe(L) + ")");
       if (HasFatalFailure()) return;
     }
+  }
+}
+
+// A residual through INP (TilePlan::residual_via_input): R loaded by the load
+// module beside the first input tile and added to the zeroed accumulators by
+// a GEMM over an identity block, on random layers whose R starts the
+// accumulators, with random tilings (edge rows, columns and oc tiles) and
+// both buffer modes.
+TEST_P(ConvCodegen, ResidualThroughInputMatchesNaiveDefinition) {
+  const auto& [backend, config] = GetParam();
+  const hw::HwConfig cfg = hw::loadConfig(config);
+  auto dev = driver::createDevice(backend, cfg);
+  const int count = backend == "fsim" ? 40 : 6;
+  std::mt19937 rng(backend == "fsim" ? 2468 : 135);
+  int checked = 0, eligible = 0;
+  for (int k = 0; k < count * 100 && checked < 2 * count; ++k) {
+    ConvLayer L = test::randomLayer(rng);
+    if (!L.residual || !layerBlocks(L, cfg).residual_via_input) continue;
+    ++eligible;
+    const LayerData d = test::randomData(L, rng);
+    std::mt19937 plan_rng(static_cast<uint32_t>(k));
+    for (bool lh : {true, false}) {
+      TilePlan plan;
+      try {
+        plan = (k % 2) ? randomPlan(L, cfg, lh, plan_rng) : chooseTiling(L, cfg, lh);
+      } catch (const DoesNotFit&) {
+        continue;
+      }
+      plan.residual_via_input = true;
+      if (!estimatePlan(L, plan, cfg).fits) continue;
+      test::fillAccumulators(*dev, rng);  // the GEMM adds R to accumulators the program zeroed
+      checkLayer(*dev, L, plan, d,
+                 "layer " + std::to_string(k) + " (" + describe(L) + ", R through INP) on " + backend + "/" + config);
+      if (HasFatalFailure()) return;
+      ++checked;
+    }
+  }
+  // Only configs whose INP and OUT entries are alike take the form.
+  if (cfg.block_in == cfg.block_out) {
+    EXPECT_GE(checked, count) << "too few layers took the residual through INP on " << config;
+  } else {
+    EXPECT_EQ(eligible, 0) << config << " has block_in " << cfg.block_in << " and block_out " << cfg.block_out;
   }
 }
 

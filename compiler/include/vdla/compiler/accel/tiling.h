@@ -53,6 +53,12 @@ struct TilePlan {
   // requantise (requantisesInGemm): on a small image, where most outputs
   // are border outputs, the border's passes cost more than the tile's one.
   bool keep_alu_pass = false;
+  // The residual R crosses the port through the load module into INP (in
+  // each output tile's first load tile) and a GEMM over an identity weight
+  // block adds it to the tile's zeroed accumulators, one cycle a vector of
+  // the compute module, instead of the compute module's LOAD ACC8
+  // (LayerBlocks::residual_via_input).
+  bool residual_via_input = false;
   // Output tiles run batch group, row tile, column tile, oc tile (innermost).
 };
 
@@ -112,6 +118,11 @@ struct LayerBlocks {
   // (requantisesInGemm). Border corrections then follow the GEMMs, each
   // with the requantising op over its outputs.
   bool gemm_requant_form;
+  // R can take TilePlan::residual_via_input: it starts the tile's
+  // accumulators (residual_in_acc), the last pass clears them (bias_clear),
+  // and an INP entry holds what an output entry does (block_in = block_out,
+  // no interleave).
+  bool residual_via_input;
 };
 LayerBlocks layerBlocks(const ConvLayer& layer, const hw::HwConfig& cfg);
 
