@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <stdexcept>
 #include <vector>
 
@@ -40,10 +41,8 @@ double transferCycles(double rows, double row_bytes, double bus, double latency)
 // frees when its last beat arrives, and only then can the next burst go
 // out. Where the bursts still in flight hold fewer beats than the latency
 // (short rows: 34 beats are a burst of 32 and one of 2), the bus idles.
-// Simulated over a few rows; steady-state cycles per row times `rows`.
-double readTransferCycles(double rows, double row_bytes, double bus, double latency) {
-  if (rows <= 0 || row_bytes <= 0) return 0;
-  const int64_t beats = int64_t(std::ceil(row_bytes / bus));
+// Simulated over a few rows: the steady-state cycles per row of `beats`.
+double readCyclesPerRow(int64_t beats, double latency) {
   std::vector<int64_t> pattern;
   for (int64_t left = beats; left > 0; left -= hw::kMaxBurstBeats)
     pattern.push_back(std::min<int64_t>(left, hw::kMaxBurstBeats));
@@ -60,8 +59,21 @@ double readTransferCycles(double rows, double row_bytes, double bus, double late
     }
     row_end.push_back(end.back());
   }
-  const double per_row = (row_end[kRows - 1] - row_end[kRows / 2 - 1]) / double(kRows - kRows / 2);
-  return rows * per_row;
+  return (row_end[kRows - 1] - row_end[kRows / 2 - 1]) / double(kRows - kRows / 2);
+}
+
+// Cycles to read `rows` rows of `row_bytes`: their beats per row, as above.
+double readTransferCycles(double rows, double row_bytes, double bus, double latency) {
+  if (rows <= 0 || row_bytes <= 0) return 0;
+  const int64_t beats = int64_t(std::ceil(row_bytes / bus));
+  // The tiling search asks for the same few row lengths thousands of times
+  // (the design-space explorer spent two thirds of its time here): each
+  // thread keeps the steady state per row length and latency.
+  thread_local std::map<std::pair<int64_t, double>, double> per_row;
+  const auto key = std::make_pair(beats, latency);
+  auto it = per_row.find(key);
+  if (it == per_row.end()) it = per_row.emplace(key, readCyclesPerRow(beats, latency)).first;
+  return rows * it->second;
 }
 
 // Extents of a tiled dimension: `count` full tiles of `size` and maybe one edge.
