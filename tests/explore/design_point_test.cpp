@@ -21,6 +21,21 @@ NetworkWorkload resnet18Small() {
   return prepareWorkload("resnet18", std::move(graph), o);
 }
 
+// The compiler's own estimate of a graph's accelerator cycles for target
+// vdla with `o` (each offloaded layer's, less what its program chain
+// overlaps), from an independent path through compileGraph.
+double compiledCycles(ir::Graph& graph, CompileOptions o, CompileReport* report = nullptr) {
+  o.target = "vdla";
+  o.llvm_cpu_fallback = false;
+  CompileReport local;
+  CompileReport& r = report ? *report : local;
+  compileGraph(graph, o, &r);
+  double cycles = 0;
+  for (const accel::LayerDecision& d : r.layers)
+    if (d.offloaded) cycles += d.estimate.cycles - d.chain_overlap;
+  return cycles;
+}
+
 // The explorer's latency is what the compiler's own lowering decides: the
 // same layer forms and tilings, summed (an independent path through
 // compileGraph and lowerForAccelerator, which also generates the programs).
@@ -38,18 +53,14 @@ TEST(DesignPointTest, AgreesWithTheCompilersLayerDecisions) {
       z.image_size = 64;
       auto graph = zoo::buildModel("resnet18", z);
       CompileOptions o;
-      o.target = "vdla";
       o.hw_config = name;
       o.accel.latency_hiding = lh;
-      o.llvm_cpu_fallback = false;
       CompileReport report;
-      compileGraph(*graph, o, &report);
-      double cycles = 0;
+      const double cycles = compiledCycles(*graph, o, &report);
       int64_t macs = 0;
       int offloaded = 0;
       for (const accel::LayerDecision& d : report.layers)
         if (d.offloaded) {
-          cycles += d.estimate.cycles - d.chain_overlap;
           macs += d.macs;
           ++offloaded;
         }
@@ -80,14 +91,8 @@ TEST(DesignPointTest, FusedAdditionsAgreeWithTheCompiler) {
     const PointResult r = evaluateDesignPoint({cfg, true}, {w}, ResourceModel::builtin(), fpgaPart(cfg.part));
 
     auto graph = frontend::importOnnxFile(model);
-    o.target = "vdla";
-    o.llvm_cpu_fallback = false;
-    CompileReport report;
-    compileGraph(*graph, o, &report);
-    double cycles = 0;
+    const double cycles = compiledCycles(*graph, o);
     int fused = 0;
-    for (const accel::LayerDecision& d : report.layers)
-      if (d.offloaded) cycles += d.estimate.cycles - d.chain_overlap;
     for (const ir::Node* n : graph->nodes()) fused += n->attrs().getInt("post_add", 0) != 0;
     EXPECT_EQ(fused, std::string(name) == "zcu104" ? 8 : 0);
     ASSERT_EQ(r.networks.size(), 1u);
@@ -110,16 +115,10 @@ TEST(DesignPointTest, ChainsAgreeWithTheCompilerWhenAdditionsRunOnTheCpu) {
   const PointResult r = evaluateDesignPoint({cfg, true}, {w}, ResourceModel::builtin(), fpgaPart(cfg.part));
 
   auto graph = frontend::importOnnxFile(model);
-  o.target = "vdla";
-  o.llvm_cpu_fallback = false;
   CompileReport report;
-  compileGraph(*graph, o, &report);
-  double cycles = 0, overlap = 0;
-  for (const accel::LayerDecision& d : report.layers)
-    if (d.offloaded) {
-      cycles += d.estimate.cycles - d.chain_overlap;
-      overlap += d.chain_overlap;
-    }
+  const double cycles = compiledCycles(*graph, o, &report);
+  double overlap = 0;
+  for (const accel::LayerDecision& d : report.layers) overlap += d.chain_overlap;
   EXPECT_GT(overlap, 0);
   ASSERT_EQ(r.networks.size(), 1u);
   EXPECT_NEAR(r.networks[0].cycles, cycles, 1e-9 * cycles);

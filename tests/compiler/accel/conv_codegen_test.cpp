@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <random>
 
 #include "accel_test_util.h"
@@ -33,6 +34,16 @@ TilePlan randomPlan(const ConvLayer& L, const hw::HwConfig& cfg, bool lh, std::m
     if (estimatePlan(L, p, cfg).fits) return p;
   }
   return chosen;
+}
+
+// Layer k's plan: odd layers a random tiling, even ones the chosen; none
+// where no tiling fits.
+std::optional<TilePlan> planOf(const ConvLayer& L, const hw::HwConfig& cfg, bool lh, int k, std::mt19937& rng) {
+  try {
+    return (k % 2) ? randomPlan(L, cfg, lh, rng) : chooseTiling(L, cfg, lh);
+  } catch (const DoesNotFit&) {
+    return std::nullopt;
+  }
 }
 
 void checkLayer(driver::Device& dev, const ConvLayer& L, const TilePlan& plan, const LayerData& d,
@@ -121,13 +132,9 @@ TEST_P(ConvCodegen, FusedAdditionsMatchNaiveDefinition) {
     const LayerData d = test::randomData(L, rng);
     std::mt19937 plan_rng(static_cast<uint32_t>(k));
     for (bool lh : {true, false}) {
-      TilePlan plan;
-      try {
-        plan = (k % 2) ? randomPlan(L, cfg, lh, plan_rng) : chooseTiling(L, cfg, lh);
-      } catch (const DoesNotFit&) {
-        continue;
-      }
-      checkLayer(*dev, L, plan, d,
+      const std::optional<TilePlan> plan = planOf(L, cfg, lh, k, plan_rng);
+      if (!plan) continue;
+      checkLayer(*dev, L, *plan, d,
                  "fused layer " + std::to_string(k) + " (" + describe(L) + ") on " + backend + "/" + config);
       if (HasFatalFailure()) return;
       ++checked;
@@ -181,16 +188,12 @@ TEST_P(ConvCodegen, ResidualThroughInputMatchesNaiveDefinition) {
     const LayerData d = test::randomData(L, rng);
     std::mt19937 plan_rng(static_cast<uint32_t>(k));
     for (bool lh : {true, false}) {
-      TilePlan plan;
-      try {
-        plan = (k % 2) ? randomPlan(L, cfg, lh, plan_rng) : chooseTiling(L, cfg, lh);
-      } catch (const DoesNotFit&) {
-        continue;
-      }
-      plan.residual_via_input = true;
-      if (!estimatePlan(L, plan, cfg).fits) continue;
+      std::optional<TilePlan> plan = planOf(L, cfg, lh, k, plan_rng);
+      if (!plan) continue;
+      plan->residual_via_input = true;
+      if (!estimatePlan(L, *plan, cfg).fits) continue;
       test::fillAccumulators(*dev, rng);  // the GEMM adds R to accumulators the program zeroed
-      checkLayer(*dev, L, plan, d,
+      checkLayer(*dev, L, *plan, d,
                  "layer " + std::to_string(k) + " (" + describe(L) + ", R through INP) on " + backend + "/" + config);
       if (HasFatalFailure()) return;
       ++checked;
