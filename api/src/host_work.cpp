@@ -26,6 +26,7 @@ HostWork hostWork(const rt::Artifact& artifact, const std::vector<rt::StepProfil
       w.transformed_bytes += p.host_transformed_bytes;
       w.uploaded_bytes += p.host_uploaded_bytes;
       w.packed_data_bytes += p.host_packed_data_bytes;
+      w.unfolded_bytes += p.host_unfolded_bytes;
       w.downloaded_bytes += p.host_downloaded_bytes;
       w.kept_on_device_bytes += p.device_kept_bytes;
       w.offload_host_seconds += p.host_before_seconds + p.host_after_seconds;
@@ -50,8 +51,9 @@ HostWork hostWork(const rt::Artifact& artifact, const std::vector<rt::StepProfil
     b.core = host->core;
     b.clock_mhz = host->clock_mhz;
     b.instructions_per_cycle = host->instructions_per_cycle;
-    b.pack_instructions =
-        double(w.packed_data_bytes) * host->pack_per_byte + double(w.uploaded_bytes) * host->upload_per_byte;
+    b.pack_instructions = double(w.packed_data_bytes) * host->pack_per_byte +
+                          double(w.unfolded_bytes) * host->unfold_per_byte +
+                          double(w.uploaded_bytes) * host->upload_per_byte;
     b.unpack_instructions = double(w.downloaded_bytes) * host->unpack_per_byte;
     b.cpu_step_instructions = double(w.cpu_step_bytes) * host->cpu_step_per_byte;
     b.runtime_instructions = double(std::min(steps.size(), artifact.steps.size())) * host->per_step;
@@ -72,6 +74,7 @@ nlohmann::json hostWorkJson(const HostWork& w) {
           {"transformed_bytes", w.transformed_bytes},
           {"uploaded_bytes", w.uploaded_bytes},
           {"packed_data_bytes", w.packed_data_bytes},
+          {"unfolded_bytes", w.unfolded_bytes},
           {"downloaded_bytes", w.downloaded_bytes},
           {"offload_bytes", w.offloadBytes()},
           {"kept_on_device_bytes", w.kept_on_device_bytes},

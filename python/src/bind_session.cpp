@@ -75,6 +75,7 @@ class Session {
         s["host_transformed_bytes"] = p.host_transformed_bytes;
         s["host_uploaded_bytes"] = p.host_uploaded_bytes;
         s["host_packed_data_bytes"] = p.host_packed_data_bytes;
+        s["host_unfolded_bytes"] = p.host_unfolded_bytes;
         s["host_downloaded_bytes"] = p.host_downloaded_bytes;
         s["device_kept_bytes"] = p.device_kept_bytes;
         if (p.device_stats.has_cycle_counters) {

@@ -269,6 +269,7 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
         profile_.back().host_transformed_bytes = run.transformed_bytes;
         profile_.back().host_uploaded_bytes = run.uploaded_bytes;
         profile_.back().host_packed_data_bytes = run.packed_data_bytes;
+        profile_.back().host_unfolded_bytes = run.unfolded_bytes;
         profile_.back().host_downloaded_bytes = run.downloaded_bytes;
         profile_.back().device_kept_bytes = run.kept_bytes;
       }

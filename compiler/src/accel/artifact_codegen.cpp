@@ -96,6 +96,7 @@ rt::Artifact generateAccelArtifact(const ir::Graph& graph, const hw::HwConfig& c
         step.attrs.set("host_pad_value", int64_t(t.pad_value));
         if (t.im2col) step.attrs.set("host_im2col", std::vector<int64_t>{t.kh, t.kw, t.sh, t.sw});
         if (t.space_to_depth > 1) step.attrs.set("host_space_to_depth", t.space_to_depth);
+        if (t.unfold_columns > 1) step.attrs.set("host_unfold_columns", t.unfold_columns);
       }
       step.attrs.set("macs", d.macs);
     } else {

@@ -118,7 +118,7 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
   // iterations each hold the block's whole reduction; no ALU pass after them
   // (a residual's scaling still runs before them).
   const bool gemm_requant = requantisesInGemm(b, plan);
-  const int64_t ih_full = (plan.rows - 1) * L.sh + L.kh, iw_full = (plan.cols - 1) * L.sw + L.kw;
+  const int64_t ih_full = (plan.rows - 1) * L.sh + L.kh, iw_full = (plan.cols - 1) * L.sw + L.spanW();
   const int64_t tile_pixels = plan.rows * plan.cols;  // ACC entries per oc block of a tile
   const int64_t tile_entries = plan.oc_blocks * tile_pixels;
   // Output interleave (outputInterleave): a tile's ACC holds its oc blocks in
@@ -437,7 +437,7 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
           const int64_t row0 = oh0 * L.sh - L.pad_top, row_end = row0 + (rows - 1) * L.sh + L.kh;
           const int64_t top = std::max<int64_t>(0, -row0), bottom = std::max<int64_t>(0, row_end - L.h);
           const int64_t valid_rows = row_end - bottom - (row0 + top);
-          const int64_t col0 = ow0 * L.sw - L.pad_left, col_end = col0 + (cols - 1) * L.sw + L.kw;
+          const int64_t col0 = ow0 * L.sw - L.pad_left, col_end = col0 + (cols - 1) * L.sw + L.spanW();
           const int64_t left = std::max<int64_t>(0, -col0), right = std::max<int64_t>(0, col_end - L.w);
           const int64_t valid_cols = col_end - right - (col0 + left);
           const int64_t pitch = col_end - col0;  // SRAM entries per input row of this tile
@@ -569,9 +569,10 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
                 for (int64_t q = 0; q < cbs; ++q)
                   for (int64_t ky = 0; ky < L.kh; ++ky)
                     for (int64_t kx = 0; kx < L.kw; ++kx)
-                      kernel.push_back({static_cast<uint32_t>(acc_base + accAt(oq, 0)),
-                                        static_cast<uint32_t>(inp_base + q * ih_full * iw_full + ky * pitch + kx),
-                                        static_cast<uint32_t>(wgt_base + ((oq * cbs + q) * L.kh + ky) * L.kw + kx)});
+                      kernel.push_back(
+                          {static_cast<uint32_t>(acc_base + accAt(oq, 0)),
+                           static_cast<uint32_t>(inp_base + q * ih_full * iw_full + ky * pitch + kx * L.dilation_w),
+                           static_cast<uint32_t>(wgt_base + ((oq * cbs + q) * L.kh + ky) * L.kw + kx)});
               const auto range = uops.add(kernel);
               hw::LoopNest l;
               l.uop_begin = range.first;

@@ -149,6 +149,36 @@ ConvLayer toSpaceToDepthLayer(const ConvLayer& L) {
   return R;
 }
 
+int64_t columnUnfoldOf(const ConvLayer& L, const hw::HwConfig& cfg) {
+  if (L.group != 1 || L.sw != 1 || L.dilation_w != 1 || L.kw < 2 || L.c < 1) return 1;
+  const int64_t u = std::min<int64_t>(int64_t(cfg.block_in) / L.c, L.kw);
+  return u >= 2 ? u : 1;
+}
+
+ConvLayer toColumnUnfoldedLayer(const ConvLayer& L, int64_t u) {
+  if (L.group != 1 || L.sw != 1 || L.dilation_w != 1 || u < 2)
+    throw std::invalid_argument("column unfold of a grouped, x-strided or already unfolded layer, or by less than 2");
+  ConvLayer R = withPaddingOnTheHost(L);
+  R.h = L.h + L.pad_top + L.pad_bottom;
+  R.w = L.w + L.pad_left + L.pad_right;
+  R.pad_top = R.pad_left = R.pad_bottom = R.pad_right = 0;
+  R.host.unfold_columns = u;
+  R.c = L.c * u;
+  R.kw = (L.kw + u - 1) / u;
+  R.dilation_w = u;
+  // w'[o][j*C + c][ky][t] = w[o][c][ky][t*u + j], zero past the kernel row.
+  R.weights.assign(static_cast<size_t>(R.o * R.c * R.kh * R.kw), 0);
+  for (int64_t o = 0; o < L.o; ++o)
+    for (int64_t c = 0; c < L.c; ++c)
+      for (int64_t ky = 0; ky < L.kh; ++ky)
+        for (int64_t kx = 0; kx < L.kw; ++kx) {
+          const int64_t j = kx % u, t = kx / u;
+          R.weights[static_cast<size_t>(((o * R.c + j * L.c + c) * R.kh + ky) * R.kw + t)] =
+              L.weights[static_cast<size_t>(((o * L.c + c) * L.kh + ky) * L.kw + kx)];
+        }
+  return R;
+}
+
 BlockRange inputBlocksOf(const ConvLayer& L, int64_t ocb, int64_t bi, int64_t bo) {
   const int64_t cb_count = (L.c + bi - 1) / bi;
   if (L.group <= 1) return {0, cb_count};

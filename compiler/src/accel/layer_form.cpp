@@ -17,9 +17,12 @@ double hostInputCycles(const LayerForm& f, const hw::HwConfig& cfg) {
   const std::optional<hw::BoardHost> host = hw::boardHost(cfg);
   if (!host) return 0;
   const ConvLayer& L = f.layer;
-  const double data = double(L.n * L.c * L.h * L.w);
-  const double packed = double(rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_in).bytes());
-  return host->seconds(data * host->pack_per_byte + packed * host->upload_per_byte) * cfg.clock_mhz * 1e6;
+  const rt::Shape shape{L.n, L.c, L.h, L.w};
+  const double copied = double(rt::accel::unfoldCopiedBytes(shape, L.host, cfg.block_in));
+  const double data = double(L.n * L.c * L.h * L.w) - copied;
+  const double packed = double(rt::accel::packedGeometry(shape, cfg.batch, cfg.block_in).bytes());
+  return host->seconds(data * host->pack_per_byte + copied * host->unfold_per_byte + packed * host->upload_per_byte) *
+         cfg.clock_mhz * 1e6;
 }
 
 }  // namespace
@@ -30,10 +33,23 @@ LayerForm chooseLayerForm(const ConvLayer& direct, const hw::HwConfig& cfg, bool
   std::vector<LayerForm> candidates(1);
   candidates[0].layer = direct;
   const bool few_channels = direct.c < int64_t(cfg.block_in) && direct.kh * direct.kw > 1;
-  if (few_channels && hasSpaceToDepthForm(direct)) {
+  // A column unfold: u columns of the layer's channels per input entry, so
+  // that a kernel row takes ceil(KW/u) GEMMs instead of KW.
+  auto addUnfolded = [&](const ConvLayer& layer, bool space_to_depth) {
+    const int64_t u = columnUnfoldOf(layer, cfg);
+    if (u < 2) return;
     candidates.emplace_back();
-    candidates.back().layer = toSpaceToDepthLayer(direct);
+    candidates.back().layer = toColumnUnfoldedLayer(layer, u);
+    candidates.back().space_to_depth = space_to_depth;
+    candidates.back().unfold_columns = u;
+  };
+  if (few_channels) addUnfolded(direct, false);
+  if (few_channels && hasSpaceToDepthForm(direct)) {
+    const ConvLayer s2d = toSpaceToDepthLayer(direct);
+    candidates.emplace_back();
+    candidates.back().layer = s2d;
     candidates.back().space_to_depth = true;
+    addUnfolded(s2d, true);
   }
   // im2col of a grouped layer would mix the groups' channels into one reduction.
   if (few_channels && allow_im2col && direct.group == 1) {
@@ -51,7 +67,11 @@ LayerForm chooseLayerForm(const ConvLayer& direct, const hw::HwConfig& cfg, bool
       auto total = [](const LayerForm& x) { return x.estimate.cycles + x.host_cycles; };
       if (!best || total(f) < total(*best)) best = &f;
     } catch (const DoesNotFit& e) {
-      const char* name = f.im2col ? "its im2col form: " : f.space_to_depth ? "its space-to-depth form: " : "";
+      const char* name = f.im2col                                   ? "its im2col form: "
+                         : f.space_to_depth && f.unfold_columns > 1 ? "its space-to-depth form with unfolded columns: "
+                         : f.space_to_depth                         ? "its space-to-depth form: "
+                         : f.unfold_columns > 1                     ? "its column-unfolded form: "
+                                                                    : "";
       why_not += std::string(why_not.empty() ? "" : "; ") + name + e.what();
     }
   }

@@ -54,6 +54,7 @@ void printPartition(std::ostream& out, const AccelLowering& l) {
         << (d.im2col           ? "im2col"
             : d.space_to_depth ? "space-to-depth"
                                : "direct")
+        << (d.unfold_columns > 1 ? ", columns unfolded by " + std::to_string(d.unfold_columns) : std::string())
         << (p.dwgemm ? " on DWGEMM" : "")
         << (l.offloads[s] && l.offloads[s]->form.layer.post_add ? ", with the addition after it fused" : "")
         << ", tile " << p.rows << "x" << p.cols << " px x " << p.oc_blocks << " oc x " << p.ic_blocks << " ic blocks"

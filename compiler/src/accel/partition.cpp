@@ -108,6 +108,7 @@ AccelLowering partitionForAccelerator(const ir::Graph& graph, const hw::HwConfig
       d.estimate = o.form.estimate;
       d.im2col = o.form.im2col;
       d.space_to_depth = o.form.space_to_depth;
+      d.unfold_columns = o.form.unfold_columns;
       d.offloaded = true;
       l.offloads[s] = std::move(o);
     } catch (const DoesNotFit& e) {

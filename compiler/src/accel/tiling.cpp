@@ -147,7 +147,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   // WGT entries per (oc block, ic block): a GEMM tap each, or a DWGEMM
   // entry per kernel row (its columns are the entry's rows).
   const int64_t wgt_per_block = dw ? L.kh : kk;
-  const int64_t ih_full = (p.rows - 1) * L.sh + L.kh, iw_full = (p.cols - 1) * L.sw + L.kw;
+  const int64_t ih_full = (p.rows - 1) * L.sh + L.kh, iw_full = (p.cols - 1) * L.sw + L.spanW();
   // A DWGEMM tile loads the input plane of each of its oc blocks, which LB
   // consecutive blocks share (depthwise_gemm.h).
   const int64_t LB = dw ? int64_t(cfg.depthwiseLaneBlocks()) : 1;
@@ -173,6 +173,8 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
     e.why_not = "no DWGEMM form: " + whyNoDepthwiseGemm(L, cfg);
   else if (via_input && (dw || !b.residual_via_input))
     e.why_not = "the residual cannot load through INP";
+  else if (L.dilation_w > 1 && (dw || L.group != 1 || L.pad_top || L.pad_left || L.pad_bottom || L.pad_right))
+    e.why_not = "a column-unfolded layer must be dense, on GEMM, with its padding on the host";
   else if (dw && p.ic_blocks != 1)
     e.why_not = "a DWGEMM tile reads one input block per oc block";
   else if (dw && p.oc_blocks % LB && p.oc_blocks != b.out_blocks)  // tiles start at multiples of LB
@@ -258,7 +260,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   forEachExtent(rs, [&](int64_t rows, int64_t nr) {
     const int64_t ih = std::min((rows - 1) * L.sh + L.kh, L.h);
     forEachExtent(cs, [&](int64_t cols, int64_t nc) {
-      const int64_t pitch = (cols - 1) * L.sw + L.kw;  // the tile's input row, padding included
+      const int64_t pitch = (cols - 1) * L.sw + L.spanW();  // the tile's input row, padding included
       const int64_t iw = std::min(pitch, L.w);
       // (compute, store) of the full and the edge oc tile at this extent.
       std::vector<std::pair<double, double>> oc_tiles;

@@ -32,6 +32,8 @@ InputTransform transformFromAttrs(const AttributeMap& attrs) {
   t.pad_value = static_cast<int8_t>(attrs.getInt("host_pad_value", 0));
   t.space_to_depth = attrs.getInt("host_space_to_depth", 1);
   if (t.space_to_depth < 1) throw KernelError("host_space_to_depth must be at least 1");
+  t.unfold_columns = attrs.getInt("host_unfold_columns", 1);
+  if (t.unfold_columns < 1) throw KernelError("host_unfold_columns must be at least 1");
   const std::vector<int64_t> im2col = attrs.getInts("host_im2col", {});
   if (!im2col.empty()) {
     if (im2col.size() != 4) throw KernelError("host_im2col must be kh,kw,sh,sw");
@@ -227,7 +229,9 @@ void DeviceSession::runConv(const KernelArgs& args) {
     packTransformedActivation(t, transform, cfg.batch, block, staging_.data());
     device_.write(io_, static_cast<uint64_t>(offset), staging_.data(), staging_.size());
     run.uploaded_bytes += staging_.size();
-    run.packed_data_bytes += uint64_t(g.n * g.c * g.h * g.w);
+    const uint64_t copied = uint64_t(unfoldCopiedBytes({g.n, g.c, g.h, g.w}, transform, block));
+    run.packed_data_bytes += uint64_t(g.n * g.c * g.h * g.w) - copied;
+    run.unfolded_bytes += copied;
   };
   if (!sp.x_resident) {
     // What the host rearranges: the transformed tensor, never materialised on its own.

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
+#include <vector>
 
 namespace vdla::rt::accel {
 
@@ -70,9 +73,11 @@ Shape transformedShape(const Shape& s, const InputTransform& t) {
   const int64_t hp = s[2] + t.pad_top + t.pad_bottom, wp = s[3] + t.pad_left + t.pad_right;
   if (t.space_to_depth < 1 || (t.im2col && t.space_to_depth != 1))
     throw std::invalid_argument("input transform: space-to-depth block must be 1 with im2col, and at least 1");
-  if (t.space_to_depth > 1) {
-    const int64_t b = t.space_to_depth;
-    return {s[0], s[1] * b * b, (hp + b - 1) / b, (wp + b - 1) / b};
+  if (t.unfold_columns < 1 || (t.im2col && t.unfold_columns != 1))
+    throw std::invalid_argument("input transform: column unfold must be 1 with im2col, and at least 1");
+  if (t.space_to_depth > 1 || t.unfold_columns > 1) {
+    const int64_t b = t.space_to_depth, u = t.unfold_columns;
+    return {s[0], s[1] * b * b * u, (hp + b - 1) / b, (wp + b - 1) / b};
   }
   if (!t.im2col) return {s[0], s[1], hp, wp};
   if (t.kh < 1 || t.kw < 1 || t.sh < 1 || t.sw < 1 || hp < t.kh || wp < t.kw)
@@ -89,16 +94,17 @@ struct ChannelSource {
   int c, ky, kx, sy, sx;
 };
 
-ChannelSource sourceOf(const InputTransform& t, int oc) {
+ChannelSource sourceOf(const InputTransform& t, int oc, int input_channels) {
   if (t.im2col) {
     const int kh = int(t.kh), kw = int(t.kw);
     return {oc / (kh * kw), (oc / kw) % kh, oc % kw, int(t.sh), int(t.sw)};
   }
-  if (t.space_to_depth > 1) {
-    const int b = int(t.space_to_depth);
-    return {oc / (b * b), (oc / b) % b, oc % b, b, b};
-  }
-  return {oc, 0, 0, 1, 1};
+  // Space-to-depth and column unfold: channel j*C' + c' (C' = C*b*b) is
+  // channel c' of the space-to-depth result one entry j to the right, b*j
+  // columns further in the padded input.
+  const int b = int(t.space_to_depth), per_column = input_channels * b * b;
+  const int j = oc / per_column, c = oc % per_column;
+  return {c / (b * b), (c / b) % b, j * b + c % b, b, b};
 }
 
 // Writes one output plane of the transform: element (oy, ox) to
@@ -143,12 +149,68 @@ void forEachPlane(const Tensor& x, const InputTransform& t, const Shape& out_sha
   const int channels = int(out_shape[1]);
   for (int64_t n = 0; n < s[0]; ++n, src += ptrdiff_t(s[1]) * plane)
     for (int oc = 0; oc < channels; ++oc) {
-      const ChannelSource cs = sourceOf(t, oc);
+      const ChannelSource cs = sourceOf(t, oc, int(s[1]));
       write(n, oc, cs, src + cs.c * plane);
     }
 }
 
 }  // namespace
+
+namespace {
+
+// The word the runs of a column unfold move in: the host's register width
+// (a 32-bit core splits 64-bit moves of unaligned data into byte moves).
+using PackWord = std::conditional_t<sizeof(void*) == 8, uint64_t, uint32_t>;
+constexpr int kWordBytes = int(sizeof(PackWord));
+
+// n bytes from s to d, a word at a time (memcpy of a constant size compiles
+// to one unaligned load and store), the rest one by one: the runs of a
+// column unfold are a few dozen bytes, too short for a call to memcpy.
+inline void packRun(int8_t* d, const int8_t* s, int n) {
+  int i = 0;
+  for (; i + kWordBytes <= n; i += kWordBytes) {
+    PackWord v;
+    std::memcpy(&v, s + i, sizeof v);
+    std::memcpy(d + i, &v, sizeof v);
+  }
+  for (; i < n; ++i) d[i] = s[i];
+}
+
+// `count` runs of Words words, from consecutive `step`-byte places of s to
+// consecutive `entry`-byte places of d: the loop over one row's entries with
+// the run's length known to the compiler, a few instructions per entry.
+template <int Words>
+void packRuns(int8_t* d, ptrdiff_t entry, const int8_t* s, ptrdiff_t step, int count) {
+  for (int k = 0; k < count; ++k, d += entry, s += step) {
+    PackWord v[Words];
+    std::memcpy(v, s, sizeof v);
+    std::memcpy(d, v, sizeof v);
+  }
+}
+
+// packRuns for any run: a fixed-length loop for runs of one to eight whole
+// words, packRun otherwise.
+void packRowRuns(int8_t* d, ptrdiff_t entry, const int8_t* s, ptrdiff_t step, int count, int run) {
+  switch (run % kWordBytes ? 0 : run / kWordBytes) {
+    case 1: return packRuns<1>(d, entry, s, step, count);
+    case 2: return packRuns<2>(d, entry, s, step, count);
+    case 3: return packRuns<3>(d, entry, s, step, count);
+    case 4: return packRuns<4>(d, entry, s, step, count);
+    case 5: return packRuns<5>(d, entry, s, step, count);
+    case 6: return packRuns<6>(d, entry, s, step, count);
+    case 7: return packRuns<7>(d, entry, s, step, count);
+    case 8: return packRuns<8>(d, entry, s, step, count);
+    default:
+      for (int k = 0; k < count; ++k, d += entry, s += step) packRun(d, s, run);
+  }
+}
+
+}  // namespace
+
+int64_t unfoldCopiedBytes(const Shape& s, const InputTransform& t, int64_t block) {
+  if (t.unfold_columns <= 1 || s[1] > block) return 0;
+  return s[0] * (s[1] - s[1] / t.unfold_columns) * s[2] * s[3];
+}
 
 void packTransformedActivation(const Tensor& x, const InputTransform& t, int64_t batch, int64_t block, int8_t* out) {
   const Shape out_shape = transformedShape(x.shape(), t);
@@ -158,19 +220,49 @@ void packTransformedActivation(const Tensor& x, const InputTransform& t, int64_t
   const ptrdiff_t block_bytes = ptrdiff_t(g.h * g.w) * entry;                // one channel block
   const ptrdiff_t group_bytes = ptrdiff_t(g.channelBlocks()) * block_bytes;  // one batch group
   const int h = int(x.dim(2)), w = int(x.dim(3)), oh = int(g.h), ow = int(g.w), k_per_block = int(g.block);
+  // A column unfold whose channels fit one entry: the first column's C'
+  // channels are written pixel-major into a compact plane ([y][x][C']), in
+  // which the u*C' channels of entry (y, x) are one run of bytes from
+  // pixel (y, x) on; each entry is then one copy of that run.
+  const int u = int(t.unfold_columns), per_column = int(out_shape[1]) / u;
+  const bool copy_unfold = unfoldCopiedBytes(out_shape, t, block) > 0;
+  std::vector<int8_t> compact(copy_unfold ? size_t(oh) * size_t(ow) * size_t(per_column) : 0);
   // The destination of plane (n, oc), kept by counters (n's group and lane,
   // oc's block and lane) rather than divided out per plane.
   int64_t lane_n = 0, last_n = -1;
   int8_t* group = out;
+  auto unfoldInto = [&](int8_t* lane0) {
+    const int run = u * per_column;
+    for (int y = 0; y < oh; ++y) {
+      const int8_t* src = compact.data() + ptrdiff_t(y) * ow * per_column;
+      int8_t* d = lane0 + ptrdiff_t(y) * ow * entry;
+      const int whole = std::max(0, ow - u + 1);
+      packRowRuns(d, entry, src, per_column, whole, run);
+      d += ptrdiff_t(whole) * entry;
+      src += ptrdiff_t(whole) * per_column;
+      // The last u-1 entries of the row reach past it: the padding.
+      for (int xx = whole; xx < ow; ++xx, d += entry, src += per_column) {
+        const int inside = (ow - xx) * per_column;
+        packRun(d, src, inside);
+        std::memset(d + inside, t.pad_value, size_t(run - inside));
+      }
+    }
+  };
   forEachPlane(x, t, out_shape, [&](int64_t n, int oc, const ChannelSource& cs, const int8_t* in) {
     if (n != last_n) {
+      if (copy_unfold && last_n >= 0) unfoldInto(group + ptrdiff_t(lane_n) * k_per_block);
       if (last_n >= 0 && ++lane_n == g.batch) lane_n = 0, group += group_bytes;
       last_n = n;
+    }
+    if (copy_unfold) {
+      if (oc < per_column) writePlane(in, h, w, t, cs, oh, ow, compact.data() + oc, per_column);
+      return;
     }
     const int cb = oc / k_per_block, k = oc - cb * k_per_block;
     int8_t* d = group + cb * block_bytes + ptrdiff_t(lane_n) * k_per_block + k;
     writePlane(in, h, w, t, cs, oh, ow, d, entry);
   });
+  if (copy_unfold && last_n >= 0) unfoldInto(group + ptrdiff_t(lane_n) * k_per_block);
 }
 
 Tensor applyInputTransform(const Tensor& x, const InputTransform& t) {

@@ -268,6 +268,55 @@ TEST(ConvCodegen, SpaceToDepthFormMatchesDirect) {
   }
 }
 
+// The column-unfolded forms (u columns of a few-channel layer's input in one
+// entry, a kernel row in ceil(KW/u) GEMMs), of the layer itself (stride 1)
+// and of its space-to-depth form (strided), on random layers with any
+// padding and pad value, on pynq (16 lanes) and ultra96 (32), on every
+// device backend.
+TEST(ConvCodegen, ColumnUnfoldedFormsMatchDirect) {
+  std::mt19937 rng(17);
+  for (const std::string config : {"pynq", "ultra96"}) {
+    const hw::HwConfig cfg = hw::loadConfig(config);
+    for (const std::string& backend : driver::deviceBackends()) {
+      auto dev = driver::createDevice(backend, cfg);
+      int unfolded = 0;
+      for (int k = 0; k < (backend == "fsim" ? 16 : 4); ++k) {
+        ConvLayer L = test::randomLayer(rng, false);
+        L.group = 1;
+        L.c = std::uniform_int_distribution<int64_t>(1, 5)(rng);
+        L.kw = std::uniform_int_distribution<int64_t>(2, 7)(rng);
+        L.sh = L.sw = k % 2 ? std::uniform_int_distribution<int64_t>(2, 3)(rng) : 1;
+        L.pad_left = std::min(L.pad_left, L.kw - 1);
+        L.pad_right = std::min(L.pad_right, L.kw - 1);
+        L.w = std::max(L.w, L.kw);
+        L.oh = (L.h + L.pad_top + L.pad_bottom - L.kh) / L.sh + 1;
+        L.ow = (L.w + L.pad_left + L.pad_right - L.kw) / L.sw + 1;
+        for (auto* v : {&L.bias1, &L.mult, &L.bias2}) v->resize(static_cast<size_t>(L.o), v->front());
+        if (!L.residual_mult.empty()) L.residual_mult.resize(static_cast<size_t>(L.o), L.residual_mult.front());
+        L.weights.resize(static_cast<size_t>(L.o * L.c * L.kh * L.kw));
+        for (int8_t& v : L.weights) v = static_cast<int8_t>(rng());
+        const LayerData d = test::randomData(L, rng);
+        const ConvLayer base = L.sw > 1 ? toSpaceToDepthLayer(L) : L;
+        const int64_t u = columnUnfoldOf(base, cfg);
+        if (u < 2) continue;
+        const ConvLayer folded = toColumnUnfoldedLayer(base, u);
+        EXPECT_EQ(folded.c, base.c * u);
+        EXPECT_EQ(folded.kw, (base.kw + u - 1) / u);
+        EXPECT_LE(folded.c, int64_t(cfg.block_in));
+        const ConvProgram prog = generateConvProgram(folded, chooseTiling(folded, cfg, k % 3 != 0), cfg, 0);
+        const rt::Tensor got = test::runOnDevice(*dev, folded, prog, d);
+        const rt::Tensor want = test::naiveQConv(L, d);
+        ASSERT_EQ(got.numElements(), want.numElements());
+        for (int64_t i = 0; i < got.numElements(); ++i)
+          ASSERT_EQ(got.data<int8_t>()[i], want.data<int8_t>()[i])
+              << describe(L) << " unfolded by " << u << " on " << backend << "/" << config << ", element " << i;
+        ++unfolded;
+      }
+      EXPECT_GE(unfolded, backend == "fsim" ? 8 : 2) << backend << "/" << config;
+    }
+  }
+}
+
 // On a config whose block_in is twice its block_out (ultra96: 1x32x16) a
 // layer writes its output in block_in entries, two oc blocks interleaved per
 // entry, so that the next layer can read it where it lies. Dense layers always

@@ -1,5 +1,5 @@
 // The host's side of an offloaded layer's input: random transforms (padding
-// with a value, im2col, space-to-depth) against their definitions restated
+// with a value, im2col, space-to-depth, column unfold) against their definitions restated
 // element by element, and transform-and-pack in one pass against the
 // transform followed by the packing restated naively, and unpacking back.
 #include <gtest/gtest.h>
@@ -30,9 +30,12 @@ Tensor naiveTransform(const Tensor& x, const InputTransform& t) {
           if (t.im2col) {
             const int64_t c = oc / (t.kh * t.kw), ky = (oc / t.kw) % t.kh, kx = oc % t.kw;
             v = paddedAt(x, t, n, c, oy * t.sh + ky, ox * t.sw + kx);
-          } else if (t.space_to_depth > 1) {
-            const int64_t b = t.space_to_depth, c = oc / (b * b), dy = (oc / b) % b, dx = oc % b;
-            v = paddedAt(x, t, n, c, oy * b + dy, ox * b + dx);
+          } else if (t.space_to_depth > 1 || t.unfold_columns > 1) {
+            // Channel j*C' + c' is channel c' of the space-to-depth result at (oy, ox + j).
+            const int64_t b = t.space_to_depth, per_column = x.dim(1) * b * b;
+            const int64_t j = oc / per_column, sc = oc % per_column;
+            const int64_t c = sc / (b * b), dy = (sc / b) % b, dx = sc % b;
+            v = paddedAt(x, t, n, c, oy * b + dy, (ox + j) * b + dx);
           } else {
             v = paddedAt(x, t, n, oc, oy, ox);
           }
@@ -71,7 +74,10 @@ InputTransform randomTransform(std::mt19937& rng) {
       t.sh = pick(1, 3);
       t.sw = pick(1, 3);
       break;
-    case 1: t.space_to_depth = pick(2, 3); break;
+    case 1:
+      t.space_to_depth = pick(1, 3);
+      t.unfold_columns = pick(1, 4);
+      break;
     default: break;
   }
   return t;
@@ -80,7 +86,7 @@ InputTransform randomTransform(std::mt19937& rng) {
 TEST(InputTransform, RandomTransformsAndPackingMatchTheirDefinitions) {
   std::mt19937 rng(11);
   auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
-  int checked = 0;
+  int checked = 0, unfold_copied = 0;
   for (int k = 0; k < 300; ++k) {
     const InputTransform t = randomTransform(rng);
     Tensor x(DType::I8, {pick(1, 3), pick(1, 5), pick(4, 12), pick(4, 12)});
@@ -96,6 +102,8 @@ TEST(InputTransform, RandomTransformsAndPackingMatchTheirDefinitions) {
     std::vector<int8_t> fused(packed.size(), 99);
     packTransformedActivation(x, t, batch, block, fused.data());
     ASSERT_EQ(fused, packed) << what << ", batch " << batch << ", block " << block;
+    // (An unfold whose channels fit one entry is packed by copying entries.)
+    if (t.unfold_columns > 1 && want.dim(1) <= block) ++unfold_copied;
     Tensor unpacked(DType::I8, want.shape());
     unpackActivation(packed.data(), packedGeometry(want.shape(), batch, block), unpacked);
     ASSERT_EQ(0, std::memcmp(unpacked.raw(), want.raw(), want.byteSize())) << what << ", unpacked";
@@ -107,6 +115,7 @@ TEST(InputTransform, RandomTransformsAndPackingMatchTheirDefinitions) {
     ++checked;
   }
   EXPECT_EQ(checked, 300);
+  EXPECT_GE(unfold_copied, 10);
 }
 
 }  // namespace

@@ -46,6 +46,7 @@ struct HostWork {
   // downloaded and unpacked; and the host's time on them.
   uint64_t transformed_bytes = 0, uploaded_bytes = 0, downloaded_bytes = 0;
   uint64_t packed_data_bytes = 0;  // of the uploaded bytes, the tensors' own
+  uint64_t unfolded_bytes = 0;     // and those a column unfold copied
   // Packed inputs read and outputs left in device memory: what the host
   // would also pack or unpack if every layer's activations crossed to it.
   uint64_t kept_on_device_bytes = 0;

@@ -19,7 +19,7 @@ namespace vdla::rt {
 
 // Version of the file format this runtime writes and reads. Bump it on any
 // incompatible change of docs/artifact.md.
-constexpr uint32_t kArtifactFormatVersion = 3;
+constexpr uint32_t kArtifactFormatVersion = 4;
 // The first 8 bytes of every artifact file.
 constexpr char kArtifactMagic[8] = {'V', 'D', 'L', 'A', 'A', 'R', 'T', '\0'};
 

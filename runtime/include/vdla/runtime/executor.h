@@ -64,6 +64,7 @@ struct StepProfile {
   // and uploaded, and downloaded and unpacked.
   uint64_t host_transformed_bytes = 0, host_uploaded_bytes = 0, host_downloaded_bytes = 0;
   uint64_t host_packed_data_bytes = 0;  // of the uploaded bytes, the tensors' own
+  uint64_t host_unfolded_bytes = 0;     // and those a column unfold copied (not in host_packed_data_bytes)
   // ... and the packed bytes that stayed in device memory instead.
   uint64_t device_kept_bytes = 0;
 };

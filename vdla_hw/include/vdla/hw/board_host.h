@@ -30,6 +30,10 @@ struct BoardHost {
   // networks' input quantisation and classifier reshapes, which is what
   // stays on the CPU).
   double pack_per_byte = 0, upload_per_byte = 0, unpack_per_byte = 0, cpu_step_per_byte = 0;
+  // A column unfold's copies (InputTransform::unfold_columns), per byte
+  // copied: runs of a few words from one pixel's channels on, not a
+  // placement per byte.
+  double unfold_per_byte = 0;
   // The runtime's own work per step (launching it, looking up its attributes).
   double per_step = 0;
 

@@ -19,6 +19,11 @@ struct ConvLayer {
   int64_t n = 1, c = 0, h = 0, w = 0;
   // Output channels and kernel.
   int64_t o = 0, kh = 1, kw = 1, sh = 1, sw = 1;
+  // Input columns between the kernel's column taps: 1, or u for a layer over
+  // column-unfolded input (toColumnUnfoldedLayer), whose ceil(KW/u) taps
+  // each read u columns of the original kernel row from one input entry.
+  // Such layers are dense and have no device padding.
+  int64_t dilation_w = 1;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;  // zero padding done by the DMA
   // The value the padding stands for (the input's zero point). The DMA pads
   // with zeros; the program adds pad_value times the padded taps' weights to
@@ -42,6 +47,8 @@ struct ConvLayer {
   rt::accel::InputTransform host;                          // applied by the runtime before upload
 
   int64_t macs() const { return n * o * oh * ow * (c / group) * kh * kw; }
+  // Input columns one output's kernel row covers.
+  int64_t spanW() const { return (kw - 1) * dilation_w + 1; }
 };
 
 // The input-channel blocks an output-channel block reads: [first, first+count).
@@ -87,5 +94,17 @@ bool hasSpaceToDepthForm(const ConvLayer& layer);
 // taps past the original window are zero), with the padding and the
 // rearrangement moved to the host; the host's input keeps its size.
 ConvLayer toSpaceToDepthLayer(const ConvLayer& layer);
+
+// The widest column unfold worth taking for a layer: u columns of its C
+// channels in one input entry (u*C <= block_in), at most its kernel width;
+// 1 when the layer has none (grouped, strided, or padded on the device
+// with a zero point the host would have to write instead: the forms that
+// move their padding to the host call it on their result).
+int64_t columnUnfoldOf(const ConvLayer& layer, const hw::HwConfig& cfg);
+// The same convolution over column-unfolded input (InputTransform::
+// unfold_columns): u*C channels, a kernel of ceil(KW/u) column taps u
+// columns apart (dilation_w), taps past the kernel zero; the padding moves
+// to the host. The layer must be dense with stride 1 in x.
+ConvLayer toColumnUnfoldedLayer(const ConvLayer& layer, int64_t u);
 
 }  // namespace vdla::accel

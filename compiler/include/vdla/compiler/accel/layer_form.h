@@ -24,12 +24,16 @@ struct LayerForm {
   double host_cycles = 0;  // the board host's work on the input, in accelerator cycles (0 without a host on record)
   bool im2col = false;
   bool space_to_depth = false;  // the layer is the space-to-depth form
+  int64_t unfold_columns = 1;   // and/or its columns unfolded (toColumnUnfoldedLayer)
 };
 
 // For layers with fewer input channels than the GEMM's block_in and a
-// kernel larger than 1x1 the space-to-depth form (strided layers) and, with
-// `allow_im2col`, the im2col form are considered too. im2col makes the host
-// write KH*KW times the input; space-to-depth only rearranges it. Throws
+// kernel larger than 1x1 the space-to-depth form (strided layers), the
+// column-unfolded form of the layer or of its space-to-depth form (where
+// several columns' channels fit one input entry) and, with `allow_im2col`,
+// the im2col form are considered too. im2col makes the host write KH*KW
+// times the input; space-to-depth only rearranges it; a column unfold by u
+// writes u times the channels into entries of the same size. Throws
 // DoesNotFit naming the layer when no form fits the buffers.
 LayerForm chooseLayerForm(const ConvLayer& direct, const hw::HwConfig& cfg, bool latency_hiding, bool allow_im2col);
 

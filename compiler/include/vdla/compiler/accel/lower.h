@@ -47,6 +47,7 @@ struct LayerDecision {
   int64_t macs = 0;
   bool im2col = false;
   bool space_to_depth = false;
+  int64_t unfold_columns = 1;  // the input's columns unfolded by this (toColumnUnfoldedLayer)
   TilePlan plan;
   CostEstimate estimate;
   // Cycles the layer's program chain takes off the estimate (the overlap

@@ -38,6 +38,7 @@ struct LayerRun {
   // bytes, `packed_data_bytes` are the tensor's own (the rest is the
   // zeros of channels and batch entries past it).
   uint64_t transformed_bytes = 0, uploaded_bytes = 0, downloaded_bytes = 0, packed_data_bytes = 0;
+  uint64_t unfolded_bytes = 0;  // of the tensor's own, those a column unfold copied (unfoldCopiedBytes)
   // Packed bytes that stayed in device memory instead: resident inputs read
   // there, outputs left there.
   uint64_t kept_bytes = 0;

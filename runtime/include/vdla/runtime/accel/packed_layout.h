@@ -51,8 +51,17 @@ struct InputTransform {
   // convolution over few channels becomes a stride-1 one over b*b times as
   // many, and the input keeps its size (im2col multiplies it by KH*KW).
   int64_t space_to_depth = 1;
+  // Column unfold u (after space-to-depth, not with im2col): channel j*C + c
+  // of the result at (y, x) is channel c of the (padded, space-to-depth)
+  // input at (y, x + j) for j < u, pad_value past its last column. A layer
+  // over C channels, few against the GEMM's block_in, then reads u columns
+  // of its kernel row in one input entry: a kernel row of KW taps becomes
+  // ceil(KW/u) taps u columns apart. The packed input keeps its size where
+  // u*C channels still fit one entry.
+  int64_t unfold_columns = 1;
   bool identity() const {
-    return !im2col && space_to_depth == 1 && pad_top == 0 && pad_left == 0 && pad_bottom == 0 && pad_right == 0;
+    return !im2col && space_to_depth == 1 && unfold_columns == 1 && pad_top == 0 && pad_left == 0 && pad_bottom == 0 &&
+           pad_right == 0;
   }
 };
 
@@ -60,6 +69,11 @@ struct InputTransform {
 Shape transformedShape(const Shape& nchw, const InputTransform& t);
 // Applies the transform (int8 NCHW in, int8 NCHW out).
 Tensor applyInputTransform(const Tensor& x, const InputTransform& t);
+// Of the transformed tensor's bytes, those packTransformedActivation copies
+// from other entries rather than places one by one: a column unfold's
+// channels past the first column's, where all of them fit one entry; 0
+// otherwise.
+int64_t unfoldCopiedBytes(const Shape& transformed, const InputTransform& t, int64_t block);
 // Applies the transform and packs the result in one pass (`out` must hold
 // the packed geometry of transformedShape(x, t) with `batch` and `block`).
 void packTransformedActivation(const Tensor& x, const InputTransform& t, int64_t batch, int64_t block, int8_t* out);
