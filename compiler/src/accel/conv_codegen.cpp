@@ -130,12 +130,16 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
   // ---- constant image of the layer: weights | parameter vectors | micro-ops
   const uint32_t acc_entry = cfg.entryBytes(Memory::Acc), wgt_entry = cfg.entryBytes(Memory::Weight);
   out.constants = dw ? packDepthwiseWeights(L, cfg) : packWeights(L, cfg);
-  // A residual through INP: an identity weight block after the weights.
+  // A residual through INP: identity weight blocks after the weights, one
+  // per oc block of an entry (block h takes channels h*block_out... of an
+  // interleaved entry to the accumulator's lanes).
   const uint64_t identity_entry = out.constants.size() / wgt_entry;
   if (plan.residual_via_input) {
-    out.constants.resize(out.constants.size() + wgt_entry, 0);
-    for (int64_t k = 0; k < int64_t(cfg.block_out); ++k)
-      out.constants[size_t(identity_entry * wgt_entry + uint64_t(k * cfg.block_in + k))] = 1;
+    out.constants.resize(out.constants.size() + G * wgt_entry, 0);
+    for (int64_t h = 0; h < G; ++h)
+      for (int64_t k = 0; k < int64_t(cfg.block_out); ++k)
+        out.constants[size_t((identity_entry + uint64_t(h)) * wgt_entry +
+                             uint64_t(k * cfg.block_in + h * cfg.block_out + k))] = 1;
   }
   const uint64_t params_at = alignUp(out.constants.size(), kRegionAlign);
   // Parameter vectors: the ALU sequence's, then the border corrections'.
@@ -210,8 +214,10 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             Region::Constants);
 
   const bool via_input = plan.residual_via_input;
-  if (via_input && (dw || gemm_requant || !seq.residual_in_acc || !seq.bias_clear || G != 1))
-    throw std::logic_error("layer '" + L.name + "': a residual through INP needs R in zeroed accumulators");
+  if (via_input && (dw || gemm_requant || !seq.residual_in_acc || !seq.bias_clear ||
+                    G * int64_t(cfg.block_out) != int64_t(cfg.block_in) || out.r_offset % inp_entry))
+    throw std::logic_error("layer '" + L.name +
+                           "': a residual through INP needs R in zeroed accumulators, in entries of INP's width");
   if (seq.bias_clear && (!seq.residual_in_acc || via_input) && !gemm_requant) {
     // The tiles' accumulators start at zero: each tile's bias_clear pass
     // zeroes what the tile accumulated, so only the layer's first use of
@@ -487,16 +493,21 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
             const int64_t identity_wgt = wgt_base + plan.oc_blocks * plan.ic_blocks * kk;
             const bool adds_residual = via_input && it == 0;
             if (adds_residual) {
+              // tileTransfers counts in output blocks; an INP entry holds
+              // the G blocks of an interleaved group (a pixel per entry).
               const std::vector<size_t> r = tileTransfers(
                   [&](uint32_t sram, uint64_t d, uint32_t y, uint32_t x, uint32_t st) {
-                    return em.emit(hw::makeLoad(Memory::Input, sram, d, y, x, st), Region::Io);
+                    return em.emit(
+                        hw::makeLoad(Memory::Input, static_cast<uint32_t>(r_inp + sram / G), d / G, y, x / G, st / G),
+                        Region::Io);
                   },
-                  r_base, r_inp);
+                  r_base, 0);
               loads.insert(loads.end(), r.begin(), r.end());
               if (!identity_in_half[static_cast<size_t>(v)]) {
-                loads.push_back(em.emit(
-                    hw::makeLoad(Memory::Weight, static_cast<uint32_t>(identity_wgt), w_base + identity_entry, 1, 1, 1),
-                    Region::Constants));
+                loads.push_back(
+                    em.emit(hw::makeLoad(Memory::Weight, static_cast<uint32_t>(identity_wgt), w_base + identity_entry,
+                                         1, static_cast<uint32_t>(G), static_cast<uint32_t>(G)),
+                            Region::Constants));
                 identity_in_half[static_cast<size_t>(v)] = true;
               }
             }
@@ -507,15 +518,23 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
               // the tile's rows at full pitch, as the ALU passes run (entries
               // past an edge tile's columns are never stored; its last pass
               // clears them); then the passes before the GEMMs.
+              // (Interleaved: a micro-op per block h of each group, its
+              // identity block taking channels h*block_out... of the entry
+              // to the block's accumulators, pixel-major in the group.)
               hw::LoopNest l;
-              const auto range = uops.add({{static_cast<uint32_t>(acc_base), static_cast<uint32_t>(r_inp),
-                                            static_cast<uint32_t>(identity_wgt)}});
+              std::vector<hw::Uop> identity_uops;
+              for (int64_t h = 0; h < G; ++h)
+                identity_uops.push_back({static_cast<uint32_t>(acc_base + h), static_cast<uint32_t>(r_inp),
+                                         static_cast<uint32_t>(identity_wgt + h)});
+              const auto range = uops.add(identity_uops);
               l.uop_begin = range.first;
               l.uop_end = range.second;
-              l.iter_out = static_cast<uint32_t>(ocbs);
+              l.iter_out = static_cast<uint32_t>(ocbs / G);
               l.iter_in = static_cast<uint32_t>(rows * plan.cols);
-              l.dst_out = l.src_out = static_cast<uint32_t>(tile_pixels);
-              l.dst_in = l.src_in = 1;
+              l.dst_out = static_cast<uint32_t>(G * tile_pixels);
+              l.src_out = static_cast<uint32_t>(tile_pixels);
+              l.dst_in = static_cast<uint32_t>(G);
+              l.src_in = 1;
               Instruction identity = hw::makeGemm(l);
               identity.pop_prev = true;
               claimPop(em.emit(identity));

@@ -117,8 +117,10 @@ LayerBlocks layerBlocks(const ConvLayer& L, const hw::HwConfig& cfg) {
   b.bias_clear = seq.bias_clear;
   b.zero_fill = seq.bias_clear && !seq.residual_in_acc;
   b.residual_region = L.residual && !seq.residual_in_acc;
-  b.residual_via_input =
-      L.residual && seq.residual_in_acc && seq.bias_clear && cfg.block_in == cfg.block_out && b.out_group == 1;
+  // R's entries must be INP entries: on a square array, or where the
+  // output interleave makes each of R's entries block_in channels.
+  b.residual_via_input = L.residual && seq.residual_in_acc && seq.bias_clear &&
+                         b.out_group * int64_t(cfg.block_out) == int64_t(cfg.block_in);
   b.dwgemm = whyNoDepthwiseGemm(L, cfg).empty();
   // (A residual loaded into the accumulators is not the bias the requantising
   // GEMM starts from: such layers keep their pass.)
@@ -155,9 +157,10 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
   const bool via_input = p.residual_via_input;
   // (R's tile follows the input tile in INP, the identity block the weight
   // tile in WGT.)
-  const int64_t inp_tile =
-      (dw ? dwPlanes(p.oc_blocks) : p.ic_blocks) * ih_full * iw_full + (via_input ? p.oc_blocks * p.rows * p.cols : 0);
-  const int64_t wgt_tile = p.oc_blocks * p.ic_blocks * wgt_per_block + (via_input ? 1 : 0);
+  const int64_t inp_tile = (dw ? dwPlanes(p.oc_blocks) : p.ic_blocks) * ih_full * iw_full +
+                           (via_input ? p.oc_blocks / b.out_group * p.rows * p.cols : 0);
+  // (An identity block per oc block of an interleaved entry.)
+  const int64_t wgt_tile = p.oc_blocks * p.ic_blocks * wgt_per_block + (via_input ? b.out_group : 0);
   const int64_t acc_tile = p.oc_blocks * p.rows * p.cols * (b.residual_region ? 2 : 1);
   const int64_t acc_avail = int64_t(cfg.depth(hw::Memory::Acc)) - b.param_vectors;
   const int64_t iter_limit = (int64_t(1) << cfg.loop_iter_bits) - 1;
@@ -206,7 +209,7 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
     forEachExtent(is, [&](int64_t ic, int64_t) { uops += oc * ic * wgt_per_block; });
   });
   uops *= T * T * (cs.edge ? 2 : 1);
-  if (via_input) uops += T * T;  // the identity GEMM's, per (INP half, ACC half)
+  if (via_input) uops += T * T * b.out_group;  // the identity GEMM's, per (INP half, ACC half, block of an entry)
   // An interleaved tile's ALU passes and row or column corrections take a
   // micro-op per group of oc blocks.
   const int64_t groups = b.out_group > 1 ? p.oc_blocks / b.out_group : 1;
