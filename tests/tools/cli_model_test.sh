@@ -53,7 +53,7 @@ assert d["seconds"]["total"] > 0
   json '
 with open(argv[0]) as f:
     c = json.load(f)
-assert d["format_version"] == 3 and d["target"] == "ref" and d["model"] == "cnn", d
+assert d["format_version"] == 4 and d["target"] == "ref" and d["model"] == "cnn", d
 assert d["config"] == "pynq" and d["config_hash"] == argv[1], (d["config_hash"], argv[1])
 assert d["steps"] == c["steps"] and d["parameters"] == c["parameters"], (d, c)
 assert d["inputs"] == [{"name": "input", "type": "f32[1,3,32,32]"}], d["inputs"]
@@ -63,7 +63,7 @@ assert d["blobs"] == [] and d["metadata"]["source"] == "cnn"
 ' "$OUT" "$TMP/compile.json" "$(hash_of pynq)"
 
   must 0 inspect "$TMP/cnn.vdla" --ir
-  match "$OUT" "VDLA artifact, format version 3, target ref"
+  match "$OUT" "VDLA artifact, format version 4, target ref"
   match "$OUT" "= ref\.Conv\(%input, "
   match "$OUT" "blobs: none"
 
@@ -187,7 +187,7 @@ case_model_bad_artifacts() {
   cp "$TMP/good.vdla" "$TMP/version.vdla"
   corrupt "$TMP/version.vdla" 9
   must 1 inspect "$TMP/version.vdla"
-  match "$ERR" "version\.vdla: artifact format version 4099 is not supported"
+  match "$ERR" "version\.vdla: artifact format version 4100 is not supported"
   must 1 compile "$TMP/good.vdla" -o "$TMP/again.vdla"
   match "$ERR" "good\.vdla: is already a compiled artifact"
   # Not an artifact (and not ONNX either).
