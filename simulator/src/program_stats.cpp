@@ -1,4 +1,4 @@
-#include "program_stats.h"
+#include "vdla/sim/program_stats.h"
 
 #include "vdla/sim/fsim.h"
 

@@ -7,6 +7,7 @@
 #include "vdla/hw/isa.h"
 #include "vdla/runtime/accel/packed_layout.h"
 #include "vdla/runtime/executor.h"
+#include "vdla/sim/program_stats.h"
 
 namespace vdla::rt::accel {
 
@@ -131,11 +132,14 @@ namespace {
 // A chain's run split into its layers by the module activity: a layer ends
 // when the last of its instructions (its barrier included) ends, and takes
 // the cycles from the end of the layer before; each keeps the activity of its
-// own instructions, counted from its start. GEMM cycles are shared out as the
-// layers' GEMM and DWGEMM instructions were busy, multiply-adds counted from
-// each layer's instructions. The first layer keeps the chain's other counters
-// (instructions, bytes). Without activity the first layer takes the whole run
-// and the others have no counters of their own.
+// own instructions, counted from its start. The counts that follow from the
+// program text (instructions, bytes, multiply-adds) are each layer's own
+// instructions'; the load, compute and store modules' busy and waiting
+// cycles are their activity's; GEMM and ALU cycles are shared out as the
+// layers' GEMMs and ALU passes were busy, and what the activity does not
+// show (fetch, the waits for DRAM within busy cycles) as the layers' share
+// of the run. Without activity the first layer takes the whole run and the
+// others have no counters of their own.
 std::vector<sim::ExecutionStats> splitChainStats(const sim::ExecutionStats& chain, const DeviceProgram& program,
                                                  const std::vector<int64_t>& starts, const hw::HwConfig& cfg) {
   const size_t n = starts.size();
@@ -147,42 +151,72 @@ std::vector<sim::ExecutionStats> splitChainStats(const sim::ExecutionStats& chai
   auto layerOf = [&](uint32_t insn) {
     return size_t(std::upper_bound(starts.begin(), starts.end(), int64_t(insn)) - starts.begin()) - 1;
   };
+  using Module = sim::ExecutionStats::ModuleCycles;
+  auto moduleOf = [](auto& c, uint8_t m) -> auto& { return m == 0 ? c.load : m == 1 ? c.compute : c.store; };
   std::vector<int64_t> end(n, 0);
-  std::vector<double> gemm_busy(n, 0);
-  double gemm_busy_total = 0;
+  std::vector<double> gemm_busy(n, 0), alu_busy(n, 0);
+  double gemm_busy_total = 0, alu_busy_total = 0;
+  std::vector<sim::ExecutionStats::CycleCounters> modules(n);
   for (const sim::ExecutionStats::ActivityInterval& a : chain.activity) {
     const size_t k = layerOf(a.instruction);
-    if (k >= n) continue;
+    if (k >= n || a.module > 2) continue;
     end[k] = std::max(end[k], a.end);
+    const uint64_t length = uint64_t(std::max<int64_t>(0, a.end - a.begin));
+    Module& m = moduleOf(modules[k], a.module);
+    if (a.busy)
+      m.busy += length;
+    else if (a.what == "wait: token")
+      m.wait_token += length;
+    else if (a.what == "wait: queue room")
+      m.wait_room += length;
+    if (!a.busy || a.instruction >= program.insns.size()) continue;
+    const hw::Instruction& insn = program.insns[a.instruction];
     // (The chain's empty GEMMs that carry its tokens multiply nothing.)
-    if (a.busy && a.instruction < program.insns.size() && hw::gemmMacs(program.insns[a.instruction], cfg) > 0) {
-      gemm_busy[k] += double(a.end - a.begin);
-      gemm_busy_total += double(a.end - a.begin);
+    if (hw::gemmMacs(insn, cfg) > 0) {
+      gemm_busy[k] += double(length);
+      gemm_busy_total += double(length);
+    } else if (insn.opcode == hw::Opcode::Alu) {
+      alu_busy[k] += double(length);
+      alu_busy_total += double(length);
     }
   }
   const int64_t total = int64_t(chain.cycles);
   std::vector<int64_t> begin(n, 0);
   int64_t before = 0;
+  auto shareOf = [](uint64_t whole, double part, double all) {
+    return all > 0 ? uint64_t(double(whole) * part / all) : 0;
+  };
   for (size_t k = 0; k < n; ++k) {
     // (The last layer ends with the run.)
     const int64_t e = k + 1 == n ? std::max(total, before) : std::clamp(end[k], before, std::max(total, before));
+    const size_t first = size_t(starts[k]), last = k + 1 < n ? size_t(starts[k + 1]) : program.insns.size();
+    if (first > last || last > program.insns.size()) throw KernelError("a chain's layer starts are out of order");
     sim::ExecutionStats& s = out[k];
+    s = sim::programStats(cfg, std::vector<hw::Instruction>(program.insns.begin() + ptrdiff_t(first),
+                                                            program.insns.begin() + ptrdiff_t(last)));
     begin[k] = before;
-    s.has_cycle_counters = true;
     s.cycles = uint64_t(e - before);
-    s.cycle_counters.gemm_uop_cycles =
-        gemm_busy_total > 0 ? uint64_t(double(chain.cycle_counters.gemm_uop_cycles) * gemm_busy[k] / gemm_busy_total)
-                            : 0;
-    s.gemm_macs = 0;
-    const size_t last = k + 1 < n ? size_t(starts[k + 1]) : program.insns.size();
-    for (size_t i = size_t(starts[k]); i < last && i < program.insns.size(); ++i)
-      s.gemm_macs += hw::gemmMacs(program.insns[i], cfg);
+    s.has_cycle_counters = true;
+    sim::ExecutionStats::CycleCounters& c = s.cycle_counters;
+    c = modules[k];
+    const double run_share = double(s.cycles), run = double(std::max<int64_t>(total, 1));
+    c.fetch.busy = shareOf(chain.cycle_counters.fetch.busy, run_share, run);
+    c.fetch.wait_room = shareOf(chain.cycle_counters.fetch.wait_room, run_share, run);
+    c.fetch.wait_dram = shareOf(chain.cycle_counters.fetch.wait_dram, run_share, run);
+    for (uint8_t m = 0; m < 3; ++m) {
+      const Module& whole = moduleOf(chain.cycle_counters, m);
+      moduleOf(c, m).wait_dram = shareOf(whole.wait_dram, double(moduleOf(c, m).busy), double(whole.busy));
+    }
+    c.gemm_uop_cycles = shareOf(chain.cycle_counters.gemm_uop_cycles, gemm_busy[k], gemm_busy_total);
+    c.alu_cycles = shareOf(chain.cycle_counters.alu_cycles, alu_busy[k], alu_busy_total);
     before = e;
   }
   // (What flooring the shares left goes to the last layer.)
-  uint64_t shared = 0;
-  for (const sim::ExecutionStats& st : out) shared += st.cycle_counters.gemm_uop_cycles;
-  out[n - 1].cycle_counters.gemm_uop_cycles += chain.cycle_counters.gemm_uop_cycles - shared;
+  uint64_t gemm = 0, alu = 0;
+  for (const sim::ExecutionStats& st : out)
+    gemm += st.cycle_counters.gemm_uop_cycles, alu += st.cycle_counters.alu_cycles;
+  out[n - 1].cycle_counters.gemm_uop_cycles += chain.cycle_counters.gemm_uop_cycles - gemm;
+  out[n - 1].cycle_counters.alu_cycles += chain.cycle_counters.alu_cycles - alu;
   for (const sim::ExecutionStats::ActivityInterval& a : chain.activity) {
     const size_t k = layerOf(a.instruction);
     if (k >= n) continue;

@@ -5,7 +5,7 @@
 
 #include "model_cache.h"
 #include "model_registry.h"
-#include "program_stats.h"
+#include "vdla/sim/program_stats.h"
 #include "vdla/hw/registers.h"
 #include "vdla/hw/error.h"
 #include "vdla/hw/isa_layout.h"

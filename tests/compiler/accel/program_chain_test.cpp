@@ -163,6 +163,35 @@ TEST(ProgramChain, ChainedNetworkMatchesTheLayersRunApartOnEveryDevice) {
         own += double(apart.profile[k].device_stats.cycles);
       }
       EXPECT_LT(off, 0.1 * own) << "the layers' shares against their own programs";
+      // What the program text fixes is each layer's own: the bytes it moves
+      // and its multiply-adds as when it runs alone, its instructions but
+      // for its barrier's; the modules' busy cycles add up to the chain's.
+      uint64_t load_busy = 0, compute_busy = 0, store_busy = 0, chain_load = 0, chain_compute = 0, chain_store = 0;
+      for (size_t k = 0; k < split.profile.size(); ++k) {
+        const sim::ExecutionStats &s = split.profile[k].device_stats, &alone = apart.profile[k].device_stats;
+        if (!split.profile[k].on_device) continue;
+        const std::string& name = split.profile[k].name;
+        EXPECT_EQ(s.dram_bytes_written, alone.dram_bytes_written) << name;
+        for (int m = 0; m < hw::kNumMemoryIds; ++m)
+          EXPECT_EQ(s.dram_bytes_read[m], alone.dram_bytes_read[m]) << name << ", memory " << m;
+        EXPECT_EQ(s.gemm_macs, alone.gemm_macs) << name;
+        // (Its FINISH goes; the barrier's empty transfers and GEMMs, the
+        // token pops and pushes of its relays, come in: seven at most.)
+        EXPECT_GE(s.totalInstructions() + 1, alone.totalInstructions()) << name;
+        EXPECT_LE(s.totalInstructions(), alone.totalInstructions() + 7) << name;
+        load_busy += s.cycle_counters.load.busy;
+        compute_busy += s.cycle_counters.compute.busy;
+        store_busy += s.cycle_counters.store.busy;
+        const sim::ExecutionStats& whole = chained.profile[k].device_stats;
+        if (whole.has_cycle_counters) {
+          chain_load += whole.cycle_counters.load.busy;
+          chain_compute += whole.cycle_counters.compute.busy;
+          chain_store += whole.cycle_counters.store.busy;
+        }
+      }
+      EXPECT_EQ(load_busy, chain_load);
+      EXPECT_EQ(compute_busy, chain_compute);
+      EXPECT_EQ(store_busy, chain_store);
       // Without activity the first step carries the chain; the others count nothing.
       size_t counted = 0;
       for (const rt::StepProfile& p : chained.profile) counted += p.on_device && p.device_stats.has_cycle_counters;
