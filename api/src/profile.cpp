@@ -93,6 +93,11 @@ ProfileResult profileNetwork(ir::Graph& graph, const hw::HwConfig& cfg, CompileO
         m.cycles = double(p.device_stats.cycles);
         m.gemm_cycles = double(p.device_stats.cycle_counters.gemm_uop_cycles);
         m.measured = true;
+        for (uint64_t b : p.device_stats.dram_bytes_read) m.dram_bytes_read += b;
+        m.dram_bytes_written = p.device_stats.dram_bytes_written;
+        m.load_busy = p.device_stats.cycle_counters.load.busy;
+        m.compute_busy = p.device_stats.cycle_counters.compute.busy;
+        m.store_busy = p.device_stats.cycle_counters.store.busy;
       } else if (d) {
         m.cycles = d->estimate.cycles - d->chain_overlap;
         m.gemm_cycles = d->estimate.gemm_cycles;

@@ -8,6 +8,12 @@
 
 namespace vdla::api {
 
+std::string LayerMeasurement::bound() const {
+  if (!measured) return "";
+  if (load_busy >= compute_busy && load_busy >= store_busy) return "load";
+  return compute_busy >= store_busy ? "compute" : "store";
+}
+
 namespace {
 
 // GEMM utilisation: cycles the GEMM core did work / all cycles of the layer.
@@ -61,7 +67,7 @@ std::string profileTable(const ProfileReport& r) {
   o << line;
   for (const std::string& m : r.modes) {
     std::snprintf(line, sizeof(line), " %12s %6s", ("cycles LH " + m).c_str(), "util");
-    o << line;
+    o << line << (measured ? " bound  " : "");
   }
   if (r.modes.size() == 2) o << "  speed-up";
   o << "\n";
@@ -73,6 +79,11 @@ std::string profileTable(const ProfileReport& r) {
       const LayerMeasurement& x = l.by_mode.at(m);
       std::snprintf(line, sizeof(line), " %12.0f %5.1f%%", x.cycles, 100 * utilisation(x));
       o << line;
+      // (The busiest module of the layer: what bounds it.)
+      if (measured) {
+        std::snprintf(line, sizeof(line), " %-7s", x.bound().c_str());
+        o << line;
+      }
     }
     if (r.modes.size() == 2) {
       const double a = l.by_mode.at(r.modes[0]).cycles, b = l.by_mode.at(r.modes[1]).cycles;
@@ -120,6 +131,16 @@ nlohmann::json profileJson(const ProfileReport& r) {
                                      {"gemm_utilisation", utilisation(m)},
                                      {"measured", m.measured},
                                      {"estimated_cycles", m.estimated_cycles}};
+    for (const auto& [mode, m] : l.by_mode)
+      if (m.measured) {
+        nlohmann::json& x = e["latency_hiding_" + mode];
+        x["dram_bytes_read"] = m.dram_bytes_read;
+        x["dram_bytes_written"] = m.dram_bytes_written;
+        x["load_busy_cycles"] = m.load_busy;
+        x["compute_busy_cycles"] = m.compute_busy;
+        x["store_busy_cycles"] = m.store_busy;
+        x["bound"] = m.bound();
+      }
     layers.push_back(e);
   }
   j["layers"] = layers;

@@ -131,6 +131,19 @@ def test_cycle_device_measures(resnet18, x, fsim_profile):
     assert r["outputs_identical_across_modes"] is True
     assert p.speedup_from_latency_hiding > 1
     assert all(l["latency_hiding_on"]["measured"] for l in r["layers"])
+    # Each layer's bytes and busy modules (its share of a chain): the
+    # busiest module bounds it; every layer moves bytes; over the network no
+    # module is busy for longer than the run.
+    for mode in ("on", "off"):
+        for l in r["layers"]:
+            m = l["latency_hiding_" + mode]
+            busy = {k: m[k + "_busy_cycles"] for k in ("load", "compute", "store")}
+            assert m["bound"] == max(busy, key=busy.get), (l["name"], mode, m)
+            assert m["dram_bytes_read"] > 0 and m["dram_bytes_written"] > 0, l["name"]
+        for k in ("load", "compute", "store"):
+            assert sum(l["latency_hiding_" + mode][k + "_busy_cycles"] for l in r["layers"]) <= p.totals[mode]["cycles"]
+    assert sum(1 for l in r["layers"] if l["latency_hiding_on"]["bound"] == "compute") > 10  # ResNet-18 is GEMM-bound
+    assert " bound " in p.table
     # The cost model (fsim's numbers) against the RTL's cycles: within 10 %.
     for mode in ("on", "off"):
         assert abs(p.totals[mode]["cost_model_error"]) < 0.1

@@ -17,6 +17,13 @@ struct LayerMeasurement {
   double gemm_cycles = 0;  // cycles the GEMM core consumed a micro-op
   bool measured = false;
   double estimated_cycles = 0;  // the compiler's cost model, beside a measurement
+  // Measured only: the bytes the layer's instructions move, and the cycles
+  // its load, compute and store modules were busy on them (waiting for DRAM
+  // included); the busiest of the three is what bounds the layer.
+  uint64_t dram_bytes_read = 0, dram_bytes_written = 0;
+  uint64_t load_busy = 0, compute_busy = 0, store_busy = 0;
+  // "load", "compute" or "store"; "" where nothing was measured.
+  std::string bound() const;
 };
 
 struct LayerProfile {
