@@ -37,10 +37,11 @@ hw::HwConfig configFromSpec(const std::string& spec) {
 
 CompileOptions compileOptionsFromJson(const nlohmann::json& j) {
   const std::string what = "compile";
-  checkKeys(j,
-            {"target", "config", "latency_hiding", "allow_im2col", "offload_pooling", "offload_adds", "fuse_additions",
-             "chain_layers", "strip_qdq", "cpu_kernels", "library", "optimize", "cuda_arch", "cuda_tf32"},
-            what);
+  checkKeys(
+      j,
+      {"target", "config", "latency_hiding", "allow_im2col", "allow_unfold", "offload_pooling", "offload_adds",
+       "fuse_additions", "chain_layers", "strip_qdq", "cpu_kernels", "library", "optimize", "cuda_arch", "cuda_tf32"},
+      what);
   CompileOptions o;
   if (j.contains("target")) o.target = get<std::string>(j, "target", what);
   if (j.contains("config")) {
@@ -50,6 +51,7 @@ CompileOptions compileOptionsFromJson(const nlohmann::json& j) {
   }
   if (j.contains("latency_hiding")) o.accel.latency_hiding = get<bool>(j, "latency_hiding", what);
   if (j.contains("allow_im2col")) o.accel.allow_im2col = get<bool>(j, "allow_im2col", what);
+  if (j.contains("allow_unfold")) o.accel.allow_unfold = get<bool>(j, "allow_unfold", what);
   if (j.contains("offload_pooling")) o.accel.offload_pooling = get<bool>(j, "offload_pooling", what);
   if (j.contains("offload_adds")) o.accel.offload_adds = get<bool>(j, "offload_adds", what);
   if (j.contains("fuse_additions")) o.accel.fuse_additions = get<bool>(j, "fuse_additions", what);

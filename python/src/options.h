@@ -15,7 +15,7 @@ namespace vdla::python {
 // A config given as a shipped name, a file, or JSON text (starting with '{').
 hw::HwConfig configFromSpec(const std::string& spec);
 
-// Keys: target, config, latency_hiding, allow_im2col, strip_qdq, cpu_kernels
+// Keys: target, config, latency_hiding, allow_im2col, allow_unfold, strip_qdq, cpu_kernels
 // ("llvm"|"ref"), library ("host"|"armv7"|"aarch64"|"" for the JIT), optimize,
 // cuda_arch (list), cuda_tf32.
 CompileOptions compileOptionsFromJson(const nlohmann::json& j);

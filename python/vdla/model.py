@@ -195,12 +195,14 @@ def _calibration_samples(calibration: Any) -> List[List[np.ndarray]]:
 def compile_options(target: str, config: Any, latency_hiding: bool, allow_im2col: bool, strip_qdq: bool,
                     cpu_kernels: str, library: Optional[str], optimize: bool, cuda_arch: Optional[Sequence[str]],
                     cuda_tf32: bool, offload_pooling: bool = True, offload_adds: bool = True,
-                    fuse_additions: bool = True, chain_layers: bool = True) -> Dict[str, Any]:
+                    fuse_additions: bool = True, chain_layers: bool = True,
+                    allow_unfold: bool = True) -> Dict[str, Any]:
     options: Dict[str, Any] = {
         "target": target,
         "config": config_spec(config),
         "latency_hiding": bool(latency_hiding),
         "allow_im2col": bool(allow_im2col),
+        "allow_unfold": bool(allow_unfold),
         "offload_pooling": bool(offload_pooling),
         "offload_adds": bool(offload_adds),
         "fuse_additions": bool(fuse_additions),
@@ -221,7 +223,7 @@ def compile(model: Union[PathLike, Model], target: str = "llvm", config: Any = "
             allow_im2col: bool = True, strip_qdq: bool = False, cpu_kernels: str = "llvm",
             library: Optional[str] = "host", optimize: bool = True, cuda_arch: Optional[Sequence[str]] = None,
             cuda_tf32: bool = False, offload_pooling: bool = True, offload_adds: bool = True,
-            fuse_additions: bool = True, chain_layers: bool = True) -> Artifact:
+            fuse_additions: bool = True, chain_layers: bool = True, allow_unfold: bool = True) -> Artifact:
     """Compiles a model for a target ("ref", "llvm", "vdla", "cuda").
 
     config: the accelerator (a :class:`Config`, a shipped name, a JSON file or
@@ -237,6 +239,9 @@ def compile(model: Union[PathLike, Model], target: str = "llvm", config: Any = "
     chain_layers: target vdla: consecutive offloaded layers whose tensors stay
         on the device run as one program, each layer's first loads overlapping
         the last store of the layer before.
+    allow_im2col, allow_unfold: target vdla: let the cost model run a
+        convolution with few input channels over host-side im2col'd or
+        column-unfolded input.
     calibration: target vdla, fp32 models: a directory of photos (the first
         ``calibration_count``, sorted), or samples (arrays, or one list of
         arrays per sample); default a few seeded synthetic samples.
@@ -248,7 +253,7 @@ def compile(model: Union[PathLike, Model], target: str = "llvm", config: Any = "
     m = _as_model(model)
     options = compile_options(target, config, latency_hiding, allow_im2col, strip_qdq, cpu_kernels, library, optimize,
                               cuda_arch, cuda_tf32, offload_pooling, offload_adds, fuse_additions,
-                              chain_layers)
+                              chain_layers, allow_unfold)
     directory = os.fspath(calibration) if isinstance(calibration, (str, os.PathLike)) else ""
     handle = _core.compile(m._handle, json.dumps(options), _calibration_samples(calibration), directory,
                            int(calibration_count))

@@ -17,7 +17,10 @@ void addAccelOptions(po::options_description& options, bool latency_hiding_optio
       "no-im2col",
       "target vdla: never run few-channel convolutions as 1x1 layers over host-side im2col (strided ones may "
       "still take host-side space-to-depth, which keeps the input's size)")(
-      "no-pool-offload", "target vdla: run max pooling on the CPU instead of the accelerator")(
+      "no-unfold",
+      "target vdla: never run few-channel convolutions over host-side column-unfolded input (several columns' "
+      "channels in one input entry)")("no-pool-offload",
+                                      "target vdla: run max pooling on the CPU instead of the accelerator")(
       "no-add-offload", "target vdla: run quantised additions (QLinearAdd) on the CPU instead of the accelerator")(
       "no-add-fusion",
       "target vdla: keep quantised additions apart from the convolutions that feed them (by default one is fused "
@@ -42,6 +45,7 @@ void applyAccelOptions(const po::variables_map& vm, const ir::Graph& graph, Comp
   if (vm.count("latency-hiding") && vm["latency-hiding"].as<std::string>().find(',') == std::string::npos)
     copts.accel.latency_hiding = parseOnOff(vm["latency-hiding"].as<std::string>(), "latency-hiding");
   copts.accel.allow_im2col = vm.count("no-im2col") == 0;
+  copts.accel.allow_unfold = vm.count("no-unfold") == 0;
   copts.accel.offload_pooling = vm.count("no-pool-offload") == 0;
   copts.accel.offload_adds = vm.count("no-add-offload") == 0;
   copts.accel.fuse_additions = vm.count("no-add-fusion") == 0;

@@ -1,6 +1,6 @@
 #pragma once
 // Options of the commands that compile for the accelerator (compile, run,
-// profile): --latency-hiding, --calib, --calib-count, --no-im2col, --strip-qdq,
+// profile): --latency-hiding, --calib, --calib-count, --no-im2col, --no-unfold, --strip-qdq,
 // --cpu-kernels, and the
 // calibration samples they name.
 #include <string>

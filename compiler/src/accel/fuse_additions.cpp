@@ -28,7 +28,7 @@ namespace {
 // fused or not.)
 std::optional<CostEstimate> estimateOf(const ConvLayer& L, const hw::HwConfig& cfg, const AccelOptions& o) {
   try {
-    return chooseLayerForm(L, cfg, o.latency_hiding, o.allow_im2col).estimate;
+    return chooseLayerForm(L, cfg, o.latency_hiding, o.allow_im2col, o.allow_unfold).estimate;
   } catch (const DoesNotFit&) {
     return std::nullopt;
   }

@@ -27,7 +27,8 @@ double hostInputCycles(const LayerForm& f, const hw::HwConfig& cfg) {
 
 }  // namespace
 
-LayerForm chooseLayerForm(const ConvLayer& direct, const hw::HwConfig& cfg, bool latency_hiding, bool allow_im2col) {
+LayerForm chooseLayerForm(const ConvLayer& direct, const hw::HwConfig& cfg, bool latency_hiding, bool allow_im2col,
+                          bool allow_unfold) {
   // The forms worth trying: as it is; for few input channels and a window
   // larger than 1x1, space-to-depth (strided layers) and im2col (when allowed).
   std::vector<LayerForm> candidates(1);
@@ -36,7 +37,7 @@ LayerForm chooseLayerForm(const ConvLayer& direct, const hw::HwConfig& cfg, bool
   // A column unfold: u columns of the layer's channels per input entry, so
   // that a kernel row takes ceil(KW/u) GEMMs instead of KW.
   auto addUnfolded = [&](const ConvLayer& layer, bool space_to_depth) {
-    const int64_t u = columnUnfoldOf(layer, cfg);
+    const int64_t u = allow_unfold ? columnUnfoldOf(layer, cfg) : 1;
     if (u < 2) return;
     candidates.emplace_back();
     candidates.back().layer = toColumnUnfoldedLayer(layer, u);

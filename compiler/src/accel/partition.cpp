@@ -99,7 +99,7 @@ AccelLowering partitionForAccelerator(const ir::Graph& graph, const hw::HwConfig
       const ConvLayer direct = convLayerFromNode(*node);
       d.macs = direct.macs();
       Offload o;
-      o.form = chooseLayerForm(direct, cfg, options.latency_hiding, options.allow_im2col);
+      o.form = chooseLayerForm(direct, cfg, options.latency_hiding, options.allow_im2col, options.allow_unfold);
       // Code generation can still find the layer does not fit (a tile wholly
       // in the padding, too many micro-ops); it is generated again at its
       // place in the arena, which changes addresses only.

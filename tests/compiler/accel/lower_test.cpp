@@ -331,6 +331,33 @@ TEST(AcceleratorLowering, SpaceToDepthStemKeepsTheHostsWorkWithinTheInput) {
   EXPECT_LE(transformed, input_bytes * 5 / 4) << "bytes the host transformed";
 }
 
+// On a 32-lane config the stem's space-to-depth form (12 channels) takes
+// its columns unfolded by two, so each kernel row is half the GEMMs, and the
+// network stays bit-exact; allow_unfold false keeps the plain form.
+TEST(AcceleratorLowering, UnfoldedStemOnThirtyTwoLanes) {
+  std::map<bool, double> gemm;
+  for (bool allow : {true, false}) {
+    zoo::ZooOptions zo;
+    zo.image_size = 64;
+    CompileOptions o;
+    o.target = "vdla";
+    o.hw_config = "ultra96";
+    o.accel.allow_unfold = allow;
+    o.llvm_cpu_fallback = false;
+    Compiled c;
+    c.graph = zoo::buildModel("resnet18", zo);
+    c.artifact = compileGraph(*c.graph, o, &c.report);
+    const LayerDecision& stem = c.report.layers.at(1);
+    ASSERT_EQ(stem.name, "conv1.qconv");
+    EXPECT_TRUE(stem.offloaded && stem.space_to_depth) << stem.reason;
+    EXPECT_EQ(stem.unfold_columns, allow ? 2 : 1);
+    gemm[allow] = stem.estimate.gemm_cycles;
+    expectBitExact(c, "fsim", "ultra96");
+  }
+  // Half the GEMM cycles: 8 kernel taps per output vector instead of 16.
+  EXPECT_NEAR(gemm[true] / gemm[false], 0.5, 0.01);
+}
+
 // A config whose input and output blocks differ (tiny: 4 in, 8 out) cannot
 // read one layer's output as the next one's input: every activation goes
 // through the host, and the results are the same.

@@ -35,6 +35,8 @@ struct LayerForm {
 // times the input; space-to-depth only rearranges it; a column unfold by u
 // writes u times the channels into entries of the same size. Throws
 // DoesNotFit naming the layer when no form fits the buffers.
-LayerForm chooseLayerForm(const ConvLayer& direct, const hw::HwConfig& cfg, bool latency_hiding, bool allow_im2col);
+// `allow_unfold` false leaves out the column-unfolded forms.
+LayerForm chooseLayerForm(const ConvLayer& direct, const hw::HwConfig& cfg, bool latency_hiding, bool allow_im2col,
+                          bool allow_unfold = true);
 
 }  // namespace vdla::accel

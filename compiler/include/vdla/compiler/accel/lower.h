@@ -20,6 +20,9 @@ struct AccelOptions {
   // Let the cost model run a convolution with few input channels as a 1x1
   // layer over im2col'd input packed by the host.
   bool allow_im2col = true;
+  // Let it run one whose columns fit an input entry several times over its
+  // column-unfolded input (toColumnUnfoldedLayer), which the host packs.
+  bool allow_unfold = true;
   // Run max pooling on the accelerator (pool_layer.h) where it can.
   bool offload_pooling = true;
   // Run quantised additions (add_layer.h) on the accelerator where an exact integer form exists.
