@@ -46,7 +46,8 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
     for (size_t i = 0; i < w.layers.size(); ++i) {
       const accel::ConvLayer& layer = w.layers[i];
       try {
-        const accel::LayerForm form = accel::chooseLayerForm(layer, cfg, point.latency_hiding, /*allow_im2col=*/true);
+        const accel::LayerForm form = accel::chooseLayerForm(layer, cfg, point.latency_hiding, /*allow_im2col=*/true,
+                                                             /*allow_unfold=*/true, w.input_on_device.at(i));
         layer_fits[i] = true;
         estimates[i] = form.estimate;
         untransformed[i] = form.layer.host.identity();

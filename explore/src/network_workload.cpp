@@ -48,6 +48,8 @@ NetworkWorkload prepareWorkload(const std::string& name, std::shared_ptr<ir::Gra
       continue;
     }
     layer_of[node] = w.layers.size();
+    const ir::Value* x = node->input(0);
+    w.input_on_device.push_back(x && x->producer() && on_device.count(x->producer()) > 0);
     on_device.insert(node);
     w.layers.push_back(accel::convLayerFromNode(*node));
     w.macs += w.layers.back().macs();

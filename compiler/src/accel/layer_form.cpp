@@ -28,12 +28,12 @@ double hostInputCycles(const LayerForm& f, const hw::HwConfig& cfg) {
 }  // namespace
 
 LayerForm chooseLayerForm(const ConvLayer& direct, const hw::HwConfig& cfg, bool latency_hiding, bool allow_im2col,
-                          bool allow_unfold) {
+                          bool allow_unfold, bool input_on_device) {
   // The forms worth trying: as it is; for few input channels and a window
   // larger than 1x1, space-to-depth (strided layers) and im2col (when allowed).
   std::vector<LayerForm> candidates(1);
   candidates[0].layer = direct;
-  const bool few_channels = direct.c < int64_t(cfg.block_in) && direct.kh * direct.kw > 1;
+  const bool few_channels = !input_on_device && direct.c < int64_t(cfg.block_in) && direct.kh * direct.kw > 1;
   // A column unfold: u columns of the layer's channels per input entry, so
   // that a kernel row takes ceil(KW/u) GEMMs instead of KW.
   auto addUnfolded = [&](const ConvLayer& layer, bool space_to_depth) {

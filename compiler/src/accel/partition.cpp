@@ -3,6 +3,7 @@
 // cost model, every max pooling, quantised addition and global average
 // pooling it can run its tiling (the last two only with an exact integer
 // form); every other node stays on the CPU with the reason recorded.
+#include <set>
 #include <stdexcept>
 
 #include "vdla/compiler/accel/lowering.h"
@@ -55,7 +56,10 @@ AccelLowering partitionForAccelerator(const ir::Graph& graph, const hw::HwConfig
   l.nodes.assign(nodes.begin(), nodes.end());
   l.decisions.resize(nodes.size());
   l.offloads.resize(nodes.size());
+  std::set<const ir::Value*> offloaded_outputs;  // written by a layer offloaded so far
   for (size_t s = 0; s < nodes.size(); ++s) {
+    if (s > 0 && l.offloads[s - 1])
+      for (size_t i = 0; i < nodes[s - 1]->numOutputs(); ++i) offloaded_outputs.insert(nodes[s - 1]->output(i));
     const ir::Node* node = nodes[s];
     LayerDecision& d = l.decisions[s];
     d.name = node->name();
@@ -99,7 +103,8 @@ AccelLowering partitionForAccelerator(const ir::Graph& graph, const hw::HwConfig
       const ConvLayer direct = convLayerFromNode(*node);
       d.macs = direct.macs();
       Offload o;
-      o.form = chooseLayerForm(direct, cfg, options.latency_hiding, options.allow_im2col, options.allow_unfold);
+      o.form = chooseLayerForm(direct, cfg, options.latency_hiding, options.allow_im2col, options.allow_unfold,
+                               offloaded_outputs.count(node->input(0)) > 0);
       // Code generation can still find the layer does not fit (a tile wholly
       // in the padding, too many micro-ops); it is generated again at its
       // place in the arena, which changes addresses only.

@@ -51,5 +51,27 @@ TEST(LayerForm, DenseLayersWithFewChannelsMayTakeATransformedForm) {
   }
 }
 
+// On a 32-lane config an 8-channel 3x3 layer of stride 1 fits three columns
+// in an entry: the column-unfolded form (24 lanes, a GEMM per kernel row
+// instead of three) when its input comes from the host; when an offloaded
+// layer writes its input, the direct form, whose input stays in device
+// memory (a host transform would bring it to the host and back).
+TEST(LayerForm, ColumnUnfoldOnlyForInputsFromTheHost) {
+  const hw::HwConfig cfg = hw::loadConfig("ultra96");  // block_in 32
+  const ConvLayer L = fewChannelLayer(1, 1);
+  ASSERT_EQ(columnUnfoldOf(L, cfg), 3);
+  const LayerForm from_host = chooseLayerForm(L, cfg, true, true, true, /*input_on_device=*/false);
+  EXPECT_EQ(from_host.unfold_columns, 3);
+  EXPECT_EQ(from_host.layer.c, 24);
+  EXPECT_EQ(from_host.layer.kw, 1);
+  EXPECT_EQ(from_host.layer.dilation_w, 3);
+  const LayerForm resident = chooseLayerForm(L, cfg, true, true, true, /*input_on_device=*/true);
+  EXPECT_TRUE(resident.layer.host.identity());
+  EXPECT_EQ(resident.unfold_columns, 1);
+  EXPECT_EQ(resident.layer.c, 8);
+  const LayerForm off = chooseLayerForm(L, cfg, true, true, /*allow_unfold=*/false);
+  EXPECT_EQ(off.unfold_columns, 1);
+}
+
 }  // namespace
 }  // namespace vdla::accel

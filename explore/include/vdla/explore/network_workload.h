@@ -21,7 +21,10 @@ struct NetworkWorkload {
   // The optimised, quantised graph (for compiling a design point in full,
   // as the device confirmation does); shared, never changed after prepareWorkload.
   std::shared_ptr<ir::Graph> graph;
-  std::vector<accel::ConvLayer> layers;              // every vdla.QConv the accelerator can describe
+  std::vector<accel::ConvLayer> layers;  // every vdla.QConv the accelerator can describe
+  // Per layer: its input is written by a node the accelerator takes, so the
+  // compiler keeps the layer in its direct form (accel::chooseLayerForm).
+  std::vector<bool> input_on_device;
   std::vector<std::string> cpu_convs;                // vdla.QConv nodes it cannot (with the reason)
   std::vector<accel::PoolLayer> pools;               // the max poolings it runs (no MACs; their cycles count)
   std::vector<accel::AddLayer> adds;                 // the quantised additions it runs (likewise)

@@ -36,7 +36,11 @@ struct LayerForm {
 // writes u times the channels into entries of the same size. Throws
 // DoesNotFit naming the layer when no form fits the buffers.
 // `allow_unfold` false leaves out the column-unfolded forms.
+// `input_on_device`: the layer's input is written by an offloaded layer, so
+// in the direct form it can stay in device memory; a host-transformed form
+// would bring it to the host and back, which its estimate does not count,
+// so then only the direct form is considered.
 LayerForm chooseLayerForm(const ConvLayer& direct, const hw::HwConfig& cfg, bool latency_hiding, bool allow_im2col,
-                          bool allow_unfold = true);
+                          bool allow_unfold = true, bool input_on_device = false);
 
 }  // namespace vdla::accel
