@@ -1,6 +1,8 @@
 #include "register_status.h"
 
+#include <algorithm>
 #include <iomanip>
+#include <iterator>
 #include <sstream>
 
 #include "vdla/hw/error.h"
@@ -9,6 +11,7 @@
 #include "vdla/hw/registers.h"
 #include "vdla/hw/run_status.h"
 #include "vdla/sim/execution_stats.h"
+#include "vdla/sim/program_stats.h"
 
 namespace vdla::driver {
 namespace {
@@ -88,12 +91,18 @@ sim::ExecutionStats statsAfterRun(const hw::HwConfig& cfg, const RegisterReader&
     stats.cycle_counters = c;
   }
   if (!stream) return stats;
-  // Every instruction of a successful run executed exactly once.
-  for (const hw::Instruction& insn :
-       hw::decodeInstructionStream(hw::IsaLayout(cfg), stream, uint64_t(count) * hw::kInstructionBytes)) {
-    stats.instructions[int(insn.opcode)]++;
-    stats.gemm_macs += hw::gemmMacs(insn, cfg);
-  }
+  // Every instruction of a successful run executed exactly once: what the
+  // program text fixes (instructions, bytes moved, multiply-adds) is its
+  // count; the hardware's own counters stay.
+  const sim::ExecutionStats text = sim::programStats(
+      cfg, hw::decodeInstructionStream(hw::IsaLayout(cfg), stream, uint64_t(count) * hw::kInstructionBytes));
+  std::copy(std::begin(text.instructions), std::end(text.instructions), std::begin(stats.instructions));
+  std::copy(std::begin(text.loads_by_memory), std::end(text.loads_by_memory), std::begin(stats.loads_by_memory));
+  std::copy(std::begin(text.dram_bytes_read), std::end(text.dram_bytes_read), std::begin(stats.dram_bytes_read));
+  std::copy(std::begin(text.tokens_pushed), std::end(text.tokens_pushed), std::begin(stats.tokens_pushed));
+  stats.dram_bytes_written = text.dram_bytes_written;
+  stats.padding_entries = text.padding_entries;
+  stats.gemm_macs = text.gemm_macs;
   return stats;
 }
 

@@ -75,6 +75,28 @@ TEST(ZynqCycle, StatisticsComeFromTheRtlCounters) {
   EXPECT_EQ(rtl.stats.alu_element_ops, 15u * cfg.batch * cfg.block_out);
   EXPECT_EQ(rtl.stats.alu_element_ops, fsim.stats.alu_element_ops);
   EXPECT_EQ(rtl.stats.gemm_macs, fsim.stats.gemm_macs);
+  // What the program text fixes (instructions, bytes moved) as fsim counts
+  // it: a load and a store of a buffer of each device's own.
+  auto withBuffers = [&](vdla::driver::Device& d) {
+    const auto data = d.allocate(4096);
+    const uint64_t inp = data.phys_addr / cfg.entryBytes(vdla::hw::Memory::Input);
+    const uint64_t out = data.phys_addr / cfg.entryBytes(vdla::hw::Memory::Output);
+    const RunResult r =
+        runAssembly(d, "LOAD INP sram=0 dram=" + std::to_string(inp) + " y=2 x=3 stride=3 push_next\n" +
+                           "GEMM uops=0:1 iters=1,1 dst=0,0 src=0,0 wgt=0,0 pop_prev push_next\n" +
+                           "STORE OUT sram=0 dram=" + std::to_string(out) + " y=1 x=2 stride=2 pop_prev\nFINISH\n");
+    d.release(data);
+    return r;
+  };
+  const RunResult rtl_io = withBuffers(dev), fsim_io = withBuffers(*golden);
+  ASSERT_TRUE(rtl_io.ok()) << rtl_io.message;
+  ASSERT_TRUE(fsim_io.ok()) << fsim_io.message;
+  EXPECT_EQ(rtl_io.stats.totalInstructions(), 4u);
+  EXPECT_EQ(rtl_io.stats.dram_bytes_read[int(vdla::hw::Memory::Input)], 6u * cfg.entryBytes(vdla::hw::Memory::Input));
+  for (int m = 0; m < vdla::hw::kNumMemoryIds; ++m)
+    EXPECT_EQ(rtl_io.stats.dram_bytes_read[m], fsim_io.stats.dram_bytes_read[m]) << "memory " << m;
+  EXPECT_EQ(rtl_io.stats.dram_bytes_written, fsim_io.stats.dram_bytes_written);
+  EXPECT_EQ(rtl_io.stats.dram_bytes_written, 2u * cfg.entryBytes(vdla::hw::Memory::Output));
 }
 
 TEST(ZynqCycle, ErrorsFromTheStatusRegisters) {
