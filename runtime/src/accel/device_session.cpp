@@ -154,8 +154,7 @@ std::vector<sim::ExecutionStats> splitChainStats(const sim::ExecutionStats& chai
   using Module = sim::ExecutionStats::ModuleCycles;
   auto moduleOf = [](auto& c, uint8_t m) -> auto& { return m == 0 ? c.load : m == 1 ? c.compute : c.store; };
   std::vector<int64_t> end(n, 0);
-  std::vector<double> gemm_busy(n, 0), alu_busy(n, 0);
-  double gemm_busy_total = 0, alu_busy_total = 0;
+  std::vector<uint64_t> gemm_busy(n, 0), alu_busy(n, 0);
   std::vector<sim::ExecutionStats::CycleCounters> modules(n);
   for (const sim::ExecutionStats::ActivityInterval& a : chain.activity) {
     const size_t k = layerOf(a.instruction);
@@ -172,20 +171,15 @@ std::vector<sim::ExecutionStats> splitChainStats(const sim::ExecutionStats& chai
     if (!a.busy || a.instruction >= program.insns.size()) continue;
     const hw::Instruction& insn = program.insns[a.instruction];
     // (The chain's empty GEMMs that carry its tokens multiply nothing.)
-    if (hw::gemmMacs(insn, cfg) > 0) {
-      gemm_busy[k] += double(length);
-      gemm_busy_total += double(length);
-    } else if (insn.opcode == hw::Opcode::Alu) {
-      alu_busy[k] += double(length);
-      alu_busy_total += double(length);
-    }
+    if (hw::gemmMacs(insn, cfg) > 0)
+      gemm_busy[k] += length;
+    else if (insn.opcode == hw::Opcode::Alu)
+      alu_busy[k] += length;
   }
   const int64_t total = int64_t(chain.cycles);
   std::vector<int64_t> begin(n, 0);
+  std::vector<uint64_t> layer_cycles(n, 0);
   int64_t before = 0;
-  auto shareOf = [](uint64_t whole, double part, double all) {
-    return all > 0 ? uint64_t(double(whole) * part / all) : 0;
-  };
   for (size_t k = 0; k < n; ++k) {
     // (The last layer ends with the run.)
     const int64_t e = k + 1 == n ? std::max(total, before) : std::clamp(end[k], before, std::max(total, before));
@@ -195,28 +189,39 @@ std::vector<sim::ExecutionStats> splitChainStats(const sim::ExecutionStats& chai
     s = sim::programStats(cfg, std::vector<hw::Instruction>(program.insns.begin() + ptrdiff_t(first),
                                                             program.insns.begin() + ptrdiff_t(last)));
     begin[k] = before;
-    s.cycles = uint64_t(e - before);
+    s.cycles = layer_cycles[k] = uint64_t(e - before);
     s.has_cycle_counters = true;
-    sim::ExecutionStats::CycleCounters& c = s.cycle_counters;
-    c = modules[k];
-    const double run_share = double(s.cycles), run = double(std::max<int64_t>(total, 1));
-    c.fetch.busy = shareOf(chain.cycle_counters.fetch.busy, run_share, run);
-    c.fetch.wait_room = shareOf(chain.cycle_counters.fetch.wait_room, run_share, run);
-    c.fetch.wait_dram = shareOf(chain.cycle_counters.fetch.wait_dram, run_share, run);
-    for (uint8_t m = 0; m < 3; ++m) {
-      const Module& whole = moduleOf(chain.cycle_counters, m);
-      moduleOf(c, m).wait_dram = shareOf(whole.wait_dram, double(moduleOf(c, m).busy), double(whole.busy));
-    }
-    c.gemm_uop_cycles = shareOf(chain.cycle_counters.gemm_uop_cycles, gemm_busy[k], gemm_busy_total);
-    c.alu_cycles = shareOf(chain.cycle_counters.alu_cycles, alu_busy[k], alu_busy_total);
+    s.cycle_counters = modules[k];
     before = e;
   }
-  // (What flooring the shares left goes to the last layer.)
-  uint64_t gemm = 0, alu = 0;
-  for (const sim::ExecutionStats& st : out)
-    gemm += st.cycle_counters.gemm_uop_cycles, alu += st.cycle_counters.alu_cycles;
-  out[n - 1].cycle_counters.gemm_uop_cycles += chain.cycle_counters.gemm_uop_cycles - gemm;
-  out[n - 1].cycle_counters.alu_cycles += chain.cycle_counters.alu_cycles - alu;
+  // A chain counter shared out in proportion to `weights`: each layer's
+  // share rounded down (never past what is left), what rounding left to the
+  // last, so that the shares add up to the chain's count.
+  auto shareOut = [&](uint64_t whole, const std::vector<uint64_t>& weights, auto field) {
+    double all = 0;
+    for (uint64_t w : weights) all += double(w);
+    uint64_t left = whole;
+    for (size_t k = 0; k < n; ++k) {
+      const uint64_t part = all > 0 ? std::min(left, uint64_t(double(whole) * (double(weights[k]) / all))) : 0;
+      field(out[k].cycle_counters) = part;
+      left -= part;
+    }
+    field(out[n - 1].cycle_counters) += left;
+  };
+  const sim::ExecutionStats::CycleCounters& whole = chain.cycle_counters;
+  shareOut(whole.gemm_uop_cycles, gemm_busy, [](auto& c) -> uint64_t& { return c.gemm_uop_cycles; });
+  shareOut(whole.alu_cycles, alu_busy, [](auto& c) -> uint64_t& { return c.alu_cycles; });
+  // What the activity does not show: fetch's cycles as the layers' share of
+  // the run, each module's waits for DRAM (within its busy cycles) as its
+  // share of that module's busy cycles.
+  shareOut(whole.fetch.busy, layer_cycles, [](auto& c) -> uint64_t& { return c.fetch.busy; });
+  shareOut(whole.fetch.wait_room, layer_cycles, [](auto& c) -> uint64_t& { return c.fetch.wait_room; });
+  shareOut(whole.fetch.wait_dram, layer_cycles, [](auto& c) -> uint64_t& { return c.fetch.wait_dram; });
+  for (uint8_t m = 0; m < 3; ++m) {
+    std::vector<uint64_t> busy(n);
+    for (size_t k = 0; k < n; ++k) busy[k] = moduleOf(modules[k], m).busy;
+    shareOut(moduleOf(whole, m).wait_dram, busy, [&](auto& c) -> uint64_t& { return moduleOf(c, m).wait_dram; });
+  }
   for (const sim::ExecutionStats::ActivityInterval& a : chain.activity) {
     const size_t k = layerOf(a.instruction);
     if (k >= n) continue;

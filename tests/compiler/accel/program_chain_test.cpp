@@ -167,6 +167,12 @@ TEST(ProgramChain, ChainedNetworkMatchesTheLayersRunApartOnEveryDevice) {
       // and its multiply-adds as when it runs alone, its instructions but
       // for its barrier's; the modules' busy cycles add up to the chain's.
       uint64_t load_busy = 0, compute_busy = 0, store_busy = 0, chain_load = 0, chain_compute = 0, chain_store = 0;
+      // (and the counters shared out, exactly)
+      uint64_t shared[4] = {}, chain_shared[4] = {};
+      auto sharedOf = [](const sim::ExecutionStats& st, int i) {
+        const auto& c = st.cycle_counters;
+        return i == 0 ? c.gemm_uop_cycles : i == 1 ? c.alu_cycles : i == 2 ? c.fetch.busy : c.load.wait_dram;
+      };
       for (size_t k = 0; k < split.profile.size(); ++k) {
         const sim::ExecutionStats &s = split.profile[k].device_stats, &alone = apart.profile[k].device_stats;
         if (!split.profile[k].on_device) continue;
@@ -183,6 +189,7 @@ TEST(ProgramChain, ChainedNetworkMatchesTheLayersRunApartOnEveryDevice) {
         compute_busy += s.cycle_counters.compute.busy;
         store_busy += s.cycle_counters.store.busy;
         const sim::ExecutionStats& whole = chained.profile[k].device_stats;
+        for (int i = 0; i < 4; ++i) shared[i] += sharedOf(s, i), chain_shared[i] += sharedOf(whole, i);
         if (whole.has_cycle_counters) {
           chain_load += whole.cycle_counters.load.busy;
           chain_compute += whole.cycle_counters.compute.busy;
@@ -192,6 +199,7 @@ TEST(ProgramChain, ChainedNetworkMatchesTheLayersRunApartOnEveryDevice) {
       EXPECT_EQ(load_busy, chain_load);
       EXPECT_EQ(compute_busy, chain_compute);
       EXPECT_EQ(store_busy, chain_store);
+      for (int i = 0; i < 4; ++i) EXPECT_EQ(shared[i], chain_shared[i]) << "shared counter " << i;
       // Without activity the first step carries the chain; the others count nothing.
       size_t counted = 0;
       for (const rt::StepProfile& p : chained.profile) counted += p.on_device && p.device_stats.has_cycle_counters;
