@@ -21,13 +21,16 @@ namespace {
 
 using test::LayerData;
 
-// A random tiling of the layer that fits, or the chosen one.
+// A random tiling of the layer that fits (rows, columns, oc and ic blocks),
+// or the chosen one.
 TilePlan randomPlan(const ConvLayer& L, const hw::HwConfig& cfg, bool lh, std::mt19937& rng) {
   TilePlan chosen = chooseTiling(L, cfg, lh);
   const LayerBlocks b = layerBlocks(L, cfg);
   for (int attempt = 0; attempt < 20; ++attempt) {
     TilePlan p = chosen;
     p.rows = std::uniform_int_distribution<int64_t>(1, L.oh)(rng);
+    // (Narrower than the layer every other time: edge column tiles.)
+    if (rng() % 2) p.cols = std::uniform_int_distribution<int64_t>(1, L.ow)(rng);
     p.oc_blocks = std::uniform_int_distribution<int64_t>(1, b.out_blocks)(rng);
     p.ic_blocks = std::uniform_int_distribution<int64_t>(1, b.in_blocks)(rng);
     if (b.residual_via_input && !p.dwgemm) p.residual_via_input = rng() % 2;
@@ -272,8 +275,8 @@ TEST(ConvCodegen, SpaceToDepthFormMatchesDirect) {
 // The column-unfolded forms (u columns of a few-channel layer's input in one
 // entry, a kernel row in ceil(KW/u) GEMMs), of the layer itself (stride 1)
 // and of its space-to-depth form (strided), on random layers with any
-// padding and pad value, on pynq (16 lanes) and ultra96 (32), on every
-// device backend.
+// padding and pad value, residuals, chosen and random tilings, on pynq (16
+// lanes) and ultra96 (32), on every device backend.
 TEST(ConvCodegen, ColumnUnfoldedFormsMatchDirect) {
   std::mt19937 rng(17);
   for (const std::string config : {"pynq", "ultra96"}) {
@@ -282,7 +285,7 @@ TEST(ConvCodegen, ColumnUnfoldedFormsMatchDirect) {
       auto dev = driver::createDevice(backend, cfg);
       int unfolded = 0;
       for (int k = 0; k < (backend == "fsim" ? 16 : 4); ++k) {
-        ConvLayer L = test::randomLayer(rng, false);
+        ConvLayer L = test::randomLayer(rng);
         L.group = 1;
         L.c = std::uniform_int_distribution<int64_t>(1, 5)(rng);
         L.kw = std::uniform_int_distribution<int64_t>(2, 7)(rng);
@@ -304,7 +307,10 @@ TEST(ConvCodegen, ColumnUnfoldedFormsMatchDirect) {
         EXPECT_EQ(folded.c, base.c * u);
         EXPECT_EQ(folded.kw, (base.kw + u - 1) / u);
         EXPECT_LE(folded.c, int64_t(cfg.block_in));
-        const ConvProgram prog = generateConvProgram(folded, chooseTiling(folded, cfg, k % 3 != 0), cfg, 0);
+        std::mt19937 plan_rng(static_cast<uint32_t>(k));
+        const std::optional<TilePlan> plan = planOf(folded, cfg, k % 3 != 0, k, plan_rng);
+        ASSERT_TRUE(plan) << describe(L) << " unfolded by " << u;
+        const ConvProgram prog = generateConvProgram(folded, *plan, cfg, 0);
         const rt::Tensor got = test::runOnDevice(*dev, folded, prog, d);
         const rt::Tensor want = test::naiveQConv(L, d);
         ASSERT_EQ(got.numElements(), want.numElements());
