@@ -70,7 +70,7 @@ class Profile:
 def profile(model: Union[str, Model], config: Any = "pynq", device: str = "fsim",
             latency_hiding: Sequence[bool] = (True, False), input: Optional[np.ndarray] = None, *,
             calibration: Any = None, allow_im2col: bool = True, strip_qdq: bool = False,
-            cpu_kernels: str = "llvm", progress: bool = False) -> Profile:
+            cpu_kernels: str = "llvm", progress: bool = False, allow_unfold: bool = True) -> Profile:
     """Compiles a model for the accelerator once per latency-hiding mode and runs each on a device.
 
     Cycles are measured on timing devices ("cycle") and the compiler's cost
@@ -80,7 +80,8 @@ def profile(model: Union[str, Model], config: Any = "pynq", device: str = "fsim"
     m = _as_model(model)
     if calibration is not None:
         raise _core.Error("profile: calibration is not supported here; compile with vdla.compile to calibrate")
-    options = compile_options("vdla", config, True, allow_im2col, strip_qdq, cpu_kernels, None, True, None, False)
+    options = compile_options("vdla", config, True, allow_im2col, strip_qdq, cpu_kernels, None, True, None, False,
+                              allow_unfold=allow_unfold)
     report, svg, table, outputs = _core.profile(m._handle, config_spec(config), json.dumps(options),
                                                 [bool(x) for x in latency_hiding], device,
                                                 None if input is None else np.asarray(input), bool(progress))

@@ -97,9 +97,9 @@ ConvLayer toSpaceToDepthLayer(const ConvLayer& layer);
 
 // The widest column unfold worth taking for a layer: u columns of its C
 // channels in one input entry (u*C <= block_in), at most its kernel width;
-// 1 when the layer has none (grouped, strided, or padded on the device
-// with a zero point the host would have to write instead: the forms that
-// move their padding to the host call it on their result).
+// 1 when the layer has none (grouped, strided in x, already unfolded, or a
+// 1-wide kernel). Its padding, zero point included, moves to the host with
+// the unfold (toColumnUnfoldedLayer).
 int64_t columnUnfoldOf(const ConvLayer& layer, const hw::HwConfig& cfg);
 // The same convolution over column-unfolded input (InputTransform::
 // unfold_columns): u*C channels, a kernel of ceil(KW/u) column taps u

@@ -121,7 +121,7 @@ struct LayerBlocks {
   // R can take TilePlan::residual_via_input: it starts the tile's
   // accumulators (residual_in_acc), the last pass clears them (bias_clear),
   // and an INP entry holds what an output entry does (block_in = block_out,
-  // no interleave).
+  // or the G blocks of an interleaved entry: block_in = G * block_out).
   bool residual_via_input;
 };
 LayerBlocks layerBlocks(const ConvLayer& layer, const hw::HwConfig& cfg);
