@@ -30,13 +30,14 @@ struct Compiled {
   CompileReport report;
 };
 
-Compiled compileGraphFor(std::unique_ptr<ir::Graph> graph, const std::string& config, bool lh = true) {
+Compiled compileGraphFor(std::unique_ptr<ir::Graph> graph, const std::string& config,
+                         const AccelOptions& accel = AccelOptions{}) {
   Compiled c;
   c.graph = std::move(graph);
   CompileOptions o;
   o.target = "vdla";
   o.hw_config = config;
-  o.accel.latency_hiding = lh;
+  o.accel = accel;
   // These tests are about the accelerator's programs; the CPU steps keep
   // their reference kernels (the CPU fallback: tests/compiler/llvm).
   o.llvm_cpu_fallback = false;
@@ -44,10 +45,17 @@ Compiled compileGraphFor(std::unique_ptr<ir::Graph> graph, const std::string& co
   return c;
 }
 
-Compiled compileZoo(const std::string& model, int64_t image_size, const std::string& config, bool lh = true) {
+Compiled compileZoo(const std::string& model, int64_t image_size, const std::string& config,
+                    const AccelOptions& accel = AccelOptions{}) {
   zoo::ZooOptions zo;
   zo.image_size = image_size;
-  return compileGraphFor(zoo::buildModel(model, zo), config, lh);
+  return compileGraphFor(zoo::buildModel(model, zo), config, accel);
+}
+
+AccelOptions latencyHiding(bool on) {
+  AccelOptions a;
+  a.latency_hiding = on;
+  return a;
 }
 
 rt::Tensor input(const ir::Graph& g, uint32_t seed) {
@@ -144,7 +152,7 @@ TEST(AcceleratorLowering, ResNet18BitExactOnEveryDevice) {
 }
 
 TEST(AcceleratorLowering, ResNet18WithoutLatencyHidingBitExactOnFsim) {
-  expectBitExact(compileZoo("resnet18", 64, "pynq", false), "fsim", "pynq");
+  expectBitExact(compileZoo("resnet18", 64, "pynq", latencyHiding(false)), "fsim", "pynq");
 }
 
 // ResNet-50 (1x1 bottlenecks, 2048 channels) and MobileNetV2 (depthwise,
@@ -302,17 +310,9 @@ TEST(AcceleratorLowering, ResNet18ActivationsStayOnTheDevice) {
 // rearranges the input, writing no more than the network's input, and the
 // network stays bit-exact.
 TEST(AcceleratorLowering, SpaceToDepthStemKeepsTheHostsWorkWithinTheInput) {
-  zoo::ZooOptions zo;
-  zo.image_size = 64;
-  auto graph = zoo::buildModel("resnet18", zo);
-  CompileOptions o;
-  o.target = "vdla";
-  o.hw_config = "pynq";
-  o.accel.allow_im2col = false;
-  o.llvm_cpu_fallback = false;
-  Compiled c;
-  c.graph = std::move(graph);
-  c.artifact = compileGraph(*c.graph, o, &c.report);
+  AccelOptions no_im2col;
+  no_im2col.allow_im2col = false;
+  const Compiled c = compileZoo("resnet18", 64, "pynq", no_im2col);
   const LayerDecision& stem = c.report.layers.at(1);
   ASSERT_EQ(stem.name, "conv1.qconv");
   EXPECT_TRUE(stem.offloaded && stem.space_to_depth && !stem.im2col) << stem.reason;
@@ -337,16 +337,9 @@ TEST(AcceleratorLowering, SpaceToDepthStemKeepsTheHostsWorkWithinTheInput) {
 TEST(AcceleratorLowering, UnfoldedStemOnThirtyTwoLanes) {
   std::map<bool, double> gemm;
   for (bool allow : {true, false}) {
-    zoo::ZooOptions zo;
-    zo.image_size = 64;
-    CompileOptions o;
-    o.target = "vdla";
-    o.hw_config = "ultra96";
-    o.accel.allow_unfold = allow;
-    o.llvm_cpu_fallback = false;
-    Compiled c;
-    c.graph = zoo::buildModel("resnet18", zo);
-    c.artifact = compileGraph(*c.graph, o, &c.report);
+    AccelOptions a;
+    a.allow_unfold = allow;
+    const Compiled c = compileZoo("resnet18", 64, "ultra96", a);
     const LayerDecision& stem = c.report.layers.at(1);
     ASSERT_EQ(stem.name, "conv1.qconv");
     EXPECT_TRUE(stem.offloaded && stem.space_to_depth) << stem.reason;
