@@ -32,6 +32,8 @@ nlohmann::json compileReportJson(const CompileReport& report, const rt::Artifact
       layer["output_shape"] = l.output_shape;
       layer["macs"] = l.macs;
       layer["im2col"] = l.im2col;
+      layer["space_to_depth"] = l.space_to_depth;
+      layer["unfold_columns"] = l.unfold_columns;
       layer["estimated_cycles"] = l.estimate.cycles;
       layer["estimated_gemm_cycles"] = l.estimate.gemm_cycles;
       layer["instructions"] = l.instructions;

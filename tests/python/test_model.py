@@ -314,6 +314,21 @@ def test_vdla_compile_options(resnet18, resnet18_vdla_pynq, resnet18_input):
     np.testing.assert_array_equal(run_once(cpu_pool, resnet18_input)[0], expected)
 
 
+def test_column_unfold_option(resnet18, resnet18_input):
+    # On ultra96's 32-lane entries the stem takes its columns unfolded by two;
+    # allow_unfold=False keeps its space-to-depth form. Both are exact: the same logits.
+    on = vdla.compile(resnet18, target="vdla", config="ultra96")
+    off = vdla.compile(resnet18, target="vdla", config="ultra96", allow_unfold=False)
+
+    def stem(artifact):
+        return next(l for l in artifact.report["layers"] if l["name"] == "conv1.qconv")
+
+    assert stem(on)["space_to_depth"] and stem(on)["unfold_columns"] == 2
+    assert stem(off)["space_to_depth"] and stem(off)["unfold_columns"] == 1
+    assert stem(on)["estimated_gemm_cycles"] == pytest.approx(stem(off)["estimated_gemm_cycles"] / 2, rel=0.01)
+    np.testing.assert_array_equal(run_once(on, resnet18_input)[0], run_once(off, resnet18_input)[0])
+
+
 def test_unoptimised_compile_matches(resnet18, resnet18_ref, resnet18_input):
     plain = vdla.compile(resnet18, target="ref", optimize=False)
     assert len(plain.steps) >= len(resnet18_ref.steps)
