@@ -59,8 +59,10 @@ DesignSpace parseDesignSpace(const std::string& json_text, const std::string& or
     throw Error(origin + ": invalid JSON: " + e.what());
   }
   if (!doc.is_object()) throw Error(origin + ": a design space must be a JSON object");
-  rejectUnknown(doc, {"base", "gemm", "buffers_kib", "axi_bits", "clock_mhz", "latency_hiding", "depthwise_taps"}, "",
-                origin);
+  rejectUnknown(
+      doc,
+      {"base", "gemm", "buffers_kib", "axi_bits", "clock_mhz", "latency_hiding", "depthwise_taps", "acc_dual_read"}, "",
+      origin);
   DesignSpace s;
   if (doc.contains("base")) {
     if (!doc["base"].is_string()) throw Error(origin + ": field 'base': must be a config name or file");
@@ -87,6 +89,7 @@ DesignSpace parseDesignSpace(const std::string& json_text, const std::string& or
   s.clock_mhz = readList<double>(doc, "clock_mhz", "clock_mhz", origin);
   s.latency_hiding = readList<bool>(doc, "latency_hiding", "latency_hiding", origin);
   s.depthwise_taps = readList<uint32_t>(doc, "depthwise_taps", "depthwise_taps", origin);
+  s.acc_dual_read = readList<bool>(doc, "acc_dual_read", "acc_dual_read", origin);
   return s;
 }
 
@@ -111,6 +114,7 @@ std::string designSpaceToJson(const DesignSpace& s) {
   if (!s.latency_hiding.empty())
     j["latency_hiding"] = std::vector<bool>(s.latency_hiding.begin(), s.latency_hiding.end());
   put(j, "depthwise_taps", s.depthwise_taps);
+  if (!s.acc_dual_read.empty()) j["acc_dual_read"] = std::vector<bool>(s.acc_dual_read.begin(), s.acc_dual_read.end());
   return j.dump(2);
 }
 
@@ -148,72 +152,80 @@ std::vector<DesignPoint> enumerateDesignSpace(const DesignSpace& s, std::vector<
               for (uint64_t uop : orBase(s.uop_kib, base.uop_bytes / 1024))
                 for (uint32_t axi : orBase(s.axi_bits, base.axi_data_bits))
                   for (double clock : orBase(s.clock_mhz, base.clock_mhz))
-                    for (uint32_t taps : orBase(s.depthwise_taps, defaultTaps(base, bi, bo))) {
-                      json j = base_json;
-                      j.erase("derived");
-                      j["gemm"] = {{"batch", batch}, {"block_in", bi}, {"block_out", bo}};
-                      // OUT holds one int8 entry per ACC entry (int32): a quarter of its bytes.
-                      const uint64_t out = std::max<uint64_t>(1, acc / 4);
-                      j["buffers_kib"] = {
-                          {"uop", uop}, {"input", inp}, {"weight", wgt}, {"accumulator", acc}, {"output", out}};
-                      j["axi"]["data_bits"] = axi;
-                      j["target"]["clock_mhz"] = clock;
-                      if (taps)
-                        j["extensions"]["depthwise_taps"] = taps;
-                      else if (j.contains("extensions"))
-                        j["extensions"].erase("depthwise_taps");
-                      // The base's window on an array whose DWGEMM encoding
-                      // (taps, stride and lane_block where it has no
-                      // wgt_in) runs past 128 bits while GEMM's fits: the
-                      // point goes without DWGEMM rather than being refused
-                      // (when dropping bias_clear alone would not do).
-                      if (taps && s.depthwise_taps.empty() && !isaLayoutFits(j)) {
-                        json no_dw = j, no_bc = j;
-                        no_dw["extensions"].erase("depthwise_taps");
-                        if (no_bc["extensions"].contains("alu_bias_clear")) no_bc["extensions"].erase("alu_bias_clear");
-                        json neither = no_bc;
-                        neither["extensions"].erase("depthwise_taps");
-                        if (!isaLayoutFits(no_bc) && (isaLayoutFits(no_dw) || isaLayoutFits(neither))) {
-                          j = no_dw;
-                          taps = 0;
+                    for (uint32_t taps : orBase(s.depthwise_taps, defaultTaps(base, bi, bo)))
+                      for (bool dual_read : orBase(s.acc_dual_read, base.acc_dual_read)) {
+                        json j = base_json;
+                        j.erase("derived");
+                        j["gemm"] = {{"batch", batch}, {"block_in", bi}, {"block_out", bo}};
+                        // OUT holds one int8 entry per ACC entry (int32): a quarter of its bytes.
+                        const uint64_t out = std::max<uint64_t>(1, acc / 4);
+                        j["buffers_kib"] = {
+                            {"uop", uop}, {"input", inp}, {"weight", wgt}, {"accumulator", acc}, {"output", out}};
+                        j["axi"]["data_bits"] = axi;
+                        j["target"]["clock_mhz"] = clock;
+                        if (dual_read)
+                          j["extensions"]["acc_dual_read"] = true;
+                        else if (j.contains("extensions"))
+                          j["extensions"].erase("acc_dual_read");
+                        if (taps)
+                          j["extensions"]["depthwise_taps"] = taps;
+                        else if (j.contains("extensions"))
+                          j["extensions"].erase("depthwise_taps");
+                        // The base's window on an array whose DWGEMM encoding
+                        // (taps, stride and lane_block where it has no
+                        // wgt_in) runs past 128 bits while GEMM's fits: the
+                        // point goes without DWGEMM rather than being refused
+                        // (when dropping bias_clear alone would not do).
+                        if (taps && s.depthwise_taps.empty() && !isaLayoutFits(j)) {
+                          json no_dw = j, no_bc = j;
+                          no_dw["extensions"].erase("depthwise_taps");
+                          if (no_bc["extensions"].contains("alu_bias_clear"))
+                            no_bc["extensions"].erase("alu_bias_clear");
+                          json neither = no_bc;
+                          neither["extensions"].erase("depthwise_taps");
+                          if (!isaLayoutFits(no_bc) && (isaLayoutFits(no_dw) || isaLayoutFits(neither))) {
+                            j = no_dw;
+                            taps = 0;
+                          }
                         }
+                        const std::string name =
+                            "b" + std::to_string(batch) + "-" + std::to_string(bi) + "x" + std::to_string(bo) + "-i" +
+                            std::to_string(inp) + "-w" + std::to_string(wgt) + "-a" + std::to_string(acc) + "-u" +
+                            std::to_string(uop) + "-axi" + std::to_string(axi) + "-" + clockText(clock) + "mhz" +
+                            (taps ? "-dw" + std::to_string(taps) : "") + (dual_read ? "-dr" : "");
+                        j["name"] = name;
+                        j["description"] = "design point of a sweep over " + base.name;
+                        hw::HwConfig cfg;
+                        try {
+                          // A point whose deeper buffers leave no GEMM bit for
+                          // requant, or no ALU bit for bias_clear (which
+                          // gemm_requant needs), keeps the rest of the base's
+                          // extensions.
+                          if (j.contains("extensions") && j["extensions"].contains("gemm_requant") &&
+                              !isaLayoutFits(j)) {
+                            json no_rq = j;
+                            no_rq["extensions"].erase("gemm_requant");
+                            if (isaLayoutFits(no_rq))
+                              j = no_rq, j["description"] = j["description"].get<std::string>() +
+                                                            " (without gemm_requant, whose flag the GEMM encoding "
+                                                            "has no bit for)";
+                          }
+                          if (j.contains("extensions") && j["extensions"].contains("alu_bias_clear") &&
+                              !isaLayoutFits(j)) {
+                            j["extensions"].erase("alu_bias_clear");
+                            j["extensions"].erase("gemm_requant");
+                            j["description"] = j["description"].get<std::string>() +
+                                               " (without alu_bias_clear, whose flag the ALU encoding has no bit for)";
+                          }
+                          cfg = hw::parseConfig(j.dump(), "config");
+                        } catch (const Error& e) {
+                          // "config: field ...": the validator's reason, named by the point.
+                          if (refused)
+                            refused->push_back({name, std::string(e.what()).substr(std::strlen("config: "))});
+                          continue;
+                        }
+                        for (bool lh : orBase(s.latency_hiding, true)) points.push_back({cfg, lh});
                       }
-                      const std::string name = "b" + std::to_string(batch) + "-" + std::to_string(bi) + "x" +
-                                               std::to_string(bo) + "-i" + std::to_string(inp) + "-w" +
-                                               std::to_string(wgt) + "-a" + std::to_string(acc) + "-u" +
-                                               std::to_string(uop) + "-axi" + std::to_string(axi) + "-" +
-                                               clockText(clock) + "mhz" + (taps ? "-dw" + std::to_string(taps) : "");
-                      j["name"] = name;
-                      j["description"] = "design point of a sweep over " + base.name;
-                      hw::HwConfig cfg;
-                      try {
-                        // A point whose deeper buffers leave no GEMM bit for
-                        // requant, or no ALU bit for bias_clear (which
-                        // gemm_requant needs), keeps the rest of the base's
-                        // extensions.
-                        if (j.contains("extensions") && j["extensions"].contains("gemm_requant") && !isaLayoutFits(j)) {
-                          json no_rq = j;
-                          no_rq["extensions"].erase("gemm_requant");
-                          if (isaLayoutFits(no_rq))
-                            j = no_rq, j["description"] = j["description"].get<std::string>() +
-                                                          " (without gemm_requant, whose flag the GEMM encoding "
-                                                          "has no bit for)";
-                        }
-                        if (j.contains("extensions") && j["extensions"].contains("alu_bias_clear") &&
-                            !isaLayoutFits(j)) {
-                          j["extensions"].erase("alu_bias_clear");
-                          j["extensions"].erase("gemm_requant");
-                          j["description"] = j["description"].get<std::string>() +
-                                             " (without alu_bias_clear, whose flag the ALU encoding has no bit for)";
-                        }
-                        cfg = hw::parseConfig(j.dump(), "config");
-                      } catch (const Error& e) {
-                        // "config: field ...": the validator's reason, named by the point.
-                        if (refused) refused->push_back({name, std::string(e.what()).substr(std::strlen("config: "))});
-                        continue;
-                      }
-                      for (bool lh : orBase(s.latency_hiding, true)) points.push_back({cfg, lh});
-                    }
   return points;
 }
 

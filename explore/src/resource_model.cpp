@@ -139,6 +139,13 @@ ResourceFeatures resourceFeatures(const hw::HwConfig& c) {
     f.bram36 += blockRam36(m.width, m.depth, m.lanes);
     f.lutram_luts += lutRam(m.width, m.depth);
   }
+  // acc_dual_read: a second copy of ACC (vdla_compute's acc_src_mem). Its
+  // logic is a wider select on the operand registers' inputs, which the
+  // fitted LUT terms do not separate.
+  if (c.acc_dual_read) {
+    f.bram36 += blockRam36(acc_w, c.depth(hw::Memory::Acc), acc_w > 32);
+    f.lutram_luts += lutRam(acc_w, c.depth(hw::Memory::Acc));
+  }
   f.bram36 += kCommandQueues * blockRam36(kCommandQueueBits, c.command_queue_depth, false);
   f.lutram_luts += kCommandQueues * lutRam(kCommandQueueBits, c.command_queue_depth);
   return f;

@@ -68,7 +68,7 @@ TEST(DesignSpaceTest, EnumeratesTheProductOnTheBase) {
   for (const DesignPoint& p : points)
     if (p.config.block_out == 16 && p.config.weight_bytes == 128 * 1024 && p.latency_hiding) {
       EXPECT_EQ(p.config.hash, pynq.hash);
-      EXPECT_EQ(p.config.name, "b1-16x16-i64-w128-a128-u32-axi64-150mhz-dw5");
+      EXPECT_EQ(p.config.name, "b1-16x16-i64-w128-a128-u32-axi64-150mhz-dw5-dr");
       found = true;
     }
   EXPECT_TRUE(found);
@@ -82,8 +82,33 @@ TEST(DesignSpaceTest, RefusedCombinationsCarryTheValidatorsReason) {
   const std::vector<DesignPoint> points = enumerateDesignSpace(s, &refused);
   ASSERT_EQ(points.size(), 1u);
   ASSERT_EQ(refused.size(), 1u);
-  EXPECT_EQ(refused[0].name, "b1-16x16-i64-w128-a1024-u32-axi64-150mhz-dw5");
+  EXPECT_EQ(refused[0].name, "b1-16x16-i64-w128-a1024-u32-axi64-150mhz-dw5-dr");
   EXPECT_NE(refused[0].reason.find("bits but instructions are 128 bits"), std::string::npos) << refused[0].reason;
+}
+
+// Unlisted, acc_dual_read is the base's; listed, each point comes with and
+// without it, and only the extension and the name tell them apart.
+TEST(DesignSpaceTest, AccDualReadIsTheBasesOrSwept) {
+  DesignSpace s;
+  s.base = "pynq";
+  const hw::HwConfig pynq = hw::loadConfig("pynq");
+  std::vector<DesignPoint> points = enumerateDesignSpace(s, nullptr);
+  ASSERT_EQ(points.size(), 1u);
+  EXPECT_EQ(points[0].config.acc_dual_read, pynq.acc_dual_read);
+  s.acc_dual_read = {false, true};
+  points = enumerateDesignSpace(s, nullptr);
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_FALSE(points[0].config.acc_dual_read);
+  EXPECT_TRUE(points[1].config.acc_dual_read);
+  EXPECT_EQ(points[0].config.name + "-dr", points[1].config.name);
+  EXPECT_NE(points[0].config.hash, points[1].config.hash);
+  hw::HwConfig on = points[1].config;  // all else equal
+  on.acc_dual_read = false;
+  on.name = points[0].config.name;
+  on.hash = points[0].config.hash;
+  EXPECT_EQ(hw::configToJson(on), hw::configToJson(points[0].config));
+  EXPECT_EQ(parseDesignSpace(designSpaceToJson(s), "x").acc_dual_read, s.acc_dual_read);
+  EXPECT_THROW(parseDesignSpace(R"({"acc_dual_read": [1]})", "x"), Error);
 }
 
 // Unlisted, the base's DWGEMM window goes where the array can hold it
@@ -111,7 +136,7 @@ TEST(DesignSpaceTest, DepthwiseWindowFollowsTheArray) {
   points = enumerateDesignSpace(s, &refused);
   ASSERT_EQ(points.size(), 3u);  // 16x32 with 3 taps is refused
   ASSERT_EQ(refused.size(), 1u);
-  EXPECT_EQ(refused[0].name, "b1-16x32-i4-w4-a16-u32-axi32-150mhz-dw3");
+  EXPECT_EQ(refused[0].name, "b1-16x32-i4-w4-a16-u32-axi32-150mhz-dw3-dr");
   EXPECT_NE(refused[0].reason.find("block_in >= gemm.block_out"), std::string::npos) << refused[0].reason;
   EXPECT_EQ(parseDesignSpace(designSpaceToJson(s), "x").depthwise_taps, s.depthwise_taps);
 }

@@ -30,14 +30,20 @@ TEST(FpgaPartTest, UnknownPartNamesTheKnownOnes) {
 }
 
 // The structural parts reproduce what yosys inferred for pynq (docs/hardware.md):
-// 128 DSPs for the 256 products, 103 BRAM36 (WGT 32, ACC 32, INP 16, UOP 8, OUT 7.5, queues 7.5;
-// with 32/256 KiB of INP/WGT, pynq-w256 in the calibration data, 127: WGT 64, INP 8).
+// 128 DSPs for the 256 products, 103 BRAM36 without acc_dual_read (WGT 32,
+// ACC 32, INP 16, UOP 8, OUT 7.5, queues 7.5; with 32/256 KiB of INP/WGT,
+// pynq-w256 in the calibration data, 127: WGT 64, INP 8), and ACC's copy
+// another 32 with it.
 TEST(ResourceModelTest, StructureOfPynqMatchesItsSynthesis) {
-  const ResourceFeatures f = resourceFeatures(shipped("pynq"));
+  hw::HwConfig pynq = shipped("pynq");
+  ASSERT_TRUE(pynq.acc_dual_read);
+  const ResourceFeatures f = resourceFeatures(pynq);
   EXPECT_EQ(f.dsp_pairs, 128);
   EXPECT_EQ(f.alu_lanes, 16);
-  EXPECT_EQ(f.bram36, 103);
+  EXPECT_EQ(f.bram36, 135);
   EXPECT_EQ(f.lutram_luts, 0);
+  pynq.acc_dual_read = false;
+  EXPECT_EQ(resourceFeatures(pynq).bram36, 103);
 }
 
 // tiny's 64-entry memories stay in LUT RAM; only UOP (256 x 32, one RAMB18)

@@ -122,6 +122,8 @@ int exploreCommand(const std::vector<std::string>& args) {
       "depthwise-taps", po::value<std::string>(),
       "DWGEMM windows, e.g. 0,3,5 (0: without; default: the base's where the array holds it)")(
       "latency-hiding", po::value<std::string>(), "on, off or on,off")(
+      "acc-dual-read", po::value<std::string>(),
+      "the second ACC read port (extension acc_dual_read): on, off or on,off (default: the base's)")(
       "clock-cap", po::value<double>(), "highest clock to consider (default: the vendor DPU's clock on the part)")(
       "objective", po::value<std::string>()->default_value("accelerator"),
       "what the front ranks by: accelerator (its latency) or end-to-end (plus the board CPU's share)")(
@@ -169,6 +171,12 @@ int exploreCommand(const std::vector<std::string>& args) {
   if (vm.count("clock-mhz")) space.clock_mhz = parseList<double>(vm["clock-mhz"].as<std::string>(), "clock-mhz");
   if (vm.count("depthwise-taps"))
     space.depthwise_taps = parseList<uint32_t>(vm["depthwise-taps"].as<std::string>(), "depthwise-taps");
+  if (vm.count("acc-dual-read")) {
+    space.acc_dual_read.clear();
+    std::stringstream ss(vm["acc-dual-read"].as<std::string>());
+    std::string m;
+    while (std::getline(ss, m, ',')) space.acc_dual_read.push_back(parseOnOff(m, "acc-dual-read"));
+  }
   if (vm.count("latency-hiding")) {
     space.latency_hiding.clear();
     std::stringstream ss(vm["latency-hiding"].as<std::string>());

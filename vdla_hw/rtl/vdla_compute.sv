@@ -17,7 +17,8 @@
 // at one edge, so one level of forwarding is exact.
 //
 // The ALU with a tensor operand needs ACC[dst] and ACC[src] on the one read
-// port (a second port would double the ACC block RAM). The src read of op n in
+// port (a second port doubles the ACC block RAM: extension acc_dual_read,
+// below). The src read of op n in
 // S3 would collide with the dst read of op n-1 in S4, so such an op waits one
 // cycle in S1 when op n-1 is right ahead of it: two cycles per vector. Most
 // tensor operands are parameter vectors that stay the same for many vectors,
@@ -37,6 +38,16 @@
 // a bias fetch (a bubble op that only reads) ahead of the op.
 // An instruction completes when the pipeline has drained, so LOADs into ACC and
 // the next instruction never overlap it.
+//
+// Extension acc_dual_read: a copy of ACC that takes every write of the first
+// (the same write port signals) serves the src and bias reads of S3, and the
+// first keeps S4's dst reads and SETREQ's. A tensor-operand op or a bias
+// fetch then never waits for the op ahead of it: one vector per cycle. Its
+// S3 read now also misses the write of the op one stage ahead, which S5
+// makes at the edge where the read data is taken into the register, so that
+// edge takes S5's result when it writes the entry read (the newest value),
+// else `last_wr` as before. Without the extension that case cannot arise
+// and the forwarding path is not built.
 //
 // Extension gemm_requant: SETREQ loads the requantisation registers req_op,
 // req_imm, req_operand (ACC[sram_base]) and req_bias (ACC[sram_base+1])
@@ -100,6 +111,7 @@ module vdla_compute (
   localparam int AXI = vdla_pkg::AXI_DATA_BITS;
   localparam int ACC_BEAT = (ACC_W < AXI) ? ACC_W : AXI;  // LOAD ACC bits per beat
   localparam int ACC8_BEAT = (vdla_pkg::ACC8_ENTRY_BITS < AXI) ? vdla_pkg::ACC8_ENTRY_BITS : AXI;
+  localparam bit DualRead = vdla_pkg::ACC_DUAL_READ != 0;  // extension acc_dual_read
 
   logic start, done;
   logic [127:0] insn;
@@ -412,9 +424,10 @@ module vdla_compute (
   logic [vdla_pkg::ACC_IDX_BITS-1:0] bias_tag;
   wire [vdla_pkg::ACC_IDX_BITS-1:0] s1_bias_idx = s1_src_idx + 1'b1;
   wire need_bias = s1_live && bias_alu && !idx_err && !(bias_tag_valid && bias_tag == s1_bias_idx);
-  wire bias_issue = need_bias && !s2_valid;
-  // A src read in S3 must not meet the dst read of the op one stage ahead.
-  assign s1_stall = need_bias || (s1_live && tensor_alu && !idx_err && !s1_opr_hit && s2_valid);
+  wire bias_issue = need_bias && (DualRead || !s2_valid);
+  // A src read in S3 must not meet the dst read of the op one stage ahead
+  // (on the one read port; acc_dual_read reads src on the copy).
+  assign s1_stall = need_bias || (!DualRead && s1_live && tensor_alu && !idx_err && !s1_opr_hit && s2_valid);
   wire s1_pass = s1_live && !idx_err && !s1_stall;
   wire load_acc_wr = wr_valid && !ld_uop && cstate == C_LOAD;
   always_ff @(posedge clk) begin
@@ -510,8 +523,21 @@ module vdla_compute (
   wire req_read = vdla_pkg::GEMM_REQUANT != 0 && (cstate == C_REQ_OPR || cstate == C_REQ_BIAS);
   wire [vdla_pkg::ACC_IDX_BITS-1:0] req_raddr =
       setreq_base[vdla_pkg::ACC_IDX_BITS-1:0] + vdla_pkg::ACC_IDX_BITS'(cstate == C_REQ_BIAS);
-  assign acc_re = src_read || bias_read || (s4_valid && s4_wr) || req_read;
-  assign acc_raddr = req_read ? req_raddr : (src_read || bias_read) ? s3_src[vdla_pkg::ACC_IDX_BITS-1:0] : s4_dst;
+  wire src_port_read = src_read || bias_read;  // S3's read of ACC[src] or ACC[src+1]
+  assign acc_re = (!DualRead && src_port_read) || (s4_valid && s4_wr) || req_read;
+  assign acc_raddr = req_read ? req_raddr :
+                     (!DualRead && src_port_read) ? s3_src[vdla_pkg::ACC_IDX_BITS-1:0] : s4_dst;
+  // The data of S3's read: from the copy with acc_dual_read, else from the
+  // one port.
+  logic [ACC_W-1:0] src_rdata;
+  if (DualRead) begin : g_acc_copy
+    vdla_ram #(.WIDTH(ACC_W), .DEPTH(vdla_pkg::ACC_DEPTH), .LANE(32)) acc_src_mem (
+        .clk, .we(acc_we), .waddr(acc_waddr), .wdata(acc_wdata), .re(src_port_read),
+        .raddr(s3_src[vdla_pkg::ACC_IDX_BITS-1:0]), .rdata(src_rdata)
+    );
+  end else begin : g_one_port
+    assign src_rdata = acc_rdata;
+  end
 
   // The requantisation state (SETREQ): after reset REQ with zero operand,
   // bias and imm. ACC[sram_base] arrives in C_REQ_BIAS, ACC[sram_base+1] in
@@ -549,19 +575,24 @@ module vdla_compute (
   logic s4_src_pending, s4_bias_pending;
   // What the op in S5 writes to ACC: its result, or zero with bias_clear.
   wire [ACC_W-1:0] acc_result = bias_clear ? '0 : result;
+  // acc_dual_read: S5 writes the entry that S4's src or bias read took (see
+  // the header).
+  wire s4_src_from_s5 = DualRead && s5_write && s5_dst == s4_src_addr;
   always_ff @(posedge clk) begin
     s4_src_pending <= src_read;
     s4_bias_pending <= bias_read;
     s4_src_addr <= s3_src[vdla_pkg::ACC_IDX_BITS-1:0];
     if (s4_src_pending) begin
-      src_operand <= (last_wr_valid && last_wr_addr == s4_src_addr) ? last_wr_data : acc_rdata;
+      src_operand <= s4_src_from_s5 ? acc_result :
+                     (last_wr_valid && last_wr_addr == s4_src_addr) ? last_wr_data : src_rdata;
       opr_idx <= s4_src_addr;
     end else if (s5_write && s5_dst == opr_idx) begin
       src_operand <= acc_result;  // the entry it holds is written (GEMM or ALU)
     end
     if (vdla_pkg::ALU_BIAS_CLEAR != 0) begin
       if (s4_bias_pending) begin
-        bias_operand <= (last_wr_valid && last_wr_addr == s4_src_addr) ? last_wr_data : acc_rdata;
+        bias_operand <= s4_src_from_s5 ? acc_result :
+                        (last_wr_valid && last_wr_addr == s4_src_addr) ? last_wr_data : src_rdata;
         bias_idx <= s4_src_addr;
       end else if (s5_write && s5_dst == bias_idx) begin
         bias_operand <= acc_result;

@@ -143,6 +143,7 @@ json hardwareJson(const HwConfig& c) {
   if (c.depthwise_taps) j["extensions"]["depthwise_taps"] = c.depthwise_taps;
   if (c.alu_bias_clear) j["extensions"]["alu_bias_clear"] = true;
   if (c.gemm_requant) j["extensions"]["gemm_requant"] = true;
+  if (c.acc_dual_read) j["extensions"]["acc_dual_read"] = true;
   return j;
 }
 
@@ -298,6 +299,7 @@ HwConfig parseConfig(const std::string& json_text, const std::string& origin) {
           uint32_t(ext.unsignedInt("depthwise_taps", 0, kMaxDepthwiseTaps, "DWGEMM's taps field is 4 bits"));
     c.alu_bias_clear = ext.has("alu_bias_clear") && ext.boolean("alu_bias_clear");
     c.gemm_requant = ext.has("gemm_requant") && ext.boolean("gemm_requant");
+    c.acc_dual_read = ext.has("acc_dual_read") && ext.boolean("acc_dual_read");
     ext.rejectUnknown();
     // A requantising GEMM runs REQ (or FREQ) on the ALU lanes with the bias
     // added first, as an ALU op with bias_clear does.

@@ -41,9 +41,12 @@ bool offsetInReq(const hw::HwConfig& cfg) { return cfg.fused_requant && cfg.alu_
 // clip (one REQ, or MULSHR and CLIP).
 constexpr int64_t kUopsPerHalf = 5;
 // ALU passes, and their cycles per entry of a tile: every pass one, ADD of B
-// two (its operand changes with every entry, and ACC has one read port).
+// two without acc_dual_read (its operand changes with every entry:
+// HwConfig::tensorAluCyclesPerVector).
 int64_t aluPasses(const hw::HwConfig& cfg) { return (offsetInReq(cfg) ? 3 : 4) + roundAndClipPasses(cfg); }
-int64_t aluCyclesPerEntry(const hw::HwConfig& cfg) { return aluPasses(cfg) + 1; }
+int64_t aluCyclesPerEntry(const hw::HwConfig& cfg) {
+  return aluPasses(cfg) - 1 + int64_t(cfg.tensorAluCyclesPerVector());
+}
 
 int64_t entriesOf(const AddLayer& L, const hw::HwConfig& cfg) {
   const rt::accel::PackedGeometry g =

@@ -69,11 +69,13 @@ CostEstimate estimateGlobalPoolPlan(const GlobalPoolLayer& L, const TilePlan& p,
     const int64_t g = std::min(G, planes - p0);
     const double in_bytes = double(g * area * E) * entry, out_bytes = double(g * E) * entry;
     const double load = kDmaOverheadCycles + in_bytes / bus;
-    // MOV and ADD read an operand that changes with every vector: two cycles
-    // each (docs/hardware.md); SHR, ADD and the scaling one each.
+    // MOV and ADD read an operand that changes with every vector: two ACC
+    // reads each (HwConfig::tensorAluCyclesPerVector); SHR, ADD and the
+    // scaling one cycle each.
     const int64_t after = (L.form.pre_shift > 0 ? 2 : 1) + roundAndClipPasses(cfg);
     const int64_t passes = (area > 1 ? 2 : 1) + after;
-    const double alu = double((2 * g * area + after * g) * E) + double(passes) * kPipelineOverheadCycles;
+    const int64_t tensor = int64_t(cfg.tensorAluCyclesPerVector());
+    const double alu = double((tensor * g * area + after * g) * E) + double(passes) * kPipelineOverheadCycles;
     last_store = kDmaOverheadCycles + out_bytes / bus;
     e.load_cycles += load;
     e.alu_cycles += alu;

@@ -49,10 +49,6 @@ Window windowOf(const PoolLayer& L, int64_t oh0, int64_t rows) {
   return w;
 }
 
-// ALU instructions with a tensor operand that changes with every vector read
-// ACC twice through its one port: two cycles per vector (docs/hardware.md).
-constexpr double kTensorAluCyclesPerVector = 2;
-
 // Separable windows: when row 1 of each output's window belongs to that
 // output alone (a row stride of at least 2 and a window at most one row
 // taller), the window's rows are first folded into that row in place (one
@@ -111,7 +107,9 @@ CostEstimate estimatePoolPlan(const PoolLayer& L, const TilePlan& p, const hw::H
     const double in_bytes = double(std::max<int64_t>(w.valid_rows, 0) * w.valid_cols * E) * entry;
     const double out_bytes = double(rows * L.ow * E) * entry;
     const double load = kDmaOverheadCycles + in_bytes / bus;
-    const double alu = kTensorAluCyclesPerVector * poolAluVectors(L, rows, E) +
+    // ALU instructions with a tensor operand that changes with every vector:
+    // two ACC reads per vector (HwConfig::tensorAluCyclesPerVector).
+    const double alu = double(cfg.tensorAluCyclesPerVector()) * poolAluVectors(L, rows, E) +
                        double(poolAluInstructions(L)) * kPipelineOverheadCycles;
     last_store = kDmaOverheadCycles + out_bytes / bus;
     e.load_cycles += double(planes) * load;

@@ -106,9 +106,10 @@ LayerBlocks layerBlocks(const ConvLayer& L, const hw::HwConfig& cfg) {
   b.border_kinds = static_cast<int64_t>(b.border_extents.size());
   b.param_vectors = (b.param_kinds + b.border_kinds) * b.out_blocks;
   b.alu_passes = static_cast<int>(seq.init.size() + seq.after.size());
-  auto cyclesPerVector = [](const std::vector<AluPass>& passes) {
+  const int tensor_cycles = static_cast<int>(cfg.tensorAluCyclesPerVector());
+  auto cyclesPerVector = [tensor_cycles](const std::vector<AluPass>& passes) {
     int n = 0;
-    for (const AluPass& pass : passes) n += pass.src == AluPass::Src::Residual ? 2 : 1;
+    for (const AluPass& pass : passes) n += pass.src == AluPass::Src::Residual ? tensor_cycles : 1;
     return n;
   };
   b.init_alu_passes = static_cast<int>(seq.init.size());

@@ -5,7 +5,7 @@
 //    "gemm": {"batch": [1], "block_in": [16, 32], "block_out": [16, 32, 64]},
 //    "buffers_kib": {"input": [32, 64], "weight": [256, 512], "accumulator": [128, 256]},
 //    "axi_bits": [64, 128], "clock_mhz": [200, 250, 300], "latency_hiding": [true, false],
-//    "depthwise_taps": [0, 3]}
+//    "depthwise_taps": [0, 3], "acc_dual_read": [false, true]}
 // Every field is optional (a missing one keeps the base's value). The output
 // buffer follows the accumulator (the ISA needs one entry per ACC entry).
 // Without "depthwise_taps" each point keeps the base's DWGEMM window where its
@@ -15,7 +15,8 @@
 // The base's alu_bias_clear stays on wherever the ALU encoding has a bit left
 // for its flag (deeper buffers widen the ALU's index fields) and is dropped
 // elsewhere; likewise gemm_requant with the GEMM's bit for requant (and
-// wherever alu_bias_clear goes, which it needs).
+// wherever alu_bias_clear goes, which it needs). Without "acc_dual_read"
+// each point keeps the base's.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,7 @@ struct DesignSpace {
   std::vector<double> clock_mhz;
   std::vector<bool> latency_hiding;
   std::vector<uint32_t> depthwise_taps;  // 0: without DWGEMM
+  std::vector<bool> acc_dual_read;       // the extension acc_dual_read off or on
 };
 
 // Parses the JSON form; errors name `origin` and the field.

@@ -69,6 +69,13 @@ struct HwConfig {
   // reduction fits one GEMM needs no ALU pass (docs/isa.md). Needs
   // fused_requant and alu_bias_clear (it shares their lanes and registers).
   bool gemm_requant = false;
+  // acc_dual_read: a second read port on ACC (a copy of the accumulator
+  // memory that takes the same writes), so that an ALU op with a tensor
+  // operand reads ACC[dst] and ACC[src] in the same cycle: one vector per
+  // cycle instead of two. Programs and results are unchanged; it trades the
+  // ACC's block RAM a second time for the speed of max pooling, additions
+  // and residuals (docs/hardware.md).
+  bool acc_dual_read = false;
 
   // 64-bit FNV-1a of the canonical form of every hardware-relevant field
   // (everything but name and description). The hardware exposes it; the
@@ -87,6 +94,10 @@ struct HwConfig {
   // DWGEMM's lane blocks: the block_out-channel slices of an input entry that
   // its lane_block field selects (block_in / block_out; 1 on square arrays).
   uint32_t depthwiseLaneBlocks() const { return block_in > block_out ? block_in / block_out : 1; }
+  // Cycles per vector of an ALU op whose tensor operand changes with every
+  // vector: it reads ACC[dst] and ACC[src], two reads on ACC's one read port,
+  // or one cycle with acc_dual_read.
+  uint32_t tensorAluCyclesPerVector() const { return acc_dual_read ? 1 : 2; }
   std::string hashHex() const;
 };
 

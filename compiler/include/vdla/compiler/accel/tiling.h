@@ -97,9 +97,10 @@ struct LayerBlocks {
   int64_t param_vectors;                     // their ACC entries ((param + border kinds) x OCB)
   int alu_passes;                            // ALU passes per output element (init included)
   // Cycles those passes take per output vector: a pass whose tensor operand
-  // changes with every vector (the residual region) reads ACC twice through
-  // its one read port, two cycles; parameter vectors stay in the operand
-  // register, one (docs/hardware.md, "ALU with a tensor operand").
+  // changes with every vector (the residual region) reads ACC twice, two
+  // cycles on its one read port (one with acc_dual_read); parameter vectors
+  // stay in the operand register, one (docs/hardware.md, "ALU with a tensor
+  // operand").
   int alu_cycles_per_vector;
   // The same for the passes before the GEMMs (a residual's scaling), which
   // a requantising tile still runs.
