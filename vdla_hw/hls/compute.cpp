@@ -379,7 +379,9 @@ UOPS:
 }
 
 // One vector per micro-op; the tensor operand is read before the result is
-// written, so dst == src is well defined.
+// written, so dst == src is well defined. (The extension acc_dual_read, a
+// second ACC read port, changes the RTL's timing of these loops, not what
+// they compute, so it has no code here: the same function serves both.)
 void alu(const LoopNest& n, const uint32_t* uop, int32_t (*acc)[BATCH][BLOCK_OUT], int8_t (*out)[BATCH][BLOCK_OUT]) {
 OUTER:
   for (uint32_t o = 0; o < n.iter_out; ++o) {
