@@ -247,6 +247,7 @@ TEST(ConfigHashTest, ChangesWithEveryHardwareField) {
       {"extensions.float_requant", [](json& j) { j["extensions"]["float_requant"] = true; }},
       {"extensions.depthwise_taps", [](json& j) { j["extensions"]["depthwise_taps"] = 2; }},
       {"extensions.depthwise_taps off", [](json& j) { j["extensions"]["depthwise_taps"] = 0; }},
+      {"extensions.acc_dual_read", [](json& j) { j["extensions"]["acc_dual_read"] = false; }},
   };
   const uint64_t base = loadConfig("pynq").hash;
   std::set<uint64_t> seen = {base};

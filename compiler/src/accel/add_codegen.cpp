@@ -86,9 +86,10 @@ CostEstimate estimateAddPlan(const AddLayer& L, const TilePlan& p, const hw::HwC
     const int64_t cnt = std::min(R, E - e0);
     const double bytes = double(cnt) * entry;
     const double load = 2 * (kDmaOverheadCycles + bytes / bus);
-    // A bias_clear pass loads its operand and bias once: two cycles more.
+    // A bias_clear pass loads its operand and bias once
+    // (HwConfig::biasMissExtraCycles).
     const double alu = double(aluCyclesPerEntry(cfg) * cnt) + double(aluPasses(cfg)) * kPipelineOverheadCycles +
-                       (offsetInReq(cfg) ? 2.0 : 0.0);
+                       (offsetInReq(cfg) ? double(cfg.biasMissExtraCycles()) : 0.0);
     last_store = kDmaOverheadCycles + bytes / bus;
     e.load_cycles += load;
     e.alu_cycles += alu;

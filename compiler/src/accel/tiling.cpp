@@ -310,9 +310,9 @@ CostEstimate estimatePlan(const ConvLayer& L, const TilePlan& p, const hw::HwCon
         const double alu_insns = b.out_group > 1 ? double(oc / b.out_group) : 1.0;
         double alu = double(b.alu_cycles_per_vector) * double(oc * rows * p.cols) +
                      double(b.alu_passes) * alu_insns * kPipelineOverhead;
-        // bias_clear: each oc block's bias fetch and operand read (three
-        // cycles, against one for an operand alone).
-        if (b.bias_clear) alu += 2.0 * double(oc);
+        // bias_clear: each oc block's bias fetch and operand read
+        // (HwConfig::biasMissExtraCycles).
+        if (b.bias_clear) alu += double(cfg.biasMissExtraCycles()) * double(oc);
         double residual_load = 0;  // of alu: the compute module's load of R
         if (gemm_requant)          // the GEMMs requantise: only the passes before them are left
           alu = double(b.init_alu_cycles_per_vector) * double(oc * rows * p.cols) +

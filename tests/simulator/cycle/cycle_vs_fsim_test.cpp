@@ -423,11 +423,16 @@ TEST_P(OperandRegisterTest, SrcIsTheDstOfAnOpAhead) {
   p.push_back(hw::makeAlu(AluOp::Max, LoopNest{0, 1, 1, n, 0, 1, 0, 1}));              // ACC[i+1] = max(., ACC[i])
   p.push_back(hw::makeAlu(AluOp::Min, LoopNest{0, 1, 2, n / 2, n / 2, 1, n / 2, 1}));  // the chain over both loops
   if (r.cfg.alu_bias_clear) {
-    // bias_clear reads ACC[src+1] too: here the dst of the op itself and of
-    // the op ahead (its result then goes to OUT only, and ACC[dst] to zero).
-    Instruction b = hw::makeAlu(AluOp::Add, LoopNest{0, 1, 1, n / 2, 0, 1, 0, 1});
-    b.bias_clear = true;
-    p.push_back(b);
+    // bias_clear reads ACC[src+1] too, through a bias fetch ahead of every op
+    // here (the src changes each time): ACC[src+1] is the dst of the op
+    // itself (micro-op 0), then of the op one ahead (micro-op 1: dst i+2,
+    // src i); its result goes to OUT only and ACC[dst] to zero.
+    for (uint32_t u : {0u, 1u}) {
+      Instruction b = hw::makeAlu(AluOp::Add, LoopNest{u, u + 1, 1, n / 2, 0, 1, 0, 1});
+      b.bias_clear = true;
+      p.push_back(b);
+      p.push_back(hw::makeAluImm(AluOp::Add, LoopNest{2, 3, 1, n + 2, 0, 1, 0, 0}, 7));  // refill the zeros
+    }
   }
   storeAccThroughOut(r, p, n + 2, r.entryOf(uop, Memory::Uop) + 2);
   p.push_back(hw::makeFinish());

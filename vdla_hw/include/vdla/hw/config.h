@@ -98,6 +98,11 @@ struct HwConfig {
   // vector: it reads ACC[dst] and ACC[src], two reads on ACC's one read port,
   // or one cycle with acc_dual_read.
   uint32_t tensorAluCyclesPerVector() const { return acc_dual_read ? 1 : 2; }
+  // Cycles a bias_clear op loses when its bias and operand are not in their
+  // registers: the bias fetch ahead of it, and on one read port its own src
+  // read waiting for the fetch (three cycles instead of one; two with
+  // acc_dual_read).
+  uint32_t biasMissExtraCycles() const { return acc_dual_read ? 1 : 2; }
   std::string hashHex() const;
 };
 
