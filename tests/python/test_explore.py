@@ -146,6 +146,19 @@ def test_clock_cap():
     assert any("above the cap" in r["reason"] for r in x.refused)
 
 
+def test_acc_dual_read_dimension():
+    # ACC's second read port: the same design with and without it, its copy
+    # of ACC in the block RAM, its tensor passes (max pooling) faster.
+    x = vdla.explore("resnet18", {"base": "pynq", "acc_dual_read": [False, True]}, image_size=SMALL)
+    assert x.document["space"]["acc_dual_read"] == [False, True]
+    assert len(x.points) == 2
+    without, with_copy = sorted(x.points, key=lambda p: p["name"].endswith("-dr"))
+    assert with_copy["name"] == without["name"] + "-dr"
+    assert with_copy["resources"]["bram36"] == without["resources"]["bram36"] + 32
+    assert with_copy["resources"]["dsp"] == without["resources"]["dsp"]
+    assert with_copy["latency_ms"] < without["latency_ms"]
+
+
 def test_end_to_end_objective():
     # On ultra96's board 1x16x32 leaves every activation to the host
     # (host_ms): end to end it cannot be on the front, whatever its DSPs.
