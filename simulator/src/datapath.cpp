@@ -211,6 +211,23 @@ void Datapath::store(const hw::Instruction& insn, const std::string& where, Exec
                 std::to_string(insn.sram_base + entries) + ") but the memory has " + std::to_string(depth) +
                 " entries");
   const uint32_t entry_bytes = cfg_.entryBytes(Memory::Output);
+  if (insn.memory == Memory::Input) {
+    // STORE INP (inp_writeback): the rows land in INP, `dram_base` being the
+    // INP index of the first entry; OUT and INP entries have one width. Each
+    // row is checked before it is written, as the hardware does (the rows
+    // before a failing one stay written; INP is on chip, so DRAM is the same).
+    if (entries == 0) return;
+    const uint64_t inp_depth = cfg_.depth(Memory::Input);
+    for (uint64_t r = 0; r < insn.y_size; ++r) {
+      const uint64_t row = insn.dram_base + r * insn.x_stride;
+      if (row + insn.x_size > inp_depth)
+        throw Error(where + ": writes INP entries [" + std::to_string(row) + ", " + std::to_string(row + insn.x_size) +
+                    ") but the memory has " + std::to_string(inp_depth) + " entries");
+      std::memcpy(&inp_[(insn.dram_base + r * insn.x_stride) * inp_entry_],
+                  &out_[(insn.sram_base + r * insn.x_size) * out_entry_], size_t(insn.x_size) * entry_bytes);
+    }
+    return;
+  }
   for (uint64_t r = 0; r < insn.y_size; ++r) {
     if (insn.x_size == 0) break;
     uint64_t dst_entry = insn.dram_base + r * uint64_t(insn.x_stride);

@@ -35,6 +35,12 @@ TEST(AssemblyTest, DisassembleCanonicalForms) {
   Instruction store = makeStore(3, 0x100, 4, 8, 8);
   store.pop_prev = store.push_prev = true;
   EXPECT_EQ(disassemble(store), "STORE OUT sram=3 dram=0x100 y=4 x=8 stride=8 pop_prev push_prev");
+  Instruction to_inp = makeStore(3, 0x22, 4, 8, 10);
+  to_inp.memory = Memory::Input;  // STORE INP (inp_writeback): dram is an INP index
+  EXPECT_EQ(disassemble(to_inp), "STORE INP sram=3 dram=0x22 y=4 x=8 stride=10");
+  const IsaLayout pynq(loadConfig("pynq"));
+  EXPECT_EQ(assemble("STORE INP sram=3 dram=0x22 y=4 x=8 stride=10\nFINISH\n", pynq, "t.s").front().memory,
+            Memory::Input);
   LoopNest l;
   l.uop_begin = 0;
   l.uop_end = 4;
@@ -239,8 +245,8 @@ TEST(AssemblyErrorTest, ErrorsCarryOriginLineAndReason) {
       {"ALU ADD imm=-32769", {"imm = -32769 does not fit in 16 signed bits"}},
       {"LOAD INP sram=1 sram=2", {"operand 'sram' given twice"}},
       {"LOAD INP pop_prev pop_prev", {"operand 'pop_prev' given twice"}},
-      {"STORE INP sram=0", {"STORE only stores the OUT memory"}},
-      {"STORE ACC8", {"STORE only stores the OUT memory"}},
+      {"STORE ACC sram=0", {"STORE stores the OUT memory"}},
+      {"STORE ACC8", {"STORE stores the OUT memory"}},
       {"LOAD OUT sram=0", {"LOAD cannot write the OUT memory"}},
       {"LOAD INP reset", {"unknown flag 'reset' for LOAD"}},
       {"ALU ADD reset", {"unknown flag 'reset' for ALU"}},

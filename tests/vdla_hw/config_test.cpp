@@ -211,11 +211,13 @@ TEST(ConfigHashTest, ChangesWithEveryHardwareField) {
        [](json& j) {
          j["gemm"]["block_in"] = 32;
          j["extensions"].erase("depthwise_taps");
+         j["extensions"].erase("inp_writeback");
        }},
       {"gemm.block_out",
        [](json& j) {
          j["gemm"]["block_out"] = 32;
          j["extensions"].erase("depthwise_taps");
+         j["extensions"].erase("inp_writeback");
        }},
       {"buffers_kib.uop", [](json& j) { j["buffers_kib"]["uop"] = 16; }},
       {"buffers_kib.input", [](json& j) { j["buffers_kib"]["input"] = 16; }},
@@ -248,6 +250,7 @@ TEST(ConfigHashTest, ChangesWithEveryHardwareField) {
       {"extensions.depthwise_taps", [](json& j) { j["extensions"]["depthwise_taps"] = 2; }},
       {"extensions.depthwise_taps off", [](json& j) { j["extensions"]["depthwise_taps"] = 0; }},
       {"extensions.acc_dual_read", [](json& j) { j["extensions"]["acc_dual_read"] = false; }},
+      {"extensions.inp_writeback", [](json& j) { j["extensions"].erase("inp_writeback"); }},
   };
   const uint64_t base = loadConfig("pynq").hash;
   std::set<uint64_t> seen = {base};
@@ -370,6 +373,12 @@ TEST(ConfigErrorTest, InvalidConfigsNameTheFieldAndTheReason) {
       {"depthwise taps past the multiplier pairs",
        pynqWith([](json& j) { j["extensions"]["depthwise_taps"] = 9; }),
        {"'extensions.depthwise_taps'", "at most 8", "got 9"}},
+      {"STORE INP with INP and OUT entries of different widths",
+       pynqWith([](json& j) {
+         j["gemm"]["block_in"] = 32;
+         j["extensions"].erase("depthwise_taps");
+       }),
+       {"'extensions.inp_writeback'", "one width", "256 and 128"}},
       {"depthwise taps with block_in below block_out",
        pynqWith([](json& j) { j["gemm"]["block_out"] = 32; }),
        {"'extensions.depthwise_taps'", "block_in >= gemm.block_out", "16 and 32"}},

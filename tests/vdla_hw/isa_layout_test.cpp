@@ -408,10 +408,15 @@ TEST(IsaLayoutTest, EncodeRejectsIllegalEnumValues) {
   EXPECT_NE(errorOf([&] { l.encode(load); }).find("invalid memory 6"), std::string::npos);
   Instruction store = makeStore(0, 0, 1, 1, 1);
   EXPECT_NO_THROW(l.encode(store));
-  for (Memory m : {Memory::Uop, Memory::Weight, Memory::Input, Memory::Acc, Memory::Acc8}) {
+  for (Memory m : {Memory::Uop, Memory::Weight, Memory::Acc, Memory::Acc8}) {
     store.memory = m;
     EXPECT_NE(errorOf([&] { l.encode(store); }).find("STORE with invalid memory"), std::string::npos);
   }
+  // STORE INP: pynq has inp_writeback, tiny does not.
+  store.memory = Memory::Input;
+  EXPECT_NO_THROW(l.encode(store));
+  EXPECT_NE(errorOf([&] { IsaLayout(loadConfig("tiny")).encode(store); }).find("STORE INP needs the inp_writeback"),
+            std::string::npos);
   Instruction alu = makeAlu(AluOp::Add, LoopNest{});
   alu.alu_op = AluOp(kNumAluOps);
   EXPECT_NE(errorOf([&] { l.encode(alu); }).find("unknown ALU op " + std::to_string(kNumAluOps)), std::string::npos);
@@ -509,6 +514,11 @@ TEST(IsaLayoutTest, DecodeRejectsInvalidMemories) {
       }
       if (m == 4) {
         EXPECT_EQ(l.decode(store).memory, Memory::Output);
+      } else if (m == 2 && c.inp_writeback) {
+        EXPECT_EQ(l.decode(store).memory, Memory::Input);  // STORE INP
+      } else if (m == 2) {
+        EXPECT_NE(errorOf([&] { l.decode(store); }).find("STORE INP needs the inp_writeback extension"),
+                  std::string::npos);
       } else {
         EXPECT_NE(errorOf([&] { l.decode(store); }).find("STORE with invalid memory " + std::to_string(m)),
                   std::string::npos);

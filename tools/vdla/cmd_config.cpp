@@ -27,6 +27,7 @@ void printSummary(const hw::HwConfig& c) {
   if (c.alu_bias_clear) add("alu_bias_clear (ALU flag bias_clear)");
   if (c.gemm_requant) add("gemm_requant (SETREQ, GEMM flag requant)");
   if (c.acc_dual_read) add("acc_dual_read (second ACC read port)");
+  if (c.inp_writeback) add("inp_writeback (STORE INP)");
   std::cout << "  ext      " << (ext.empty() ? "none (the base ISA)" : ext) << "\n"
             << "  memory   entry bytes   depth   index bits\n";
   for (hw::Memory m : {hw::Memory::Uop, hw::Memory::Weight, hw::Memory::Input, hw::Memory::Acc, hw::Memory::Output}) {

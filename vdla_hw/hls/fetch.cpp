@@ -56,10 +56,11 @@ uint8_t check(const insn_t& insn, uint32_t index, uint32_t count) {
   const Flags f = flags_of(insn);
   if (op == OPCODE_LOAD || op == OPCODE_STORE) {
     const Xfer x = decode_xfer(insn);
-    const bool legal = op == OPCODE_STORE ? x.memory == unsigned(MEM_OUT)
-                                          : (x.memory == unsigned(MEM_UOP) || x.memory == unsigned(MEM_WGT) ||
-                                             x.memory == unsigned(MEM_INP) || x.memory == unsigned(MEM_ACC) ||
-                                             x.memory == unsigned(MEM_ACC8));
+    const bool legal =
+        op == OPCODE_STORE
+            ? (x.memory == unsigned(MEM_OUT) || (INP_WRITEBACK != 0 && x.memory == unsigned(MEM_INP)))
+            : (x.memory == unsigned(MEM_UOP) || x.memory == unsigned(MEM_WGT) || x.memory == unsigned(MEM_INP) ||
+               x.memory == unsigned(MEM_ACC) || x.memory == unsigned(MEM_ACC8));
     if (!legal) return ERR_MEMORY;
     const bool padded = x.y_pad_top || x.y_pad_bottom || x.x_pad_left || x.x_pad_right;
     if (padded && (op == OPCODE_STORE || x.memory == unsigned(MEM_UOP))) return ERR_PADDING;

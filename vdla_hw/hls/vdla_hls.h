@@ -353,6 +353,6 @@ StepResult compute_step(ModuleRegs& r, ReqState& req, hls::stream<Command>& queu
                         const DramPorts& dram, uop_mem_t uop, const inp_mem_t inp, const wgt_mem_t wgt, acc_mem_t acc,
                         out_mem_t out);
 StepResult store_step(ModuleRegs& r, hls::stream<Command>& queue, TokenCounts& tokens, const DramPorts& dram,
-                      const out_mem_t out);
+                      const out_mem_t out, inp_mem_t inp);
 
 }  // namespace VDLA_HLS_NS

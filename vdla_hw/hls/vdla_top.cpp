@@ -84,7 +84,7 @@ bool top_step(RegFile& regs, Control& c, hls::stream<Command> queues[3], const D
     VDLA_GUARDED(r[2], compute_step(c.module[1], c.req, queues[1], c.tokens, dram, uop, inp, wgt, acc, out),
                  c.module[1].head.index)
   if (r[0].error == ERR_NONE && r[1].error == ERR_NONE && r[2].error == ERR_NONE)
-    VDLA_GUARDED(r[3], store_step(c.module[2], queues[2], c.tokens, dram, out), c.module[2].head.index)
+    VDLA_GUARDED(r[3], store_step(c.module[2], queues[2], c.tokens, dram, out, inp), c.module[2].head.index)
 
   bool progressed = false;
   uint32_t state = 0;

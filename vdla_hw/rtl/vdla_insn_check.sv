@@ -74,7 +74,8 @@ module vdla_insn_check (
         else if (memory == 3'(vdla_pkg::MEM_UOP) && padded) error = vdla_pkg::E_PAD;
       end
       3'(vdla_pkg::OPCODE_STORE): begin
-        if (memory != 3'(vdla_pkg::MEM_OUT)) error = vdla_pkg::E_MEMORY;
+        if (memory != 3'(vdla_pkg::MEM_OUT) && !(vdla_pkg::INP_WRITEBACK != 0 && memory == 3'(vdla_pkg::MEM_INP)))
+          error = vdla_pkg::E_MEMORY;
         else if (stray(insn, STORE_USED)) error = vdla_pkg::E_STRAY_BITS;
         else if (pop_next || push_next) error = vdla_pkg::E_FLAGS;
         else if (padded) error = vdla_pkg::E_PAD;

@@ -4,6 +4,14 @@
 // across 4 KiB, at most MAX_OUTSTANDING awaiting their response). The
 // instruction completes when every write response is back, so the data is in
 // DRAM before the store pushes its token or the run ends.
+//
+// STORE INP (extension inp_writeback): the same reads, but each entry is
+// written whole into INP at `dram_base` (an INP index) plus the row's
+// x_stride, an entry a cycle, in the cycles in which the load module does
+// not write INP (it cannot wait: its beats arrive from the AXI read
+// channel). Each row is range-checked before its first write; INP entries
+// written before an error are on chip only, so what DRAM holds after the
+// error is what fsim leaves.
 module vdla_store (
     input  logic         clk,
     input  logic         rst,
@@ -30,6 +38,11 @@ module vdla_store (
     output logic         out_re,
     output logic [vdla_pkg::OUT_IDX_BITS-1:0] out_raddr,
     input  logic [vdla_pkg::OUT_ENTRY_BITS-1:0] out_rdata,
+    // INP write port (STORE INP), granted when the load module leaves it free
+    input  logic         inp_busy,
+    output logic         inp_we,
+    output logic [vdla_pkg::INP_IDX_BITS-1:0] inp_waddr,
+    output logic [vdla_pkg::OUT_ENTRY_BITS-1:0] inp_wdata,
     // status
     output logic         err_valid,
     output logic [7:0]   err_code,
@@ -64,6 +77,9 @@ module vdla_store (
   wire [31:0] y_size = 32'(insn[vdla_pkg::STORE_Y_SIZE_LSB+:vdla_pkg::STORE_Y_SIZE_W]);
   wire [31:0] x_size = 32'(insn[vdla_pkg::STORE_X_SIZE_LSB+:vdla_pkg::STORE_X_SIZE_W]);
   wire [31:0] x_stride = 32'(insn[vdla_pkg::STORE_X_STRIDE_LSB+:vdla_pkg::STORE_X_STRIDE_W]);
+  // Constant 0 without the extension, so that none of its logic is built.
+  wire to_inp_insn = vdla_pkg::INP_WRITEBACK != 0 &&
+      insn[vdla_pkg::STORE_MEMORY_LSB+:vdla_pkg::STORE_MEMORY_W] == vdla_pkg::STORE_MEMORY_W'(vdla_pkg::MEM_INP);
   // at the fields' widths (a 64-bit product would take ten DSPs)
   localparam int ENTRIES_W = vdla_pkg::STORE_Y_SIZE_W + vdla_pkg::STORE_X_SIZE_W;
   wire [63:0] entries = 64'(ENTRIES_W'(y_size) * ENTRIES_W'(x_size));
@@ -102,11 +118,20 @@ module vdla_store (
   logic [7:0] beat_in_burst;
   logic [31:0] sent_entries;
   wire [vdla_pkg::OUT_ENTRY_BITS-1:0] head_entry = ebuf[ebuf_head];
-  assign w_valid = busy && ebuf_count != 0 && len_count != 0;
+  logic to_inp;  // the running instruction is a STORE INP
+  logic [63:0] inp_row, inp_at;  // INP index of the row's first entry / of the next write
+  logic [31:0] inp_col;
+  logic inp_row_checked;
+  // The row's range check runs in the cycle before its first write.
+  wire inp_row_bad = inp_row + 64'(x_size) > 64'(vdla_pkg::INP_DEPTH);
+  assign inp_we = busy && to_inp && inp_row_checked && ebuf_count != 0 && !inp_busy;
+  assign inp_waddr = vdla_pkg::INP_IDX_BITS'(inp_at);
+  assign inp_wdata = head_entry;
+  assign w_valid = busy && !to_inp && ebuf_count != 0 && len_count != 0;
   assign w_data = head_entry[beat_in_entry[$clog2(BPE+1)-1:0]*AXI+:AXI];
   assign w_last = beat_in_burst == len_fifo[len_rd[1:0]];
   wire w_fire = w_valid && w_ready;
-  wire entry_sent = w_fire && beat_in_entry == BPE - 1;
+  wire entry_sent = (w_fire && beat_in_entry == BPE - 1) || inp_we;
   // A read is issued when the buffer will have room for its entry: the
   // entries held and in flight, less the one leaving this cycle. (Counting
   // the leaving entry a cycle late let an entry of one beat go out only two
@@ -115,7 +140,7 @@ module vdla_store (
   assign out_re = issue_read;
   assign out_raddr = vdla_pkg::OUT_IDX_BITS'(sram_base + rd_entry);
 
-  assign wait_dram = busy && !w_fire;
+  assign wait_dram = busy && !to_inp && !w_fire;
 
   always_ff @(posedge clk) begin
     err_valid <= 1'b0;
@@ -131,6 +156,7 @@ module vdla_store (
       len_count <= '0;
       ebuf_count <= '0;
       rd_pending <= 1'b0;
+      to_inp <= 1'b0;
     end else begin
       checking <= start;
       if (checking) begin
@@ -140,7 +166,12 @@ module vdla_store (
           err_info <= block_end[31:0];
         end else begin
           busy <= 1'b1;
-          aw_active <= y_size != 0 && x_size != 0;
+          to_inp <= to_inp_insn;
+          inp_row <= 64'(dram_base);
+          inp_at <= 64'(dram_base);
+          inp_col <= '0;
+          inp_row_checked <= 1'b0;
+          aw_active <= !to_inp_insn && y_size != 0 && x_size != 0;
           aw_row <= '0;
           aw_row_entry <= 40'(dram_base);
           aw_beats_left <= '0;
@@ -184,6 +215,28 @@ module vdla_store (
           err_valid <= 1'b1;
           err_code <= vdla_pkg::E_AXI_WRITE;
           err_info <= 32'(aw_row_entry << ENTRY_LOG2);  // byte address of the row
+        end
+
+        // ---- INP writes (STORE INP) ----
+        if (to_inp && !inp_row_checked && sent_entries != total) begin
+          if (inp_row_bad) begin
+            err_valid <= 1'b1;
+            err_code <= vdla_pkg::E_SRAM_RANGE;
+            err_info <= 32'(inp_row + 64'(x_size));
+          end else begin
+            inp_row_checked <= 1'b1;
+          end
+        end
+        if (inp_we) begin
+          if (inp_col + 1 == x_size) begin
+            inp_col <= '0;
+            inp_row <= inp_row + 64'(x_stride);
+            inp_at <= inp_row + 64'(x_stride);
+            inp_row_checked <= 1'b0;
+          end else begin
+            inp_col <= inp_col + 1;
+            inp_at <= inp_at + 1;
+          end
         end
 
         // ---- data ----

@@ -122,9 +122,31 @@ module vdla_top (
   logic [INP_LANE-1:0] inp_wdata;  // one beat (vdla_beat_writer)
   logic [vdla_pkg::INP_ENTRY_BITS-1:0] inp_rdata;
   logic inp_re;
-  vdla_ram #(.WIDTH(vdla_pkg::INP_ENTRY_BITS), .DEPTH(vdla_pkg::INP_DEPTH), .LANE(INP_LANE), .WDATA_BITS(INP_LANE)) inp_mem (
-      .clk, .we(inp_we), .waddr(inp_waddr), .wdata(inp_wdata), .re(inp_re), .raddr(inp_raddr), .rdata(inp_rdata)
-  );
+  // STORE INP's writes (extension inp_writeback): whole entries, in the
+  // cycles in which the load module writes none.
+  logic s_inp_we;
+  logic [vdla_pkg::INP_IDX_BITS-1:0] s_inp_waddr;
+  logic [vdla_pkg::OUT_ENTRY_BITS-1:0] s_inp_wdata;
+  wire load_writes_inp = |inp_we;
+  if (vdla_pkg::INP_WRITEBACK != 0) begin : g_inp_writeback
+    // One write port for both writers: the load module's beat repeated
+    // across the entry (its lane enables pick the lanes), or the store's
+    // entry with every lane enabled.
+    localparam int INP_LANES = vdla_pkg::INP_ENTRY_BITS / INP_LANE;
+    wire [INP_LANES-1:0] we_any = load_writes_inp ? inp_we : {INP_LANES{s_inp_we}};
+    wire [vdla_pkg::INP_IDX_BITS-1:0] waddr_any = load_writes_inp ? inp_waddr : s_inp_waddr;
+    wire [vdla_pkg::INP_ENTRY_BITS-1:0] wdata_any =
+        load_writes_inp ? {INP_LANES{inp_wdata}} : vdla_pkg::INP_ENTRY_BITS'(s_inp_wdata);
+    vdla_ram #(.WIDTH(vdla_pkg::INP_ENTRY_BITS), .DEPTH(vdla_pkg::INP_DEPTH), .LANE(INP_LANE)) inp_mem (
+        .clk, .we(we_any), .waddr(waddr_any), .wdata(wdata_any), .re(inp_re), .raddr(inp_raddr), .rdata(inp_rdata)
+    );
+  end else begin : g_inp_load_only
+    vdla_ram #(.WIDTH(vdla_pkg::INP_ENTRY_BITS), .DEPTH(vdla_pkg::INP_DEPTH), .LANE(INP_LANE), .WDATA_BITS(INP_LANE)) inp_mem (
+        .clk, .we(inp_we), .waddr(inp_waddr), .wdata(inp_wdata), .re(inp_re), .raddr(inp_raddr), .rdata(inp_rdata)
+    );
+    logic unused_store_inp;
+    assign unused_store_inp = s_inp_we ^ (|s_inp_waddr) ^ (|s_inp_wdata);
+  end
   logic [vdla_pkg::WGT_ENTRY_BITS/WGT_LANE-1:0] wgt_we;
   logic [vdla_pkg::WGT_IDX_BITS-1:0] wgt_waddr, wgt_raddr;
   logic [WGT_LANE-1:0] wgt_wdata;
@@ -188,6 +210,7 @@ module vdla_top (
       .w_valid(m_axi_wvalid), .w_ready(m_axi_wready), .w_data(m_axi_wdata), .w_last(m_axi_wlast),
       .b_valid(m_axi_bvalid), .b_resp(m_axi_bresp),
       .out_re, .out_raddr, .out_rdata,
+      .inp_busy(load_writes_inp), .inp_we(s_inp_we), .inp_waddr(s_inp_waddr), .inp_wdata(s_inp_wdata),
       .err_valid(s_err), .err_code(s_code), .err_info(s_info), .index(s_index), .state(s_state), .wait_dram(s_wait)
   );
 

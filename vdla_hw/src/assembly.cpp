@@ -144,7 +144,8 @@ class LineParser {
       }
       if (group->fields[0] == Field::Imm && insn.opcode == Opcode::Alu) insn.use_imm = true;
     }
-    if (insn.opcode == Opcode::Store && insn.memory != Memory::Output) fail("STORE only stores the OUT memory");
+    if (insn.opcode == Opcode::Store && insn.memory != Memory::Output && insn.memory != Memory::Input)
+      fail("STORE stores the OUT memory, to DRAM (STORE OUT) or to INP (STORE INP)");
     if (insn.opcode == Opcode::Load && insn.memory == Memory::Output) fail("LOAD cannot write the OUT memory");
     layout_.encode(insn, where_);  // range-checks every field against its width
     return insn;

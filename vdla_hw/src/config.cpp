@@ -144,6 +144,7 @@ json hardwareJson(const HwConfig& c) {
   if (c.alu_bias_clear) j["extensions"]["alu_bias_clear"] = true;
   if (c.gemm_requant) j["extensions"]["gemm_requant"] = true;
   if (c.acc_dual_read) j["extensions"]["acc_dual_read"] = true;
+  if (c.inp_writeback) j["extensions"]["inp_writeback"] = true;
   return j;
 }
 
@@ -300,6 +301,7 @@ HwConfig parseConfig(const std::string& json_text, const std::string& origin) {
     c.alu_bias_clear = ext.has("alu_bias_clear") && ext.boolean("alu_bias_clear");
     c.gemm_requant = ext.has("gemm_requant") && ext.boolean("gemm_requant");
     c.acc_dual_read = ext.has("acc_dual_read") && ext.boolean("acc_dual_read");
+    c.inp_writeback = ext.has("inp_writeback") && ext.boolean("inp_writeback");
     ext.rejectUnknown();
     // A requantising GEMM runs REQ (or FREQ) on the ALU lanes with the bias
     // added first, as an ALU op with bias_clear does.
@@ -329,6 +331,12 @@ HwConfig parseConfig(const std::string& json_text, const std::string& origin) {
                                                 " (one multiplier pair of the GEMM core per tap, block_out " +
                                                 std::to_string(c.block_out) + "), got " +
                                                 std::to_string(c.depthwise_taps));
+    // STORE INP writes an OUT entry into an INP entry whole.
+    if (c.inp_writeback && c.block_in * c.input_bits != c.block_out * c.output_bits)
+      ext.fail("extensions.inp_writeback",
+               "needs INP and OUT entries of one width (STORE INP copies an OUT entry into an INP entry), got " +
+                   std::to_string(c.block_in * c.input_bits) + " and " + std::to_string(c.block_out * c.output_bits) +
+                   " bits per batch row");
   }
   top.rejectUnknown();
 

@@ -144,11 +144,13 @@ std::string prefix(const std::string& where) { return where.empty() ? "" : where
 // Returns why `raw` is not a legal value of `field` for `op`, or "" if it is.
 std::string illegalEnumValue(Opcode op, Field field, uint64_t raw) {
   if (field == Field::Memory) {
-    bool ok = (op == Opcode::Store) ? raw == uint64_t(Memory::Output)
+    // STORE INP exists only with inp_writeback (whyInconsistent says so).
+    bool ok = (op == Opcode::Store) ? (raw == uint64_t(Memory::Output) || raw == uint64_t(Memory::Input))
                                     : (raw < kNumMemoryIds && raw != uint64_t(Memory::Output));
     if (!ok)
       return std::string(opcodeName(op)) + " with invalid memory " + std::to_string(raw) +
-             (op == Opcode::Store ? " (STORE takes OUT)" : " (LOAD takes UOP, WGT, INP, ACC or ACC8)");
+             (op == Opcode::Store ? " (STORE takes OUT, or INP with inp_writeback)"
+                                  : " (LOAD takes UOP, WGT, INP, ACC or ACC8)");
   }
   if (field == Field::AluOp && raw >= kNumAluOps) return "ALU with unknown ALU op " + std::to_string(raw);
   return "";
@@ -182,6 +184,7 @@ IsaLayout::IsaLayout(const HwConfig& cfg) {
   lane_blocks_ = cfg.depthwiseLaneBlocks();
   alu_bias_clear_ = cfg.alu_bias_clear;
   gemm_requant_ = cfg.gemm_requant;
+  inp_writeback_ = cfg.inp_writeback;
   config_name_ = cfg.name;
 }
 
@@ -223,7 +226,9 @@ namespace {
 // or the zero point. An op the
 // config does not have is refused like an unknown one.
 std::string whyInconsistent(const Instruction& insn, int num_alu_ops, uint32_t depthwise_taps, uint32_t lane_blocks,
-                            bool alu_bias_clear, bool gemm_requant, const std::string& config) {
+                            bool alu_bias_clear, bool gemm_requant, bool inp_writeback, const std::string& config) {
+  if (insn.opcode == Opcode::Store && insn.memory == Memory::Input && !inp_writeback)
+    return "STORE INP needs the inp_writeback extension, which config '" + config + "' does not enable";
   if (insn.opcode == Opcode::SetReq) {
     if (!gemm_requant) return "SETREQ needs the gemm_requant extension, which config '" + config + "' does not enable";
     if (insn.alu_op != AluOp::Req && insn.alu_op != AluOp::FReq)
@@ -276,8 +281,8 @@ EncodedInstruction IsaLayout::encode(const Instruction& insn, const std::string&
     if (!why.empty()) throw Error(prefix(where) + why);
     putBits(bits, f.offset, f.width, uint64_t(v) & mask(f.width));
   }
-  std::string why =
-      whyInconsistent(insn, num_alu_ops_, depthwise_taps_, lane_blocks_, alu_bias_clear_, gemm_requant_, config_name_);
+  std::string why = whyInconsistent(insn, num_alu_ops_, depthwise_taps_, lane_blocks_, alu_bias_clear_, gemm_requant_,
+                                    inp_writeback_, config_name_);
   if (!why.empty()) throw Error(prefix(where) + why);
   return bits;
 }
@@ -298,8 +303,8 @@ Instruction IsaLayout::decode(const EncodedInstruction& bits, const std::string&
   }
   if (seen != bits)
     throw Error(prefix(where) + opcodeName(insn.opcode) + " has bits set outside its fields (corrupt instruction?)");
-  std::string why =
-      whyInconsistent(insn, num_alu_ops_, depthwise_taps_, lane_blocks_, alu_bias_clear_, gemm_requant_, config_name_);
+  std::string why = whyInconsistent(insn, num_alu_ops_, depthwise_taps_, lane_blocks_, alu_bias_clear_, gemm_requant_,
+                                    inp_writeback_, config_name_);
   if (!why.empty()) throw Error(prefix(where) + why);
   return insn;
 }

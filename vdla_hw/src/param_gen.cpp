@@ -56,6 +56,7 @@ std::vector<Param> collectParams(const HwConfig& c) {
       {"GEMM_REQUANT", c.gemm_requant ? 1u : 0u, "extension: SETREQ and the GEMM flag requant"},
       {"ACC_DUAL_READ", c.acc_dual_read ? 1u : 0u,
        "extension: a second ACC read port (tensor ALU ops at one vector a cycle)"},
+      {"INP_WRITEBACK", c.inp_writeback ? 1u : 0u, "extension: STORE INP (the store module copies OUT into INP)"},
       {"ALU_OP_LAST", uint64_t(numAluOps(c) - 1), "highest ALU op the config has"},
       {"AXI_MAX_BURST", kMaxBurstBeats, "DMA: beats per INCR burst at most"},
       {"AXI_MAX_OUTSTANDING", kMaxOutstandingBursts, "DMA: bursts in flight per engine at most"},

@@ -149,6 +149,42 @@ void countRequant(const hw::HwConfig& cfg, const RandomProgram& p, ProgramFeatur
   }
 }
 
+// STORE INP (inp_writeback): the non-empty ones, and the GEMMs and DWGEMMs
+// that read an INP entry whose last writer in program order was one (the
+// data a STORE INP moved, used on chip).
+void countInputWriteback(const hw::HwConfig& cfg, const RandomProgram& p, ProgramFeatures& f) {
+  std::vector<hw::Uop> uop_sram(cfg.depth(hw::Memory::Uop));
+  std::vector<bool> from_store(cfg.depth(hw::Memory::Input), false);
+  for (size_t k = 0; k < p.instructions.size(); ++k) {
+    const Instruction& i = p.instructions[k];
+    if (i.opcode == Opcode::Load && i.memory == hw::Memory::Uop && p.buffer_of[k] >= 0) {
+      for (uint64_t r = 0; r < i.y_size; ++r)
+        for (uint64_t c = 0; c < i.x_size; ++c) {
+          const uint64_t from = i.dram_base + r * i.x_stride + c;
+          if (from < p.uops.size()) uop_sram[i.sram_base + r * i.x_size + c] = p.uops[from];
+        }
+    } else if (i.opcode == Opcode::Load && i.memory == hw::Memory::Input) {
+      const uint64_t n =
+          (uint64_t(i.y_pad_top) + i.y_size + i.y_pad_bottom) * (uint64_t(i.x_pad_left) + i.x_size + i.x_pad_right);
+      for (uint64_t e = 0; e < n; ++e) from_store[i.sram_base + e] = false;
+    } else if (i.opcode == Opcode::Store && i.memory == hw::Memory::Input && !isEmpty(i)) {
+      f.stores_to_input++;
+      for (uint64_t r = 0; r < i.y_size; ++r)
+        for (uint64_t c = 0; c < i.x_size; ++c) from_store[i.dram_base + r * i.x_stride + c] = true;
+    } else if ((i.opcode == Opcode::Gemm && !i.reset) || i.opcode == Opcode::DwGemm) {
+      bool reads = false;
+      for (uint32_t u = i.uop_begin; u < i.uop_end && !reads; ++u)
+        for (uint32_t o = 0; o < i.iter_out && !reads; ++o)
+          for (uint32_t n = 0; n < i.iter_in && !reads; ++n) {
+            const uint64_t src =
+                uint64_t(uop_sram[u].src) + uint64_t(o) * i.src_factor_out + uint64_t(n) * i.src_factor_in;
+            reads = src < from_store.size() && from_store[src];
+          }
+      f.reads_of_stored_input += reads;
+    }
+  }
+}
+
 // The eager schedule: each round, fetch dispatches in program order until a
 // command queue is full, then load, compute and store each run their queue
 // head for as long as its tokens and room are there.
@@ -212,6 +248,7 @@ ProgramFeatures analyzeProgram(const hw::HwConfig& cfg, const RandomProgram& pro
   for (const Instruction& i : program.instructions) countStatic(i, f);
   countOperandReuse(cfg, program, f);
   countRequant(cfg, program, f);
+  countInputWriteback(cfg, program, f);
   modelSchedule(cfg, program.instructions, f);
   return f;
 }

@@ -75,6 +75,9 @@ struct Window {
 struct SharedEntry {
   bool defined = false;
   int64_t writer = -1, reader = -1;
+  // INP's writer is the load module, or the store module for STORE INP
+  // (inp_writeback).
+  int writer_module = kLoadModule;
 };
 
 struct Shape {
@@ -381,11 +384,24 @@ class Generator {
   int64_t emit(const Instruction& insn, int buffer, const uint64_t need[3]) {
     const int m = int(hw::moduleOf(insn));
     bool pops[4] = {}, pushes_none[4] = {};
+    uint64_t need_now[3] = {need[0], need[1], need[2]};
+    // Load and store share no token queue (STORE INP writes INP, which the
+    // load module writes too): the compute module passes the order on, a
+    // NOP of it popping the producer's token first.
     for (int p = 0; p < 3; ++p) {
-      if (p == m || need[p] <= vc_now_[m].done[p]) continue;
+      if (p == m || p == kComputeModule || m == kComputeModule || need_now[p] <= vc_now_[m].done[p]) continue;
+      if (need_now[p] > vc_now_[kComputeModule].done[p]) {
+        satisfy(queueBetween(p, kComputeModule), need_now[p]);
+        nop(kComputeModule, queueBetween(p, kComputeModule), -1);
+      }
+      need_now[kComputeModule] = std::max<uint64_t>(need_now[kComputeModule], count_[kComputeModule]);
+      need_now[p] = 0;  // ordered through the compute module
+    }
+    for (int p = 0; p < 3; ++p) {
+      if (p == m || need_now[p] <= vc_now_[m].done[p]) continue;
       const int q = queueBetween(p, m);
       if (q < 0) throw Error("progen internal error: a hazard between the load and store modules");
-      satisfy(q, need[p]);
+      satisfy(q, need_now[p]);
       pops[q] = true;
     }
     return place(insn, buffer, pops, pushes_none, true);
@@ -409,19 +425,35 @@ class Generator {
         internalCheck(out_[e].defined, "STORE of an undefined OUT entry");
         need[kComputeModule] = std::max<uint64_t>(need[kComputeModule], uint64_t(out_[e].writer + 1));
       }
+      // STORE INP: after the last reader and the last writer of each INP
+      // entry it overwrites.
+      std::vector<uint64_t> inp_written;
+      if (insn.memory == Memory::Input)
+        for (uint64_t r = 0; r < insn.y_size; ++r)
+          for (uint64_t c = 0; c < insn.x_size; ++c) inp_written.push_back(insn.dram_base + r * insn.x_stride + c);
+      for (uint64_t e : inp_written) {
+        need[kComputeModule] = std::max<uint64_t>(need[kComputeModule], uint64_t(inp_[e].reader + 1));
+        need[inp_[e].writer_module] = std::max<uint64_t>(need[inp_[e].writer_module], uint64_t(inp_[e].writer + 1));
+      }
       const int64_t idx = emit(insn, buffer, need);
       for (uint64_t e = insn.sram_base; e < insn.sram_base + n; ++e) out_[e].reader = idx;
+      for (uint64_t e : inp_written) inp_[e] = {true, idx, -1, kStoreModule};
+      if (!inp_written.empty()) prog_.stores_to_input++;
       return;
     }
     const Memory mem = insn.memory;
     if (mem == Memory::Input || mem == Memory::Weight) {
       auto& entries = sharedOf(mem);
-      for (uint64_t e = insn.sram_base; e < insn.sram_base + rows * cols; ++e)
+      for (uint64_t e = insn.sram_base; e < insn.sram_base + rows * cols; ++e) {
         need[kComputeModule] = std::max<uint64_t>(need[kComputeModule], uint64_t(entries[e].reader + 1));
+        need[entries[e].writer_module] =
+            std::max<uint64_t>(need[entries[e].writer_module], uint64_t(entries[e].writer + 1));
+      }
       const int64_t idx = emit(insn, buffer, need);
       for (uint64_t e = insn.sram_base; e < insn.sram_base + rows * cols; ++e) {
         entries[e].defined = true;
         entries[e].writer = idx;
+        entries[e].writer_module = kLoadModule;
       }
       return;
     }
@@ -476,7 +508,8 @@ class Generator {
     for (const Touch& x : t) {
       if (!x.writes) {  // reads INP and WGT only
         internalCheck(inp_[x.src].defined && wgt_[x.wgt].defined, "DWGEMM reads an undefined entry");
-        need[kLoadModule] = std::max<uint64_t>(need[kLoadModule], uint64_t(inp_[x.src].writer + 1));
+        const int inp_writer = inp_[x.src].writer_module;
+        need[inp_writer] = std::max<uint64_t>(need[inp_writer], uint64_t(inp_[x.src].writer + 1));
         need[kLoadModule] = std::max<uint64_t>(need[kLoadModule], uint64_t(wgt_[x.wgt].writer + 1));
         continue;
       }
@@ -484,7 +517,8 @@ class Generator {
       if (reads_inputs) {
         internalCheck(inp_[x.src].defined && wgt_[x.wgt].defined && acc_defined_[x.dst],
                       "GEMM reads an undefined entry");
-        need[kLoadModule] = std::max<uint64_t>(need[kLoadModule], uint64_t(inp_[x.src].writer + 1));
+        const int inp_writer = inp_[x.src].writer_module;
+        need[inp_writer] = std::max<uint64_t>(need[inp_writer], uint64_t(inp_[x.src].writer + 1));
         need[kLoadModule] = std::max<uint64_t>(need[kLoadModule], uint64_t(wgt_[x.wgt].writer + 1));
       }
       if (!gemm)
@@ -630,6 +664,20 @@ class Generator {
       bool ok = true;
       for (uint64_t e = sram; e < sram + n && ok; ++e) ok = out_[e].defined;
       if (!ok) continue;
+      // STORE INP (drawn only on configs with inp_writeback, so that other
+      // configs keep their programs): rows into the INP window, usually
+      // apart, sometimes overlapping (a later row overwrites).
+      if (cfg_.inp_writeback && (opts_.ops & kGemm) && rng_.chance(0.35)) {
+        Shape d = s;
+        d.stride = rng_.chance(0.8) ? s.x + uint32_t(rng_.below(3)) : uint32_t(rng_.below(uint64_t(s.x) + 1));
+        if (d.span() > inp_win_.size) d.stride = s.x;
+        if (d.span() > inp_win_.size) continue;
+        const uint32_t to = inp_win_.base + uint32_t(rng_.below(inp_win_.size - d.span() + 1));
+        hw::Instruction st = hw::makeStore(sram, to, s.y, s.x, d.stride);
+        st.memory = Memory::Input;
+        emitTransfer(st, -1);
+        return true;
+      }
       const uint64_t dram = pickDram(s, bufferEntries(kOutBuf));
       emitTransfer(hw::makeStore(sram, dram, s.y, s.x, s.stride), kOutBuf);
       return true;

@@ -217,6 +217,22 @@ class Interpreter {
   }
 
   void store(const Instruction& insn, int b) {
+    if (insn.memory == Memory::Input) {
+      // STORE INP (inp_writeback): entry by entry into INP at the INP
+      // index dram_base + r * x_stride + c (OUT and INP entries have one width).
+      if (!cfg_.inp_writeback) fail("STORE INP on a config without inp_writeback");
+      for (uint64_t r = 0; r < insn.y_size; ++r)
+        for (uint64_t c = 0; c < insn.x_size; ++c) {
+          const uint64_t sram = insn.sram_base + r * insn.x_size + c;
+          checkIndex(sram, Memory::Output, "OUT");
+          if (!out_ok_[sram]) fail("STORE reads OUT entry " + std::to_string(sram) + " that no GEMM/ALU wrote");
+          const uint64_t e = insn.dram_base + r * insn.x_stride + c;
+          checkIndex(e, Memory::Input, "INP");
+          for (uint32_t k = 0; k < B_ * BI_; ++k) inp_[e * B_ * BI_ + k] = out_[sram * B_ * BO_ + k];
+          inp_ok_[e] = true;
+        }
+      return;
+    }
     if (insn.memory != Memory::Output) fail("STORE of a memory other than OUT");
     for (uint64_t r = 0; r < insn.y_size; ++r)
       for (uint64_t c = 0; c < insn.x_size; ++c) {

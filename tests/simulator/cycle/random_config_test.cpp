@@ -9,7 +9,7 @@
 // entries), queue depths from 1 up, and every ISA width (dram_addr_bits,
 // xfer_size_bits, pad_bits, loop_iter_bits, alu_imm_bits) anywhere in its
 // range, and the datapath extensions (fused_requant, float_requant,
-// depthwise_taps with any legal window, alu_bias_clear, acc_dual_read; the GEMM blocks are made equal in
+// depthwise_taps with any legal window, alu_bias_clear, acc_dual_read, inp_writeback; the GEMM blocks are made equal in
 // some draws, and DWGEMM takes square arrays and those whose block_in is a
 // multiple of block_out). Draws the validator refuses are skipped and counted by reason, so
 // the test also shows which corners the validator closes. Two limits are the
@@ -123,6 +123,9 @@ std::string drawConfigJson(Rng& rng, const std::string& name) {
   if ((eb * 7 + ei * 5 + eo * 3 + imm_bits + acc_kib) % 2) add("\"alu_bias_clear\": true");
   // acc_dual_read the same way, in about a third of the draws.
   if ((eb * 5 + ei * 7 + eo + imm_bits * 3 + acc_kib) % 3 == 0) add("\"acc_dual_read\": true");
+  // inp_writeback (STORE INP) likewise, on about half the square arrays
+  // (INP and OUT entries of one width).
+  if (ei == eo && (eb * 3 + ei + imm_bits * 5 + acc_kib + axi_bits / 32) % 2 == 0) add("\"inp_writeback\": true");
   const std::string j =
       "{\n"
       "  \"name\": \"" +
@@ -220,7 +223,8 @@ TEST(RandomConfigDraw, CoversEveryFieldsRangeReproducibly) {
   };
   int refused = 0;
   bool batch_and_unequal_blocks = false, narrow_axi = false, wide_axi = false;
-  int fused = 0, freq = 0, depthwise = 0, depthwise_batch = 0, depthwise_lanes = 0, bias_clear = 0, dual_read = 0;
+  int fused = 0, freq = 0, depthwise = 0, depthwise_batch = 0, depthwise_lanes = 0, bias_clear = 0, dual_read = 0,
+      writeback = 0;
   for (uint64_t seed = 1; seed <= 400; ++seed) {
     const ConfigDraw d = drawValidConfig(seed);
     const hw::HwConfig& c = d.cfg;
@@ -243,6 +247,7 @@ TEST(RandomConfigDraw, CoversEveryFieldsRangeReproducibly) {
     freq += c.float_requant;
     bias_clear += c.alu_bias_clear;
     dual_read += c.acc_dual_read;
+    writeback += c.inp_writeback;
     depthwise += c.depthwise_taps > 0;
     depthwise_batch += c.depthwise_taps > 0 && c.batch > 1;
     depthwise_lanes += c.depthwise_taps > 0 && c.block_in > c.block_out;
@@ -272,6 +277,7 @@ TEST(RandomConfigDraw, CoversEveryFieldsRangeReproducibly) {
   EXPECT_GT(depthwise_lanes, 5);
   EXPECT_GT(bias_clear, 20);
   EXPECT_GT(dual_read, 20);
+  EXPECT_GT(writeback, 10);
   EXPECT_TRUE(narrow_axi);
   EXPECT_TRUE(wide_axi);
   EXPECT_GT(refused, 0) << "the validator refused no draw: the drawer stays inside a safe corner";

@@ -48,6 +48,8 @@ ProgramFeatures sumFeatures(const hw::HwConfig& cfg, int seeds, const ProgenOpti
     total.gemm_requant_freq += f.gemm_requant_freq;
     total.gemm_requant_from_reset += f.gemm_requant_from_reset;
     total.dwgemm_requant += f.dwgemm_requant;
+    total.stores_to_input += f.stores_to_input;
+    total.reads_of_stored_input += f.reads_of_stored_input;
     total.gemm_requant_multi_uop += f.gemm_requant_multi_uop;
     total.gemm_requant_mixed_dst += f.gemm_requant_mixed_dst;
     total.empty_ops += f.empty_ops;
@@ -137,6 +139,18 @@ TEST(ProgenCoverage, Ultra96ProgramsCoverBothLaneBlocks) {
   EXPECT_GT(f.opcodes[int(hw::Opcode::DwGemm)], 30u);
   EXPECT_GT(f.dwgemm_upper_lanes, 10u);
   EXPECT_LT(f.dwgemm_upper_lanes, f.opcodes[int(hw::Opcode::DwGemm)]);
+}
+
+// inp_writeback on pynq: STORE INPs, whose entries GEMMs and DWGEMMs then
+// read; without the extension (tiny) none.
+TEST(ProgenCoverage, PynqProgramsCoverStoreInp) {
+  ASSERT_TRUE(hw::loadConfig("pynq").inp_writeback);
+  const ProgramFeatures f = sumFeatures("pynq", 100);
+  EXPECT_GT(f.stores_to_input, 50u);
+  EXPECT_GT(f.reads_of_stored_input, 20u);
+  EXPECT_GT(f.loads_by_memory[int(hw::Memory::Input)], f.stores_to_input / 4);  // loads still write INP too
+  ASSERT_FALSE(hw::loadConfig("tiny").inp_writeback);
+  EXPECT_EQ(sumFeatures("tiny", 50).stores_to_input, 0u);
 }
 
 // With alu_bias_clear, ALUs carry the flag with a tensor operand (the bias read

@@ -76,6 +76,12 @@ struct HwConfig {
   // ACC's block RAM a second time for the speed of max pooling, additions
   // and residuals (docs/hardware.md).
   bool acc_dual_read = false;
+  // inp_writeback: STORE INP, with which the store module copies OUT
+  // entries into INP instead of DRAM, so that a layer's requantised output
+  // becomes the next layer's input on chip (an expansion feeding a
+  // depthwise layer) without a round trip through DRAM. Needs INP and OUT
+  // entries of one width (block_in == block_out) (docs/isa.md).
+  bool inp_writeback = false;
 
   // 64-bit FNV-1a of the canonical form of every hardware-relevant field
   // (everything but name and description). The hardware exposes it; the

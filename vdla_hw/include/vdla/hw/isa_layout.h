@@ -77,6 +77,7 @@ class IsaLayout {
   uint32_t depthwise_taps_;   // 0: DWGEMM is refused  // numAluOps(cfg): ops beyond the config's extensions are refused
   bool alu_bias_clear_;       // false: ALU bias_clear is refused
   bool gemm_requant_;         // false: SETREQ and GEMM requant are refused
+  bool inp_writeback_;        // false: STORE INP is refused
   std::string config_name_;
 };
 

@@ -96,7 +96,8 @@ struct RandomProgram {
   std::vector<int> buffer_of;
   std::vector<hw::Uop> uops;  // the micro-op table, also encoded in buffer "uop"
   std::vector<ProgramBuffer> buffers;
-  uint32_t nops = 0;  // how many instructions are token-only NOPs
+  uint32_t nops = 0;             // how many instructions are token-only NOPs
+  uint32_t stores_to_input = 0;  // STORE INPs (configs with inp_writeback)
   // A requantising GEMM (with micro-ops to run) comes before the first SETREQ:
   // the result holds only on a device whose requantisation state is the
   // reset one (only with ProgenOptions::requant_from_reset).

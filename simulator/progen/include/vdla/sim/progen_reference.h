@@ -45,7 +45,10 @@ struct ProgramFeatures {
   uint64_t gemm_requant_req = 0, gemm_requant_freq = 0;
   uint64_t gemm_requant_from_reset = 0, gemm_requant_multi_uop = 0, gemm_requant_mixed_dst = 0;
   uint64_t dwgemm_requant = 0;  // requantising DWGEMMs (extension gemm_requant)
-  uint64_t empty_ops = 0;       // zero-size transfers and loops (token-only NOPs)
+  // inp_writeback: non-empty STORE INPs, and GEMMs/DWGEMMs that read an INP
+  // entry a STORE INP wrote last.
+  uint64_t stores_to_input = 0, reads_of_stored_input = 0;
+  uint64_t empty_ops = 0;  // zero-size transfers and loops (token-only NOPs)
   // Tensor-operand ALU micro-ops (in program order, across instructions) that
   // read the same ACC entry as the tensor-operand micro-op before them: the
   // case a hardware operand register serves without a second ACC read.
