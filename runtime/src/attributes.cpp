@@ -82,4 +82,12 @@ const std::vector<double>& AttributeMap::getFloats(const std::string& name) cons
 }
 const Tensor& AttributeMap::getTensor(const std::string& name) const { return getAs<Tensor>(map_, name, "tensor"); }
 
+AttributeMap attributesWithPrefix(const AttributeMap& attrs, const std::string& prefix) {
+  AttributeMap out;
+  for (const auto& [name, value] : attrs.all())
+    if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0)
+      out.set(name.substr(prefix.size()), value);
+  return out;
+}
+
 }  // namespace vdla::rt

@@ -25,6 +25,10 @@ void addAccelOptions(po::options_description& options, bool latency_hiding_optio
       "no-add-fusion",
       "target vdla: keep quantised additions apart from the convolutions that feed them (by default one is fused "
       "into its convolution where the cost model prefers one layer to two)")(
+      "no-expansion-fusion",
+      "target vdla: run 1x1 expansions apart from the depthwise layers they feed (by default, on a config with "
+      "STORE INP, a pair runs as one program that keeps the expanded tensor on chip where the cost model prefers "
+      "it)")(
       "no-chain",
       "target vdla: run every offloaded layer as a program of its own (by default consecutive layers whose tensors "
       "stay on the device run as one program, each layer's first loads overlapping the drain of the layer before)")(
@@ -49,6 +53,7 @@ void applyAccelOptions(const po::variables_map& vm, const ir::Graph& graph, Comp
   copts.accel.offload_pooling = vm.count("no-pool-offload") == 0;
   copts.accel.offload_adds = vm.count("no-add-offload") == 0;
   copts.accel.fuse_additions = vm.count("no-add-fusion") == 0;
+  copts.accel.fuse_expansions = vm.count("no-expansion-fusion") == 0;
   copts.accel.chain_layers = vm.count("no-chain") == 0;
   copts.pipeline.strip_qdq = vm.count("strip-qdq") > 0;
   if (vm.count("cpu-kernels")) {

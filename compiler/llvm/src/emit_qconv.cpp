@@ -134,6 +134,7 @@ void emitQConv(StepBuilder& s) {
   requireInput(s, 2, rt::DType::I32, "bias1", true);
   requireInput(s, 3, rt::DType::I32, "mult", true);
   requireInput(s, 4, rt::DType::I32, "bias2", true);
+  if (s.node().input(7)) s.fail("a fused 1x1 expansion (inputs 7-10) has no CPU code; the reference kernel runs it");
   const bool residual = s.node().input(5) != nullptr;
   if (residual != (s.node().input(6) != nullptr)) s.fail("R and residual_mult must be given together");
   if (q.post_add) s.fail("post_add (a fused quantised addition) has no CPU code; the reference kernel runs it");

@@ -9,6 +9,8 @@
 #include "vdla/compiler/accel/alu_sequence.h"
 #include "vdla/compiler/accel/border_correction.h"
 #include "vdla/compiler/accel/depthwise_gemm.h"
+#include "vdla/compiler/accel/expanded_depthwise.h"
+#include "program_emitter.h"
 #include "vdla/hw/instruction_builders.h"
 #include "vdla/hw/isa_layout.h"
 
@@ -20,47 +22,12 @@ using hw::Instruction;
 using hw::Memory;
 using rt::accel::Region;
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
-constexpr uint64_t kRegionAlign = 4096;
-
-// Instructions in program order, with the DRAM region each one addresses.
-class Emitter {
- public:
-  size_t emit(const Instruction& insn, Region region = Region::None) {
-    program.insns.push_back(insn);
-    program.regions.push_back(region);
-    return program.insns.size() - 1;
-  }
-  Instruction& at(size_t i) { return program.insns[i]; }
-  rt::accel::DeviceProgram program;
-};
-
-// The layer's micro-op table; identical kernels are stored once.
-class UopTable {
- public:
-  std::pair<uint32_t, uint32_t> add(const std::vector<hw::Uop>& kernel) {
-    auto key = std::vector<uint32_t>();
-    key.reserve(kernel.size() * 3);
-    for (const hw::Uop& u : kernel) key.insert(key.end(), {u.dst, u.src, u.wgt});
-    auto it = index_.find(key);
-    if (it != index_.end()) return it->second;
-    const uint32_t begin = static_cast<uint32_t>(uops.size());
-    uops.insert(uops.end(), kernel.begin(), kernel.end());
-    const std::pair<uint32_t, uint32_t> range{begin, static_cast<uint32_t>(uops.size())};
-    index_.emplace(std::move(key), range);
-    return range;
-  }
-  std::vector<hw::Uop> uops;
-
- private:
-  std::map<std::vector<uint32_t>, std::pair<uint32_t, uint32_t>> index_;
-};
-
-void putI32(std::vector<uint8_t>& out, size_t at, int32_t v) {
-  const uint32_t u = static_cast<uint32_t>(v);
-  for (int i = 0; i < 4; ++i) out[at + static_cast<size_t>(i)] = static_cast<uint8_t>(u >> (8 * i));
-}
+using codegen::alignUp;
+using codegen::ceilDiv;
+using codegen::Emitter;
+using codegen::kRegionAlign;
+using codegen::putI32;
+using codegen::UopTable;
 
 }  // namespace
 
@@ -88,7 +55,9 @@ std::vector<uint8_t> packWeights(const ConvLayer& L, const hw::HwConfig& cfg) {
 }
 
 ArenaPlacement standalonePlacement(const ConvLayer& L, const hw::HwConfig& cfg) {
-  const rt::accel::PackedGeometry xg = rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_in);
+  // (A fused expansion's input is the layer's: expanded_depthwise.h.)
+  const ConvLayer& X = L.expansion ? *L.expansion : L;
+  const rt::accel::PackedGeometry xg = rt::accel::packedGeometry({X.n, X.c, X.h, X.w}, cfg.batch, cfg.block_in);
   const rt::accel::PackedGeometry yg =
       rt::accel::packedGeometry({L.n, L.o, L.oh, L.ow}, cfg.batch, outputInterleave(L, cfg) * cfg.block_out);
   ArenaPlacement p;
@@ -101,6 +70,7 @@ ArenaPlacement standalonePlacement(const ConvLayer& L, const hw::HwConfig& cfg) 
 
 ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const hw::HwConfig& cfg,
                                 uint64_t constants_offset, const ArenaPlacement& placement) {
+  if (L.expansion) return generateExpandedDepthwiseProgram(L, plan, cfg, constants_offset, placement);
   if (constants_offset % kRegionAlign) throw std::invalid_argument("constants offset must be 4 KiB aligned");
   ConvProgram out;
   out.plan = plan;

@@ -37,6 +37,10 @@ std::string whyNotOffloadable(const ir::Node& node) {
     if (!node.input(i) || !node.input(i)->isConstant()) return "weights and requantisation vectors must be constants";
   if (node.input(5) && (!node.input(6) || !node.input(6)->isConstant()))
     return "residual multiplier must be a constant";
+  if (node.input(7))
+    for (size_t i : {7, 8, 9, 10})
+      if (!node.input(i) || !node.input(i)->isConstant())
+        return "a fused expansion's weights and requantisation vectors must be constants";
   const rt::AttributeMap& a = node.attrs();
   const std::vector<int64_t> d = a.getInts("dilations", {1, 1});
   if (d[0] != 1 || d[1] != 1) return "dilated convolution";
@@ -67,15 +71,15 @@ std::string whyNotOffloadable(const ir::Node& node) {
   return "";
 }
 
-ConvLayer convLayerFromNode(const ir::Node& node) {
-  const std::string why = whyNotOffloadable(node);
-  if (!why.empty()) throw std::invalid_argument(node.describe() + ": cannot run on the accelerator: " + why);
-  const rt::AttributeMap& a = node.attrs();
+namespace {
+
+// One convolution from its parts: attributes (a fused expansion's without
+// their prefix), the shapes of its input and output, and its constants.
+ConvLayer layerOf(const std::string& name, const rt::AttributeMap& a, const rt::Shape& xs, const rt::Shape& ys,
+                  const ir::Value* w, const ir::Value* bias1, const ir::Value* mult, const ir::Value* bias2) {
   ConvLayer L;
-  L.name = node.name();
-  const rt::Shape& xs = node.input(0)->type().shape;
-  const rt::Shape& ws = node.input(1)->type().shape;
-  const rt::Shape& ys = node.output(0)->type().shape;
+  L.name = name;
+  const rt::Shape& ws = w->type().shape;
   L.n = xs[0];
   L.c = xs[1];
   L.h = xs[2];
@@ -90,7 +94,6 @@ ConvLayer convLayerFromNode(const ir::Node& node) {
   L.oh = ys[2];
   L.ow = ys[3];
   L.group = a.getInt("group", 1);
-  L.residual = node.input(5) != nullptr;
   L.shift1 = static_cast<int32_t>(a.getInt("shift1", 0));
   L.shift2 = static_cast<int32_t>(a.getInt("shift2", 0));
   L.wide_product = a.getInt("wide_product", 0) != 0;
@@ -103,11 +106,10 @@ ConvLayer convLayerFromNode(const ir::Node& node) {
   L.add_y_mult = static_cast<int32_t>(a.getInt("add_y_mult", 0));
   L.add_offset = static_cast<int32_t>(a.getInt("add_offset", 0));
   L.add_shift = static_cast<int32_t>(a.getInt("add_shift", 0));
-  L.bias1 = int32Vector(node.input(2), L.o);
-  L.mult = int32Vector(node.input(3), L.o);
-  L.bias2 = int32Vector(node.input(4), L.o);
-  if (L.residual) L.residual_mult = int32Vector(node.input(6), L.o);
-  const rt::Tensor& wt = node.input(1)->constant();
+  L.bias1 = int32Vector(bias1, L.o);
+  L.mult = int32Vector(mult, L.o);
+  L.bias2 = int32Vector(bias2, L.o);
+  const rt::Tensor& wt = w->constant();
   L.weights.assign(wt.data<int8_t>(), wt.data<int8_t>() + wt.numElements());
 
   // The DMA pads with zeros; a nonzero zero point becomes a correction of the
@@ -117,6 +119,30 @@ ConvLayer convLayerFromNode(const ir::Node& node) {
   L.pad_bottom = p[2];
   L.pad_right = p[3];
   if (p[0] || p[1] || p[2] || p[3]) L.pad_value = static_cast<int32_t>(a.getInt("x_zero_point", 0));
+  return L;
+}
+
+}  // namespace
+
+ConvLayer convLayerFromNode(const ir::Node& node) {
+  const std::string why = whyNotOffloadable(node);
+  if (!why.empty()) throw std::invalid_argument(node.describe() + ": cannot run on the accelerator: " + why);
+  const rt::AttributeMap& a = node.attrs();
+  const rt::Shape& xs = node.input(0)->type().shape;
+  const rt::Shape& ys = node.output(0)->type().shape;
+  if (!node.input(7)) {
+    ConvLayer L = layerOf(node.name(), a, xs, ys, node.input(1), node.input(2), node.input(3), node.input(4));
+    L.residual = node.input(5) != nullptr;
+    if (L.residual) L.residual_mult = int32Vector(node.input(6), L.o);
+    return L;
+  }
+  // A fused expansion (accel/expanded_depthwise.h): the 1x1 layer from X,
+  // then this one from its output, which has X's size.
+  const rt::Shape mid = {xs[0], node.input(7)->type().shape[0], xs[2], xs[3]};
+  ConvLayer E = layerOf(a.getString("expand_name", node.name() + "/expansion"), rt::attributesWithPrefix(a, "expand_"),
+                        xs, mid, node.input(7), node.input(8), node.input(9), node.input(10));
+  ConvLayer L = layerOf(node.name(), a, mid, ys, node.input(1), node.input(2), node.input(3), node.input(4));
+  L.expansion = std::make_shared<const ConvLayer>(std::move(E));
   return L;
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "vdla/compiler/accel/expanded_depthwise.h"
 #include "vdla/hw/board_host.h"
 #include "vdla/runtime/accel/packed_layout.h"
 
@@ -29,6 +30,17 @@ double hostInputCycles(const LayerForm& f, const hw::HwConfig& cfg) {
 
 LayerForm chooseLayerForm(const ConvLayer& direct, const hw::HwConfig& cfg, bool latency_hiding, bool allow_im2col,
                           bool allow_unfold, bool input_on_device) {
+  if (direct.expansion) {
+    // A fused expansion has one form: the bands of expanded_depthwise.h,
+    // over the expansion's input as it is.
+    LayerForm f;
+    f.layer = direct;
+    f.plan = chooseExpandedTiling(direct, cfg, latency_hiding, &f.estimate);
+    LayerForm input;
+    input.layer = *direct.expansion;
+    f.host_cycles = hostInputCycles(input, cfg);
+    return f;
+  }
   // The forms worth trying: as it is; for few input channels and a window
   // larger than 1x1, space-to-depth (strided layers) and im2col (when allowed).
   std::vector<LayerForm> candidates(1);

@@ -13,7 +13,8 @@ rt::accel::PackedGeometry Offload::inputGeometry(const hw::HwConfig& cfg) const 
   if (global_pool)
     return rt::accel::packedGeometry({global_pool->n, global_pool->c, global_pool->h, global_pool->w}, cfg.batch,
                                      configInterleave(cfg) * cfg.block_out);
-  const ConvLayer& L = form.layer;
+  // (A fused expansion reads the layer's input: expanded_depthwise.h.)
+  const ConvLayer& L = form.layer.expansion ? *form.layer.expansion : form.layer;
   return rt::accel::packedGeometry({L.n, L.c, L.h, L.w}, cfg.batch, cfg.block_in);
 }
 

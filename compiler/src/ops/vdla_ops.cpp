@@ -32,8 +32,26 @@ void inferQConv(Node& node) {
   if (w.shape.size() != 4)
     throw std::invalid_argument("weights W must be [O, C/group, KH, KW], got " + rt::shapeToString(w.shape));
   if (!isConstantInput(node, 1)) throw std::invalid_argument("weights W must be a constant");
-  if (x.shape[1] != w.shape[1] * q.group)
-    throw std::invalid_argument("input channels " + std::to_string(x.shape[1]) + " do not match W's " +
+  // A fused 1x1 expansion (inputs 7-10, attributes expand_*; the accelerator
+  // back end's, accel/expanded_depthwise.h): X feeds it, and its output
+  // feeds W.
+  int64_t channels = x.shape[1];
+  if (hasInput(node, 7)) {
+    const rt::QConvAttributes e = rt::readQConvAttributes(rt::attributesWithPrefix(node.attrs(), "expand_"));
+    const TensorType& we = inputType(node, 7);
+    expectDType(we, {DType::I8}, "expansion weights");
+    if (we.shape.size() != 4 || we.shape[1] != x.shape[1] || we.shape[2] != 1 || we.shape[3] != 1 || e.group != 1)
+      throw std::invalid_argument("expansion weights must be [M, " + std::to_string(x.shape[1]) +
+                                  ", 1, 1] of an ungrouped layer, got " + rt::shapeToString(we.shape));
+    if (!isConstantInput(node, 7)) throw std::invalid_argument("expansion weights must be a constant");
+    channels = we.shape[0];
+    expectChannelVector(node, 8, channels, "expansion bias1");
+    expectChannelVector(node, 9, channels, "expansion mult");
+    expectChannelVector(node, 10, channels, "expansion bias2");
+    if (hasInput(node, 5)) throw std::invalid_argument("a layer with a fused expansion takes no residual R");
+  }
+  if (channels != w.shape[1] * q.group)
+    throw std::invalid_argument("input channels " + std::to_string(channels) + " do not match W's " +
                                 std::to_string(w.shape[1]) + " channels per group x group " + std::to_string(q.group));
   const int64_t o = w.shape[0];
   if (o < 1 || o % q.group != 0)
@@ -65,6 +83,6 @@ void inferQConv(Node& node) {
 
 }  // namespace
 
-void registerVdlaOps(OpRegistry& r) { r.add({"vdla.QConv", 5, 7, 1, 1, inferQConv}); }
+void registerVdlaOps(OpRegistry& r) { r.add({"vdla.QConv", 5, 11, 1, 1, inferQConv}); }
 
 }  // namespace vdla::ir

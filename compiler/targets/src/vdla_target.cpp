@@ -18,6 +18,7 @@ Target vdlaTarget() {
               stages::quantize(),
               stages::foldReshapes(),
               stages::accelFuseAdditions(),
+              stages::accelFuseExpansions(),
               stages::accelPartition(),
               stages::accelArena(),
               stages::accelCodegen(),

@@ -38,6 +38,12 @@ TargetStage foldReshapes();
 // where the cost model says the fused layer is faster (accel/fuse_additions.h).
 TargetStage accelFuseAdditions();
 
+// "accel-fuse-expansions" (graph): each 1x1 expansion whose output only a
+// depthwise layer reads joins that layer as one node, one program that keeps
+// the expanded tensor on chip (STORE INP), where the cost model says it is
+// faster (accel/fuse_expansions.h).
+TargetStage accelFuseExpansions();
+
 // The accelerator lowering (accel/lowering.h), in four stages that hand on
 // the vdla target's plan (accel::AccelLowering in TargetState::plan):
 // "accel-partition" (plan): where each node runs; the form and tiling of

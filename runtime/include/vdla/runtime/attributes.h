@@ -47,4 +47,9 @@ class AttributeMap {
   std::map<std::string, Attribute> map_;
 };
 
+// The attributes whose names start with `prefix`, the prefix taken off (a
+// node that carries a second operator's attributes under a prefix: the
+// accelerator back end's fused expansion, "expand_").
+AttributeMap attributesWithPrefix(const AttributeMap& attrs, const std::string& prefix);
+
 }  // namespace vdla::rt

@@ -170,6 +170,28 @@ const int32_t* channelVector(const KernelArgs& a, size_t i, const char* what, in
 }
 
 void qconv(const KernelArgs& a) {
+  if (a.hasInput(7)) {
+    // A fused 1x1 expansion (inputs 7-10, attributes expand_*: the
+    // accelerator back end's fused pair): the expansion over X, then this
+    // layer over its output, exactly as the two layers apart.
+    const AttributeMap ea = attributesWithPrefix(a.attributes(), "expand_");
+    const QConvAttributes e = readQConvAttributes(ea);
+    const Tensor& x = a.input(0);
+    const Tensor& we = a.input(7);
+    require(x.rank() == 4 && we.rank() == 4, "input X and the expansion's weights must be 4-D");
+    Tensor mid(DType::I8, {x.dim(0), we.dim(0),
+                           qconvOutputSize(x.dim(2), we.dim(2), e.stride[0], e.dilation[0], e.pads[0], e.pads[2]),
+                           qconvOutputSize(x.dim(3), we.dim(3), e.stride[1], e.dilation[1], e.pads[1], e.pads[3])});
+    KernelArgs expansion;
+    expansion.inputs = {&x, &we, &a.input(8), &a.input(9), &a.input(10)};
+    expansion.outputs = {&mid};
+    expansion.attrs = &ea;
+    qconv(expansion);
+    KernelArgs rest = a;
+    rest.inputs = {&mid, &a.input(1), &a.input(2), &a.input(3), &a.input(4)};
+    qconv(rest);
+    return;
+  }
   const QConvAttributes q = readQConvAttributes(a.attributes());
   const Tensor& x = a.input(0);
   const Tensor& w = a.input(1);

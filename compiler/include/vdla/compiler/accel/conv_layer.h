@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,8 +46,13 @@ struct ConvLayer {
   std::vector<int32_t> bias1, mult, bias2, residual_mult;  // [o] each
   std::vector<int8_t> weights;                             // [o][c/group][kh][kw]
   rt::accel::InputTransform host;                          // applied by the runtime before upload
+  // A 1x1 expansion fused in front of this depthwise layer (extension
+  // inp_writeback, expanded_depthwise.h): the layer's input is then the
+  // expansion's input (expansion->c channels); the expansion's output,
+  // this layer's c channels, exists on chip only.
+  std::shared_ptr<const ConvLayer> expansion;
 
-  int64_t macs() const { return n * o * oh * ow * (c / group) * kh * kw; }
+  int64_t macs() const { return n * o * oh * ow * (c / group) * kh * kw + (expansion ? expansion->macs() : 0); }
   // Input columns one output's kernel row covers.
   int64_t spanW() const { return (kw - 1) * dilation_w + 1; }
 };

@@ -30,6 +30,10 @@ struct AccelOptions {
   // Fuse such an addition into the convolution that feeds it where the cost
   // model prefers one layer to two (fuse_additions.h; needs offload_adds).
   bool fuse_additions = true;
+  // Run a 1x1 expansion and the depthwise layer it feeds as one program that
+  // keeps the expanded tensor on chip (STORE INP, extension inp_writeback;
+  // expanded_depthwise.h) where the cost model prefers it.
+  bool fuse_expansions = true;
   // Run consecutive offloaded layers whose tensors stay on the device as one
   // program, each layer's first loads overlapping the drain of the layer
   // before (program_chain.h).
