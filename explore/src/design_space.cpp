@@ -171,6 +171,12 @@ std::vector<DesignPoint> enumerateDesignSpace(const DesignSpace& s, std::vector<
                           j["extensions"]["depthwise_taps"] = taps;
                         else if (j.contains("extensions"))
                           j["extensions"].erase("depthwise_taps");
+                        // STORE INP where the base has it and the point's
+                        // INP and OUT entries have one width.
+                        if (base.inp_writeback && bi * base.input_bits == bo * base.output_bits)
+                          j["extensions"]["inp_writeback"] = true;
+                        else if (j.contains("extensions"))
+                          j["extensions"].erase("inp_writeback");
                         // The base's window on an array whose DWGEMM encoding
                         // (taps, stride and lane_block where it has no
                         // wgt_in) runs past 128 bits while GEMM's fits: the

@@ -129,6 +129,8 @@ TEST(DesignSpaceTest, DepthwiseWindowFollowsTheArray) {
   for (const DesignPoint& p : points) {
     const uint32_t expected = p.config.block_in < p.config.block_out ? 0 : (p.config.block_out == 4 ? 2 : 5);
     EXPECT_EQ(p.config.depthwise_taps, expected) << p.config.name;
+    // pynq's STORE INP goes with square arrays only.
+    EXPECT_EQ(p.config.inp_writeback, p.config.block_in == p.config.block_out) << p.config.name;
   }
   s.block_in = {16};
   s.block_out = {16, 32};

@@ -72,8 +72,7 @@ ConvProgram generateExpandedDepthwiseProgram(const ConvLayer& D, const TilePlan&
   const Requant re = requantOf(E, cfg), rd = requantOf(D, cfg);
   auto putVector = [&](int64_t entry_of_block0, int64_t step, const std::vector<int32_t>& v, int64_t channels) {
     for (int64_t o = 0; o < Q * BO; ++o)
-      putI32(out.constants,
-             params_at + uint64_t(entry_of_block0 + step * (o / BO)) * acc_entry + uint64_t(o % BO) * 4,
+      putI32(out.constants, params_at + uint64_t(entry_of_block0 + step * (o / BO)) * acc_entry + uint64_t(o % BO) * 4,
              o < channels ? v[size_t(o)] : 0);
   };
   putVector(0, 2, re.operand, E.o);
@@ -109,10 +108,10 @@ ConvProgram generateExpandedDepthwiseProgram(const ConvLayer& D, const TilePlan&
   const uint64_t pad_base = (constants_offset + pads_at) / inp_entry;
 
   // ---- on-chip regions, two halves each with latency hiding
-  auto aHalf = [&](int64_t t) { return t * g.a_half; };                   // INP: the band's input rows
-  auto bHalf = [&](int64_t t) { return T * g.a_half + t * g.b_half; };    // INP: the copied rows
-  auto eHalf = [&](int64_t t) { return t * g.e_half; };                   // ACC/OUT: expanded rows
-  auto dHalf = [&](int64_t t) { return T * g.e_half + t * g.d_half; };    // ACC/OUT: outputs
+  auto aHalf = [&](int64_t t) { return t * g.a_half; };                 // INP: the band's input rows
+  auto bHalf = [&](int64_t t) { return T * g.a_half + t * g.b_half; };  // INP: the copied rows
+  auto eHalf = [&](int64_t t) { return t * g.e_half; };                 // ACC/OUT: expanded rows
+  auto dHalf = [&](int64_t t) { return T * g.e_half + t * g.d_half; };  // ACC/OUT: outputs
   const int64_t param_base = int64_t(cfg.depth(Memory::Acc)) - g.params;
 
   Emitter em;
@@ -123,10 +122,8 @@ ConvProgram generateExpandedDepthwiseProgram(const ConvLayer& D, const TilePlan&
   em.emit(hw::makeLoad(Memory::Acc, uint32_t(param_base), (constants_offset + params_at) / acc_entry, 1,
                        uint32_t(g.params), uint32_t(g.params)),
           Region::Constants);
-  // Both layers' weights, once; then the padding columns of both halves of
-  // the copied rows (never written by a copy), a load per row boundary.
-  em.emit(hw::makeLoad(Memory::Weight, 0, w_base, 1, uint32_t(g.wgt_entries), uint32_t(g.wgt_entries)),
-          Region::Constants);
+  // The padding columns of both halves of the copied rows (never written by
+  // a copy), a load per row boundary.
   auto padLoad = [&](int64_t sram, int64_t n) {
     if (n > 0)
       em.emit(hw::makeLoad(Memory::Input, uint32_t(sram), pad_base, 1, uint32_t(n), uint32_t(n)), Region::Constants);
@@ -157,10 +154,10 @@ ConvProgram generateExpandedDepthwiseProgram(const ConvLayer& D, const TilePlan&
     const Band& x = bands[size_t(b)];
     std::vector<size_t> loads;
     for (int64_t cb = 0; cb < CB; ++cb)
-      loads.push_back(em.emit(hw::makeLoad(Memory::Input, uint32_t(aHalf(b % T) + cb * g.rows_in_max * W),
-                                           x_base + uint64_t((cb * E.h + x.lo) * W), uint32_t(x.hi - x.lo),
-                                           uint32_t(W), uint32_t(W)),
-                              Region::Io));
+      loads.push_back(em.emit(
+          hw::makeLoad(Memory::Input, uint32_t(aHalf(b % T) + cb * g.rows_in_max * W),
+                       x_base + uint64_t((cb * E.h + x.lo) * W), uint32_t(x.hi - x.lo), uint32_t(W), uint32_t(W)),
+          Region::Io));
     if (b >= T) em.at(loads.front()).pop_next = true;
     em.at(loads.back()).push_next = true;
   };
@@ -193,8 +190,8 @@ ConvProgram generateExpandedDepthwiseProgram(const ConvLayer& D, const TilePlan&
     l.dst_in = l.src_in = 1;
     Instruction gemm = hw::makeGemm(l);
     gemm.requant = true;
-    gemm.pop_prev = q == 0;                       // the band's input rows are in
-    gemm.push_next = true;                        // the expanded rows are in OUT
+    gemm.pop_prev = q == 0 || b == 0;                // the band's input rows (band 0: block q's weights) are in
+    gemm.push_next = true;                           // the expanded rows are in OUT
     gemm.push_prev = q == Q - 1 && b + T < g.bands;  // the band's input half is free
     em.emit(gemm);
     // The store module copies them into the depthwise layer's padded rows.
@@ -246,9 +243,21 @@ ConvProgram generateExpandedDepthwiseProgram(const ConvLayer& D, const TilePlan&
     em.emit(st, Region::Io);
   };
 
-  // Band 0's loads complete the prologue's group; band b+1's follow band
-  // b's first expansion (with one half, its last: the half must be free).
+  // Band 0's loads join the padding's; then both layers' weights, once, a
+  // group per block, so that block q's expansion waits for its own weights
+  // only (they stay for the later bands); band b+1's loads follow band b's
+  // first expansion (with one half, its last: the half must be free).
   bandLoads(0);
+  em.at(em.program.insns.size() - 1).push_next = false;  // band 0's group ends with block 0's weights
+  for (int64_t q = 0; q < Q; ++q) {
+    em.emit(hw::makeLoad(Memory::Weight, uint32_t(q * CB), w_base + uint64_t(q * CB), 1, uint32_t(CB), uint32_t(CB)),
+            Region::Constants);
+    const size_t last =
+        em.emit(hw::makeLoad(Memory::Weight, uint32_t(dw_weights_at + q * D.kh),
+                             w_base + uint64_t(dw_weights_at + q * D.kh), 1, uint32_t(D.kh), uint32_t(D.kh)),
+                Region::Constants);
+    em.at(last).push_next = true;
+  }
   const int64_t lag = T - 1;
   for (int64_t k = 0; k < K; ++k) {
     expand(k);

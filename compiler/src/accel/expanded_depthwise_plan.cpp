@@ -106,8 +106,8 @@ ExpandedGeometry expandedGeometry(const ConvLayer& D, const TilePlan& plan, cons
   g.wgt_entries = g.blocks * (g.cin_blocks + D.kh);
   const int64_t iter_limit = (int64_t(1) << cfg.loop_iter_bits) - 1;
   const int64_t xfer_limit = (int64_t(1) << cfg.xfer_size_bits) - 1;
-  const int64_t acc_room = std::min<int64_t>(int64_t(cfg.depth(hw::Memory::Acc)) - g.params,
-                                             int64_t(cfg.depth(hw::Memory::Output)));
+  const int64_t acc_room =
+      std::min<int64_t>(int64_t(cfg.depth(hw::Memory::Acc)) - g.params, int64_t(cfg.depth(hw::Memory::Output)));
   if (g.inp_used > int64_t(cfg.depth(hw::Memory::Input)))
     g.why_not = "input and copied rows of " + std::to_string(g.inp_used) + " entries exceed the INP buffer";
   else if (g.acc_used > acc_room)
@@ -142,8 +142,8 @@ CostEstimate estimateExpandedPlan(const ConvLayer& D, const TilePlan& plan, cons
     const int64_t oh0 = b * R, rows = std::min(R, D.oh - oh0);
     const auto [lo, hi] = bandInputRows(D, oh0, rows);
     const double n_in = double(hi - lo);
-    const double ld = double(g.cin_blocks) * (kDmaOverheadCycles + readTransferCycles(n_in, double(D.w) * inp_entry,
-                                                                                       bus, dram.read_latency));
+    const double ld = double(g.cin_blocks) *
+                      (kDmaOverheadCycles + readTransferCycles(n_in, double(D.w) * inp_entry, bus, dram.read_latency));
     // The band's DWGEMMs: one per run of rows of one kernel-row variant.
     double dw = 0, dw_iterations = 0;
     for (int64_t oy = oh0; oy < oh0 + rows;) {
@@ -177,8 +177,15 @@ CostEstimate estimateExpandedPlan(const ConvLayer& D, const TilePlan& plan, cons
   }
   // Before the first unit: micro-ops and parameters (compute module), both
   // layers' weights and the padding entries (load module).
-  const double weights = kDmaOverheadCycles + readTransferCycles(1, double(g.wgt_entries) * wgt_entry, bus,
-                                                                 dram.read_latency);
+  // (The weights load a block at a time: the first unit waits for block 0's;
+  // the others' share the port with the loads of the first bands.)
+  const double weights = 2 * kDmaOverheadCycles +
+                         readTransferCycles(1, double(g.wgt_entries / g.blocks) * wgt_entry, bus, dram.read_latency);
+  const double other_weights =
+      double(g.blocks - 1) * 2 * kDmaOverheadCycles +
+      readTransferCycles(double(g.blocks - 1), double(g.wgt_entries / g.blocks) * wgt_entry, bus, dram.read_latency);
+  load += other_weights;
+  serial += other_weights;
   const double pads = double(g.threads * (g.rows_window + 1)) * kDmaOverheadCycles / 4;
   const double params = kDmaOverheadCycles + double(g.params) * acc_entry / bus;
   const double uops = double(g.blocks * (g.cin_blocks + D.kh) * 4 * g.threads) * 4 / bus;

@@ -16,7 +16,9 @@
 // for its flag (deeper buffers widen the ALU's index fields) and is dropped
 // elsewhere; likewise gemm_requant with the GEMM's bit for requant (and
 // wherever alu_bias_clear goes, which it needs). Without "acc_dual_read"
-// each point keeps the base's.
+// each point keeps the base's. The base's inp_writeback (STORE INP) goes
+// where the point's INP and OUT entries have one width (block_in ==
+// block_out) and is dropped elsewhere.
 #pragma once
 
 #include <cstdint>

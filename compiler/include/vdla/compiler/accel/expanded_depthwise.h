@@ -54,14 +54,14 @@ struct ExpandedGeometry {
   int64_t cin_blocks = 0;  // the expansion's input blocks
   int64_t blocks = 0;      // channel blocks of the expanded tensor (the depthwise layer's)
   int64_t bands = 0, threads = 1;
-  int64_t left = 0, right = 0;  // padding entries before and after a copied row's image columns
-  int64_t run = 0;              // entries a DWGEMM reads per row: (ow - 1) * sw + kw
-  int64_t pitch = 0;            // entries per copied row in INP: the run, or the row if longer
-  int64_t rows_window = 0;                 // input rows a full band's window spans
-  int64_t rows_in_max = 0;                 // the most image rows a band's expansion computes
-  int64_t a_half = 0, b_half = 0;          // INP: the band's input; the copied rows
-  int64_t e_half = 0, d_half = 0;          // ACC/OUT: the expansion's rows; the outputs
-  int64_t inp_used = 0, acc_used = 0;      // both halves of both
+  int64_t left = 0, right = 0;         // padding entries before and after a copied row's image columns
+  int64_t run = 0;                     // entries a DWGEMM reads per row: (ow - 1) * sw + kw
+  int64_t pitch = 0;                   // entries per copied row in INP: the run, or the row if longer
+  int64_t rows_window = 0;             // input rows a full band's window spans
+  int64_t rows_in_max = 0;             // the most image rows a band's expansion computes
+  int64_t a_half = 0, b_half = 0;      // INP: the band's input; the copied rows
+  int64_t e_half = 0, d_half = 0;      // ACC/OUT: the expansion's rows; the outputs
+  int64_t inp_used = 0, acc_used = 0;  // both halves of both
   // Kernel-row sets skipped by output rows at the image's top and bottom:
   // variant 0 skips none; row_variant[oy] indexes `skipped`.
   std::vector<std::vector<int64_t>> skipped;
