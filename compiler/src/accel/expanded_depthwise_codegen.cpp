@@ -243,21 +243,21 @@ ConvProgram generateExpandedDepthwiseProgram(const ConvLayer& D, const TilePlan&
     em.emit(st, Region::Io);
   };
 
-  // Band 0's loads join the padding's; then both layers' weights, once, a
-  // group per block, so that block q's expansion waits for its own weights
-  // only (they stay for the later bands); band b+1's loads follow band b's
+  // Both layers' weights load once, a group per block, so that block q's
+  // expansion in band 0 waits for its own only (they stay for the later
+  // bands). Block 0's go first, before band 0's rows, which in a chain wait
+  // for the layer before to store them; band b+1's rows follow band b's
   // first expansion (with one half, its last: the half must be free).
-  bandLoads(0);
-  em.at(em.program.insns.size() - 1).push_next = false;  // band 0's group ends with block 0's weights
-  for (int64_t q = 0; q < Q; ++q) {
+  auto blockWeights = [&](int64_t q) {
     em.emit(hw::makeLoad(Memory::Weight, uint32_t(q * CB), w_base + uint64_t(q * CB), 1, uint32_t(CB), uint32_t(CB)),
             Region::Constants);
-    const size_t last =
-        em.emit(hw::makeLoad(Memory::Weight, uint32_t(dw_weights_at + q * D.kh),
-                             w_base + uint64_t(dw_weights_at + q * D.kh), 1, uint32_t(D.kh), uint32_t(D.kh)),
-                Region::Constants);
-    em.at(last).push_next = true;
-  }
+    return em.emit(hw::makeLoad(Memory::Weight, uint32_t(dw_weights_at + q * D.kh),
+                                w_base + uint64_t(dw_weights_at + q * D.kh), 1, uint32_t(D.kh), uint32_t(D.kh)),
+                   Region::Constants);
+  };
+  blockWeights(0);
+  bandLoads(0);
+  for (int64_t q = 1; q < Q; ++q) em.at(blockWeights(q)).push_next = true;
   const int64_t lag = T - 1;
   for (int64_t k = 0; k < K; ++k) {
     expand(k);

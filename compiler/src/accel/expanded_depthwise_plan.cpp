@@ -1,6 +1,7 @@
 // The fused expansion + depthwise layer's form check, on-chip layout, cost
 // estimate and band search (expanded_depthwise.h).
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <set>
 
@@ -128,15 +129,21 @@ CostEstimate estimateExpandedPlan(const ConvLayer& D, const TilePlan& plan, cons
     return e;
   }
   e.fits = true;
-  const ConvLayer& E = *D.expansion;
   const double bus = cfg.axi_data_bits / 8.0;
   const hw::DramTiming dram = hw::defaultDramTiming(cfg);
   const double inp_entry = cfg.entryBytes(hw::Memory::Input), out_entry = cfg.entryBytes(hw::Memory::Output);
   const double wgt_entry = cfg.entryBytes(hw::Memory::Weight), acc_entry = cfg.entryBytes(hw::Memory::Acc);
   const int64_t R = plan.rows;
-  // Per unit (band, block): the compute module's expansion and DWGEMMs, the
-  // store module's copy and store; per band the load module's input rows.
-  double compute = 0, store = 0, load = 0, serial = 0;
+  // Both layers' weights load a block at a time, once: block q's expansion
+  // in band 0 waits for its own, so band 0 runs at the pace of the slower
+  // of the weight stream and its units.
+  const double per_block_weights =
+      2 * kDmaOverheadCycles +
+      readTransferCycles(1, double(g.wgt_entries / g.blocks) * wgt_entry, bus, dram.read_latency);
+  // Per band: the compute module's expansions and DWGEMMs, the store
+  // module's copies and output stores, the load module's input rows. With
+  // latency hiding the bands overlap, each taking the longest of the three.
+  double steady = 0, serial = 0;
   double first_load = 0, first_expand = 0, first_copy = 0, last_store = 0;
   for (int64_t b = 0; b < g.bands; ++b) {
     const int64_t oh0 = b * R, rows = std::min(R, D.oh - oh0);
@@ -160,13 +167,17 @@ CostEstimate estimateExpandedPlan(const ConvLayer& D, const TilePlan& plan, cons
     const double copy = n_in * double(D.w) + kPipelineOverheadCycles;
     const double out = kDmaOverheadCycles + transferCycles(1, double(rows * D.ow) * out_entry, bus, dram.write_latency);
     const double units = double(g.blocks);
-    compute += units * (expand + dw);
-    store += units * (copy + out);
-    load += ld;
-    serial += units * (expand + copy + dw + out) + ld;
+    // (The copies write INP in the cycles the load module's beats leave
+    // free: a band's input rows take that many from them.)
+    const double inp_beats = double(g.cin_blocks) * n_in * double(D.w) * std::ceil(inp_entry / bus);
+    const double compute = units * (expand + dw), store = units * (copy + out) + inp_beats;
+    const double load = ld + (b == 0 ? units * per_block_weights : 0.0);
+    steady += b == 0 ? std::max({units * std::max(per_block_weights, expand + dw), compute, store})
+                     : std::max({compute, store, load});
+    serial += units * (expand + copy + dw + out) + load;
     e.gemm_cycles += units * (expand_iterations + dw_iterations);
-    e.load_cycles += ld;
-    e.store_cycles += units * out;
+    e.load_cycles += load;
+    e.store_cycles += store;
     e.dram_bytes += double(g.cin_blocks) * n_in * double(D.w) * inp_entry + units * double(rows * D.ow) * out_entry;
     if (b == 0) {
       first_load = ld;
@@ -175,28 +186,19 @@ CostEstimate estimateExpandedPlan(const ConvLayer& D, const TilePlan& plan, cons
     }
     last_store = out;
   }
-  // Before the first unit: micro-ops and parameters (compute module), both
-  // layers' weights and the padding entries (load module).
-  // (The weights load a block at a time: the first unit waits for block 0's;
-  // the others' share the port with the loads of the first bands.)
-  const double weights = 2 * kDmaOverheadCycles +
-                         readTransferCycles(1, double(g.wgt_entries / g.blocks) * wgt_entry, bus, dram.read_latency);
-  const double other_weights =
-      double(g.blocks - 1) * 2 * kDmaOverheadCycles +
-      readTransferCycles(double(g.blocks - 1), double(g.wgt_entries / g.blocks) * wgt_entry, bus, dram.read_latency);
-  load += other_weights;
-  serial += other_weights;
+  // Before the first unit: the micro-ops and parameters (compute module,
+  // sharing the read port with the load module's padding entries, band 0's
+  // rows and block 0's weights).
   const double pads = double(g.threads * (g.rows_window + 1)) * kDmaOverheadCycles / 4;
   const double params = kDmaOverheadCycles + double(g.params) * acc_entry / bus;
-  const double uops = double(g.blocks * (g.cin_blocks + D.kh) * 4 * g.threads) * 4 / bus;
-  e.lead_cycles = weights + pads + std::max(params + uops, 0.0);
+  const double uops = kDmaOverheadCycles + double(g.blocks * (g.cin_blocks + D.kh) * 2 * g.threads) * 4 / bus;
+  e.lead_cycles = params + uops + pads;
   e.tail_cycles = last_store;
   e.dram_bytes += double(g.wgt_entries) * wgt_entry + double(g.params) * acc_entry;
   if (g.threads > 1)
-    e.cycles = e.lead_cycles + first_load + first_expand + first_copy + std::max({compute, store, load}) + last_store;
+    e.cycles = e.lead_cycles + first_load + per_block_weights + first_expand + first_copy + steady + last_store;
   else
     e.cycles = e.lead_cycles + serial;
-  (void)E;
   return e;
 }
 
