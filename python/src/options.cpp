@@ -37,11 +37,11 @@ hw::HwConfig configFromSpec(const std::string& spec) {
 
 CompileOptions compileOptionsFromJson(const nlohmann::json& j) {
   const std::string what = "compile";
-  checkKeys(
-      j,
-      {"target", "config", "latency_hiding", "allow_im2col", "allow_unfold", "offload_pooling", "offload_adds",
-       "fuse_additions", "chain_layers", "strip_qdq", "cpu_kernels", "library", "optimize", "cuda_arch", "cuda_tf32"},
-      what);
+  checkKeys(j,
+            {"target", "config", "latency_hiding", "allow_im2col", "allow_unfold", "offload_pooling", "offload_adds",
+             "fuse_additions", "fuse_expansions", "chain_layers", "strip_qdq", "cpu_kernels", "library", "optimize",
+             "cuda_arch", "cuda_tf32"},
+            what);
   CompileOptions o;
   if (j.contains("target")) o.target = get<std::string>(j, "target", what);
   if (j.contains("config")) {
@@ -55,6 +55,7 @@ CompileOptions compileOptionsFromJson(const nlohmann::json& j) {
   if (j.contains("offload_pooling")) o.accel.offload_pooling = get<bool>(j, "offload_pooling", what);
   if (j.contains("offload_adds")) o.accel.offload_adds = get<bool>(j, "offload_adds", what);
   if (j.contains("fuse_additions")) o.accel.fuse_additions = get<bool>(j, "fuse_additions", what);
+  if (j.contains("fuse_expansions")) o.accel.fuse_expansions = get<bool>(j, "fuse_expansions", what);
   if (j.contains("chain_layers")) o.accel.chain_layers = get<bool>(j, "chain_layers", what);
   if (j.contains("strip_qdq")) o.pipeline.strip_qdq = get<bool>(j, "strip_qdq", what);
   if (j.contains("cpu_kernels")) {

@@ -196,7 +196,7 @@ def compile_options(target: str, config: Any, latency_hiding: bool, allow_im2col
                     cpu_kernels: str, library: Optional[str], optimize: bool, cuda_arch: Optional[Sequence[str]],
                     cuda_tf32: bool, offload_pooling: bool = True, offload_adds: bool = True,
                     fuse_additions: bool = True, chain_layers: bool = True,
-                    allow_unfold: bool = True) -> Dict[str, Any]:
+                    allow_unfold: bool = True, fuse_expansions: bool = True) -> Dict[str, Any]:
     options: Dict[str, Any] = {
         "target": target,
         "config": config_spec(config),
@@ -206,6 +206,7 @@ def compile_options(target: str, config: Any, latency_hiding: bool, allow_im2col
         "offload_pooling": bool(offload_pooling),
         "offload_adds": bool(offload_adds),
         "fuse_additions": bool(fuse_additions),
+        "fuse_expansions": bool(fuse_expansions),
         "chain_layers": bool(chain_layers),
         "strip_qdq": bool(strip_qdq),
         "cpu_kernels": cpu_kernels,
@@ -223,7 +224,8 @@ def compile(model: Union[PathLike, Model], target: str = "llvm", config: Any = "
             allow_im2col: bool = True, strip_qdq: bool = False, cpu_kernels: str = "llvm",
             library: Optional[str] = "host", optimize: bool = True, cuda_arch: Optional[Sequence[str]] = None,
             cuda_tf32: bool = False, offload_pooling: bool = True, offload_adds: bool = True,
-            fuse_additions: bool = True, chain_layers: bool = True, allow_unfold: bool = True) -> Artifact:
+            fuse_additions: bool = True, chain_layers: bool = True, allow_unfold: bool = True,
+            fuse_expansions: bool = True) -> Artifact:
     """Compiles a model for a target ("ref", "llvm", "vdla", "cuda").
 
     config: the accelerator (a :class:`Config`, a shipped name, a JSON file or
@@ -236,6 +238,9 @@ def compile(model: Union[PathLike, Model], target: str = "llvm", config: Any = "
         accelerator where an integer form reproduces the CPU's result exactly.
     fuse_additions: target vdla: such an addition fused into the convolution
         that feeds it where the cost model prefers one layer to two.
+    fuse_expansions: target vdla, configs with STORE INP (inp_writeback): a 1x1
+        expansion and the depthwise layer it feeds as one program that keeps
+        the expanded tensor on chip, where the cost model prefers it.
     chain_layers: target vdla: consecutive offloaded layers whose tensors stay
         on the device run as one program, each layer's first loads overlapping
         the last store of the layer before.
@@ -253,7 +258,7 @@ def compile(model: Union[PathLike, Model], target: str = "llvm", config: Any = "
     m = _as_model(model)
     options = compile_options(target, config, latency_hiding, allow_im2col, strip_qdq, cpu_kernels, library, optimize,
                               cuda_arch, cuda_tf32, offload_pooling, offload_adds, fuse_additions,
-                              chain_layers, allow_unfold)
+                              chain_layers, allow_unfold, fuse_expansions)
     directory = os.fspath(calibration) if isinstance(calibration, (str, os.PathLike)) else ""
     handle = _core.compile(m._handle, json.dumps(options), _calibration_samples(calibration), directory,
                            int(calibration_count))

@@ -395,3 +395,14 @@ def _empty_dir(tmp_path):
     d = tmp_path / "empty"
     d.mkdir(exist_ok=True)
     return d
+
+
+def test_fuse_expansions_option():
+    # pynq has STORE INP: MobileNetV2's expansions join their depthwise layers
+    # (one accelerator step fewer per pair), with the same logits bit for bit.
+    model = vdla.load("mobilenetv2", image_size=64)
+    x = random_input((1, 3, 64, 64), seed=3)
+    fused = vdla.compile(model, target="vdla", config="pynq")
+    apart = vdla.compile(model, target="vdla", config="pynq", fuse_expansions=False)
+    assert fused.report["accelerator_steps"] < apart.report["accelerator_steps"]
+    np.testing.assert_array_equal(run_once(fused, x)[0], run_once(apart, x)[0])
