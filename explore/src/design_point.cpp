@@ -1,7 +1,9 @@
 #include "vdla/explore/design_point.h"
 
+#include <memory>
 #include <stdexcept>
 
+#include "vdla/compiler/accel/expanded_depthwise.h"
 #include "vdla/compiler/accel/fuse_additions.h"
 #include "vdla/compiler/accel/layer_form.h"
 #include "vdla/hw/board_host.h"
@@ -106,16 +108,48 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
       --n.layers_total;
       --n.layers_offloaded;
     }
+    // Expansions fused into their depthwise layers where the compiler would
+    // fuse them on this config (decided with latency hiding on, as its stage
+    // does): the fused program's cycles replace the two layers', and a chain
+    // into the expansion now runs into the fused layer.
+    std::vector<size_t> runs_as(w.layers.size());
+    for (size_t i = 0; i < runs_as.size(); ++i) runs_as[i] = i;
+    for (const NetworkWorkload::Expandable& x : w.expandable) {
+      const accel::ConvLayer &E = w.layers[x.expansion], &D = w.layers[x.depthwise];
+      if (!cfg.inp_writeback || !layer_fits[x.expansion] || !layer_fits[x.depthwise] ||
+          (E.float_requant && !cfg.float_requant) || (D.float_requant && !cfg.float_requant) ||
+          !accel::whyNoExpandedDepthwise(E, D, cfg).empty())
+        continue;
+      accel::ConvLayer F = D;
+      F.expansion = std::make_shared<const accel::ConvLayer>(E);
+      try {
+        auto cycles = [&](const accel::ConvLayer& L, bool lh) {
+          return accel::chooseLayerForm(L, cfg, lh, /*allow_im2col=*/true, /*allow_unfold=*/true).estimate;
+        };
+        if (!(cycles(F, true).cycles < cycles(E, true).cycles + cycles(D, true).cycles)) continue;
+        const accel::CostEstimate fused = cycles(F, point.latency_hiding);
+        n.cycles += fused.cycles - estimates[x.expansion].cycles - estimates[x.depthwise].cycles;
+        estimates[x.depthwise] = fused;
+        runs_as[x.expansion] = x.depthwise;
+        --n.layers_total;
+        --n.layers_offloaded;
+      } catch (const accel::DoesNotFit&) {
+        continue;  // the pair stays apart, as the compiler keeps it
+      }
+    }
     // Program chains: where the first layer's output keeps the packing the
     // layers read (the tensors stay on the device) and the second's input
     // needs no host work, the compiler chains the two, and the second's
     // first loads overlap the first's last store (with the fused layers'
     // estimates; a pair with an addition between them where it fused into
     // the first).
-    for (const NetworkWorkload::Chained& c : w.chained)
-      if (layer_fits[c.first] && layer_fits[c.second] && untransformed[c.second] && same_packing[c.first] &&
+    for (const NetworkWorkload::Chained& c : w.chained) {
+      const size_t first = runs_as[c.first], second = runs_as[c.second];
+      if (first == second) continue;  // an expansion and its depthwise layer: one program now
+      if (layer_fits[first] && layer_fits[second] && untransformed[second] && same_packing[first] &&
           (c.across_add < 0 || fused_into[size_t(c.across_add)] == c.first))
-        n.cycles -= accel::chainOverlapCycles(estimates[c.first], estimates[c.second]);
+        n.cycles -= accel::chainOverlapCycles(estimates[first], estimates[second]);
+    }
     for (const accel::GlobalPoolLayer& pool : w.global_pools)
       addOther([&](accel::CostEstimate* e) { accel::chooseGlobalPoolTiling(pool, cfg, point.latency_hiding, e); });
     n.ideal_cycles = double(macs) / double(cfg.macsPerCycle());

@@ -12,8 +12,9 @@ NetworkWorkload prepareWorkload(const std::string& name, std::shared_ptr<ir::Gra
   // The accelerator layers are all the explorer needs; code for CPU steps is not.
   options.llvm_cpu_fallback = false;
   // Additions stay apart in the graph: each design point decides its fusions.
-  const bool fuse = options.accel.fuse_additions;
+  const bool fuse = options.accel.fuse_additions, fuse_expansions = options.accel.fuse_expansions;
   options.accel.fuse_additions = false;
+  options.accel.fuse_expansions = false;
   compileGraph(*graph, options);  // quantises the graph in place
   NetworkWorkload w;
   w.name = name;
@@ -92,6 +93,17 @@ NetworkWorkload prepareWorkload(const std::string& name, std::shared_ptr<ir::Gra
       if (!conv || !layer_of.count(conv)) continue;
       w.fusible.push_back({layer_of.at(conv), a, slot == 0});
     }
+  for (const auto& [node, d] : layer_of) {
+    if (!fuse_expansions) break;
+    const ir::Value* x = node->input(0);
+    const ir::Node* e = x ? x->producer() : nullptr;
+    if (!e || !layer_of.count(e) || graph->isGraphOutput(x) || graph->users(x).size() != 1 || node->input(5) ||
+        e->input(5))
+      continue;
+    const accel::ConvLayer &E = w.layers[layer_of.at(e)], &D = w.layers[d];
+    if (E.kh != 1 || E.kw != 1 || D.group < 2 || D.group != D.c || D.c != D.o) continue;  // not 1x1 then depthwise
+    w.expandable.push_back({layer_of.at(e), d});
+  }
   return w;
 }
 

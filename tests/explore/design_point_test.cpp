@@ -75,12 +75,13 @@ TEST(DesignPointTest, AgreesWithTheCompilersLayerDecisions) {
 }
 
 // The same for the int8 MobileNetV2 QDQ model, whose ten quantised additions
-// the compiler fuses into their convolutions where the cost model says so:
-// the explorer decides each point's fusions the same way.
+// the compiler fuses into their convolutions, and whose sixteen expansions
+// into their depthwise layers (configs with STORE INP), where the cost model
+// says so: the explorer decides each point's fusions the same way.
 TEST(DesignPointTest, FusedAdditionsAgreeWithTheCompiler) {
   const std::string model = std::string(VDLA_SHARED_DATA_DIR) + "/models/mobilenetv2-imagenet-int8-qdq.onnx";
   if (!std::filesystem::exists(model)) GTEST_SKIP() << "shared data not present: " << model;
-  for (const char* name : {"zcu104", "pynq"}) {
+  for (const char* name : {"zcu104", "pynq", "ultra96"}) {
     SCOPED_TRACE(name);
     const hw::HwConfig cfg = hw::loadConfig(name);
     CompileOptions o;
@@ -92,9 +93,17 @@ TEST(DesignPointTest, FusedAdditionsAgreeWithTheCompiler) {
 
     auto graph = frontend::importOnnxFile(model);
     const double cycles = compiledCycles(*graph, o);
-    int fused = 0;
-    for (const ir::Node* n : graph->nodes()) fused += n->attrs().getInt("post_add", 0) != 0;
+    int fused = 0, expansions = 0;
+    for (const ir::Node* n : graph->nodes()) {
+      fused += n->attrs().getInt("post_add", 0) != 0;
+      expansions += n->qualifiedOp() == "vdla.QConv" && n->input(7) != nullptr;
+    }
     EXPECT_EQ(fused, std::string(name) == "zcu104" ? 8 : 0);
+    EXPECT_EQ(w.expandable.size(), 16u);
+    if (cfg.inp_writeback)
+      EXPECT_GE(expansions, 10);
+    else
+      EXPECT_EQ(expansions, 0);
     ASSERT_EQ(r.networks.size(), 1u);
     EXPECT_NEAR(r.networks[0].cycles, cycles, 1e-9 * cycles);
   }

@@ -49,6 +49,14 @@ struct NetworkWorkload {
     int64_t across_add = -1;
   };
   std::vector<Chained> chained;
+  // 1x1 expansions whose output only a depthwise layer reads
+  // (accel/fuse_expansions.h): whether the pair runs as one program is
+  // decided per design point (its STORE INP, its cost model), so the graph is
+  // prepared with that fusion off too.
+  struct Expandable {
+    size_t expansion = 0, depthwise = 0;  // indices into `layers`
+  };
+  std::vector<Expandable> expandable;
   int64_t macs = 0;  // of `layers`
 };
 
