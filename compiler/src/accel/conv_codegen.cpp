@@ -613,19 +613,7 @@ ConvProgram generateConvProgram(const ConvLayer& L, const TilePlan& plan, const 
         }
   em.emit(hw::makeFinish());
 
-  if (uops.uops.size() > cfg.depth(Memory::Uop))
-    throw DoesNotFit("layer '" + L.name + "': " + std::to_string(uops.uops.size()) +
-                     " micro-ops exceed the UOP buffer");
-  Instruction& ul = em.at(uop_load);
-  ul.x_size = ul.x_stride = static_cast<uint32_t>(uops.uops.size());
-  hw::IsaLayout layout(cfg);
-  out.constants.resize(uops_at + uops.uops.size() * 4, 0);
-  for (size_t k = 0; k < uops.uops.size(); ++k) {
-    const uint32_t e = layout.encodeUop(uops.uops[k], "layer '" + L.name + "' micro-op " + std::to_string(k));
-    std::memcpy(out.constants.data() + uops_at + k * 4, &e, 4);
-  }
-  out.constants.resize(alignUp(out.constants.size(), kRegionAlign), 0);
-  out.program = std::move(em.program);
+  codegen::placeMicroOps(em, uops, uop_load, uops_at, cfg, L.name, out.constants, out.program);
   return out;
 }
 

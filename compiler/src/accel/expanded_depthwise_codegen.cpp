@@ -268,19 +268,7 @@ ConvProgram generateExpandedDepthwiseProgram(const ConvLayer& D, const TilePlan&
   for (int64_t k = std::max<int64_t>(0, K - lag); k < K; ++k) depthwise(k);
   em.emit(hw::makeFinish());
 
-  if (uops.uops.size() > cfg.depth(Memory::Uop))
-    throw DoesNotFit("layer '" + D.name + "': " + std::to_string(uops.uops.size()) +
-                     " micro-ops exceed the UOP buffer");
-  Instruction& ul = em.at(uop_load);
-  ul.x_size = ul.x_stride = uint32_t(uops.uops.size());
-  hw::IsaLayout layout(cfg);
-  out.constants.resize(uops_at + uops.uops.size() * 4, 0);
-  for (size_t k = 0; k < uops.uops.size(); ++k) {
-    const uint32_t e = layout.encodeUop(uops.uops[k], "layer '" + D.name + "' micro-op " + std::to_string(k));
-    std::memcpy(out.constants.data() + uops_at + k * 4, &e, 4);
-  }
-  out.constants.resize(alignUp(out.constants.size(), kRegionAlign), 0);
-  out.program = std::move(em.program);
+  codegen::placeMicroOps(em, uops, uop_load, uops_at, cfg, D.name, out.constants, out.program);
   return out;
 }
 

@@ -6,9 +6,11 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "vdla/hw/config.h"
 #include "vdla/hw/isa.h"
 #include "vdla/runtime/accel/device_program.h"
 
@@ -58,5 +60,12 @@ inline void putI32(std::vector<uint8_t>& out, size_t at, int32_t v) {
   const uint32_t u = static_cast<uint32_t>(v);
   for (int i = 0; i < 4; ++i) out[at + static_cast<size_t>(i)] = static_cast<uint8_t>(u >> (8 * i));
 }
+
+// The end of a layer's code generation: the micro-op table goes into the
+// constant image at `uops_at` (encoded; the image then padded to a region),
+// the program's UOP load at `uop_load` gets its size, and the program moves
+// into `program`. Throws DoesNotFit when the table exceeds the UOP buffer.
+void placeMicroOps(Emitter& em, const UopTable& uops, size_t uop_load, uint64_t uops_at, const hw::HwConfig& cfg,
+                   const std::string& layer, std::vector<uint8_t>& constants, rt::accel::DeviceProgram& program);
 
 }  // namespace vdla::accel::codegen

@@ -67,6 +67,21 @@ void countStatic(const Instruction& i, ProgramFeatures& f) {
   }
 }
 
+// Whether instruction k loads micro-ops from the program's table, and what
+// it leaves in the UOP memory (replayed in program order by the analyses).
+bool loadsUops(const RandomProgram& p, size_t k) {
+  const Instruction& i = p.instructions[k];
+  return i.opcode == Opcode::Load && i.memory == hw::Memory::Uop && p.buffer_of[k] >= 0;
+}
+void replayUopLoad(const RandomProgram& p, size_t k, std::vector<hw::Uop>& uop_sram) {
+  const Instruction& i = p.instructions[k];
+  for (uint64_t r = 0; r < i.y_size; ++r)
+    for (uint64_t c = 0; c < i.x_size; ++c) {
+      const uint64_t from = i.dram_base + r * i.x_stride + c;
+      if (from < p.uops.size()) uop_sram[i.sram_base + r * i.x_size + c] = p.uops[from];
+    }
+}
+
 // Replays the compute stream's UOP loads and loop nests in program order and
 // counts tensor-operand ALU micro-ops that read the same ACC entry as the
 // previous one, and those whose entry was written since that read.
@@ -79,12 +94,8 @@ void countOperandReuse(const hw::HwConfig& cfg, const RandomProgram& p, ProgramF
   };
   for (size_t k = 0; k < p.instructions.size(); ++k) {
     const Instruction& i = p.instructions[k];
-    if (i.opcode == Opcode::Load && i.memory == hw::Memory::Uop && p.buffer_of[k] >= 0) {
-      for (uint64_t r = 0; r < i.y_size; ++r)
-        for (uint64_t c = 0; c < i.x_size; ++c) {
-          const uint64_t from = i.dram_base + r * i.x_stride + c;
-          if (from < p.uops.size()) uop_sram[i.sram_base + r * i.x_size + c] = p.uops[from];
-        }
+    if (loadsUops(p, k)) {
+      replayUopLoad(p, k, uop_sram);
     } else if (i.opcode == Opcode::Load && (i.memory == hw::Memory::Acc || i.memory == hw::Memory::Acc8)) {
       const uint64_t n =
           (uint64_t(i.y_pad_top) + i.y_size + i.y_pad_bottom) * (uint64_t(i.x_pad_left) + i.x_size + i.x_pad_right);
@@ -124,12 +135,8 @@ void countRequant(const hw::HwConfig& cfg, const RandomProgram& p, ProgramFeatur
   bool set = false;
   for (size_t k = 0; k < p.instructions.size(); ++k) {
     const Instruction& i = p.instructions[k];
-    if (i.opcode == Opcode::Load && i.memory == hw::Memory::Uop && p.buffer_of[k] >= 0) {
-      for (uint64_t r = 0; r < i.y_size; ++r)
-        for (uint64_t c = 0; c < i.x_size; ++c) {
-          const uint64_t from = i.dram_base + r * i.x_stride + c;
-          if (from < p.uops.size()) uop_sram[i.sram_base + r * i.x_size + c] = p.uops[from];
-        }
+    if (loadsUops(p, k)) {
+      replayUopLoad(p, k, uop_sram);
     } else if (i.opcode == Opcode::SetReq) {
       state = i.alu_op;
       set = true;
@@ -157,12 +164,8 @@ void countInputWriteback(const hw::HwConfig& cfg, const RandomProgram& p, Progra
   std::vector<bool> from_store(cfg.depth(hw::Memory::Input), false);
   for (size_t k = 0; k < p.instructions.size(); ++k) {
     const Instruction& i = p.instructions[k];
-    if (i.opcode == Opcode::Load && i.memory == hw::Memory::Uop && p.buffer_of[k] >= 0) {
-      for (uint64_t r = 0; r < i.y_size; ++r)
-        for (uint64_t c = 0; c < i.x_size; ++c) {
-          const uint64_t from = i.dram_base + r * i.x_stride + c;
-          if (from < p.uops.size()) uop_sram[i.sram_base + r * i.x_size + c] = p.uops[from];
-        }
+    if (loadsUops(p, k)) {
+      replayUopLoad(p, k, uop_sram);
     } else if (i.opcode == Opcode::Load && i.memory == hw::Memory::Input) {
       const uint64_t n =
           (uint64_t(i.y_pad_top) + i.y_size + i.y_pad_bottom) * (uint64_t(i.x_pad_left) + i.x_size + i.x_pad_right);
