@@ -156,14 +156,16 @@ def test_output_buffer_must_match_accumulator():
 
 def test_replace_changes_the_field_and_the_hash():
     base = vdla.Config.load("pynq")
-    # DWGEMM's lanes need block_in >= block_out: the wider array goes without it
-    wider = base.replace({"gemm.block_out": 32, "extensions.depthwise_taps": 0})
+    # DWGEMM's lanes need block_in >= block_out, STORE INP block_in == block_out:
+    # the wider array goes without both
+    wider = base.replace({"gemm.block_out": 32, "extensions.depthwise_taps": 0, "extensions.inp_writeback": False})
     assert wider.gemm["block_out"] == 32 and base.gemm["block_out"] == 16
     assert wider.macs_per_cycle == 512
     assert wider.hash != base.hash
     assert wider != base
     # Keyword form with double underscores, several fields at once.
-    both = base.replace(gemm__block_out=32, extensions__depthwise_taps=0, name="pynq-wide")
+    both = base.replace(gemm__block_out=32, extensions__depthwise_taps=0, extensions__inp_writeback=False,
+                        name="pynq-wide")
     assert both.name == "pynq-wide" and both.gemm["block_out"] == 32
     assert both.hash == wider.hash  # the name is not hardware
     assert both != wider  # but configs of different names are different configs

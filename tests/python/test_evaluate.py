@@ -237,7 +237,8 @@ def test_a_directory_is_read_sorted(mobilenet_llvm, photos, tmp_path):
 
 
 def test_device_config_for_a_config_of_ones_own(resnet18, photos):
-    cfg = vdla.Config.load("pynq").replace(name="pynq-own", gemm__block_out=32, extensions__depthwise_taps=0)
+    cfg = vdla.Config.load("pynq").replace(name="pynq-own", gemm__block_out=32, extensions__depthwise_taps=0,
+                                           extensions__inp_writeback=False)
     artifact = vdla.compile(resnet18, target="vdla", config=cfg)
     with pytest.raises(vdla.Error, match="pynq-own"):
         vdla.evaluate(artifact, photos[:2])  # no shipped config of that name

@@ -29,6 +29,7 @@ def test_targets():
         "quantize",
         "fold-reshapes",
         "accel-fuse-additions",
+        "accel-fuse-expansions",
         "accel-partition",
         "accel-arena",
         "accel-codegen",
@@ -170,7 +171,8 @@ def test_vdla_artifact_report(resnet18_vdla_pynq):
 
 
 def test_compile_with_a_config_object(resnet18):
-    cfg = vdla.Config.load("pynq").replace(name="pynq-copy", gemm__block_out=32, extensions__depthwise_taps=0)
+    cfg = vdla.Config.load("pynq").replace(name="pynq-copy", gemm__block_out=32, extensions__depthwise_taps=0,
+                                           extensions__inp_writeback=False)
     a = vdla.compile(resnet18, target="vdla", config=cfg)
     assert a.config_name == "pynq-copy"
     assert a.config_hash == cfg.hash != vdla.Config.load("pynq").hash

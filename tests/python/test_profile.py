@@ -161,7 +161,8 @@ def test_cycle_device_measures(resnet18, x, fsim_profile):
 
 
 def test_profile_with_a_config_object(resnet18, x):
-    cfg = vdla.Config.load("pynq").replace(name="pynq32", gemm__block_out=32, extensions__depthwise_taps=0)
+    cfg = vdla.Config.load("pynq").replace(name="pynq32", gemm__block_out=32, extensions__depthwise_taps=0,
+                                           extensions__inp_writeback=False)
     p = vdla.profile(resnet18, config=cfg, input=x, latency_hiding=[True])
     assert p.report["config"] == "pynq32"
     for layer in p.report["layers"]:

@@ -90,8 +90,8 @@ TEST(CompileStages, VdlaRecordsPrintsAndTimesEveryStage) {
                           record(c.report.passes, "quantize").seconds +
                           record(c.report.passes, "fold-reshapes").seconds;
   double lowering = 0;
-  for (const char* stage :
-       {"accel-fuse-additions", "accel-partition", "accel-arena", "accel-codegen", "accel-token-check", "cpu-fallback"})
+  for (const char* stage : {"accel-fuse-additions", "accel-fuse-expansions", "accel-partition", "accel-arena",
+                            "accel-codegen", "accel-token-check", "cpu-fallback"})
     lowering += record(c.report.passes, stage).seconds;
   EXPECT_DOUBLE_EQ(c.report.quantize_seconds, quantize);
   EXPECT_DOUBLE_EQ(c.report.lowering_seconds, lowering);
