@@ -10,8 +10,7 @@ namespace vdla::accel::codegen {
 void placeMicroOps(Emitter& em, const UopTable& uops, size_t uop_load, uint64_t uops_at, const hw::HwConfig& cfg,
                    const std::string& layer, std::vector<uint8_t>& constants, rt::accel::DeviceProgram& program) {
   if (uops.uops.size() > cfg.depth(hw::Memory::Uop))
-    throw DoesNotFit("layer '" + layer + "': " + std::to_string(uops.uops.size()) +
-                     " micro-ops exceed the UOP buffer");
+    throw DoesNotFit("layer '" + layer + "': " + std::to_string(uops.uops.size()) + " micro-ops exceed the UOP buffer");
   hw::Instruction& ul = em.at(uop_load);
   ul.x_size = ul.x_stride = static_cast<uint32_t>(uops.uops.size());
   hw::IsaLayout layout(cfg);
