@@ -130,6 +130,42 @@ TEST(ExpandedDepthwise, RandomPairsBitExactOnEveryDevice) {
   EXPECT_GT(skipped_rows, 30);  // kernel rows above or below the image
 }
 
+// zcu104 (1x32x32 on a 128-bit port, FREQ) ships STORE INP too: random pairs
+// in its float requantisation on fsim and the HLS C simulation (its cycle
+// model is built on demand, which the shipped-config tests do).
+TEST(ExpandedDepthwise, RandomFloatRequantisedPairsOnZcu104) {
+  const hw::HwConfig cfg = hw::loadConfig("zcu104");
+  ASSERT_TRUE(cfg.inp_writeback && cfg.float_requant);
+  std::mt19937 rng(9303);
+  int runs = 0, float_pairs = 0;
+  for (const std::string& backend : driver::deviceBackends()) {
+    if (backend == "cycle") continue;
+    auto dev = driver::createDevice(backend, cfg);
+    for (int k = 0; k < (backend == "fsim" ? 24 : 6); ++k) {
+      ConvLayer F = randomFusedLayer(cfg, rng);
+      if (k % 2) {
+        // onnxruntime's requantisation in both layers (FREQ in the GEMM and
+        // the DWGEMM; its saturation is the clip, as in the QDQ models)
+        ConvLayer E = *F.expansion;
+        test::floatRequantLike(E, rng);
+        test::floatRequantLike(F, rng);
+        E.clip_lo = F.clip_lo = -128;
+        E.clip_hi = F.clip_hi = 127;
+        if (!whyNoExpandedDepthwise(E, F, cfg).empty()) continue;
+        F.expansion = std::make_shared<const ConvLayer>(E);
+        ++float_pairs;
+      }
+      const test::LayerData x = test::randomData(*F.expansion, rng);
+      const std::string what = "pair " + std::to_string(k) + " (" + describe(F) + ") on " + backend + "/zcu104";
+      expectExact(*dev, F, chooseExpandedTiling(F, cfg, true), x, what);
+      if (::testing::Test::HasFailure()) return;
+      ++runs;
+    }
+  }
+  EXPECT_GT(runs, 20);
+  EXPECT_GT(float_pairs, 5);
+}
+
 TEST(ExpandedDepthwise, PairsWithoutTheFormSayWhy) {
   const hw::HwConfig pynq = hw::loadConfig("pynq");
   std::mt19937 rng(9302);
