@@ -57,6 +57,10 @@ void printPartition(std::ostream& out, const AccelLowering& l) {
         << (d.unfold_columns > 1 ? ", columns unfolded by " + std::to_string(d.unfold_columns) : std::string())
         << (p.dwgemm ? " on DWGEMM" : "")
         << (l.offloads[s] && l.offloads[s]->form.layer.post_add ? ", with the addition after it fused" : "")
+        << (l.offloads[s] && l.offloads[s]->form.layer.expansion
+                ? ", with its expansion '" + l.offloads[s]->form.layer.expansion->name +
+                      "' fused (STORE INP, bands of " + std::to_string(p.rows) + " rows)"
+                : std::string())
         << ", tile " << p.rows << "x" << p.cols << " px x " << p.oc_blocks << " oc x " << p.ic_blocks << " ic blocks"
         << (p.keep_alu_pass ? ", requantising in the ALU" : "")
         << (p.residual_via_input ? ", the residual through INP" : "") << ", " << p.threads << " thread"
