@@ -22,6 +22,7 @@
 //   VDLA_RANDOM_CONFIGS=N         N configs, seeds FIRST .. FIRST+N-1
 //   VDLA_RANDOM_CONFIG_FIRST=S    FIRST (default 1)
 //   VDLA_RANDOM_CONFIG_PROGRAMS=M random programs per config (default 24)
+//   VDLA_RANDOM_CONFIG_EXTENSION=E only configs with extension E (the first N from FIRST)
 // A failure prints the config's JSON, its draw seed and the program's seed.
 #include <gtest/gtest.h>
 
@@ -204,8 +205,14 @@ std::vector<uint64_t> configSeeds() {
   const uint64_t n = envNumber("VDLA_RANDOM_CONFIGS", 0);
   if (n == 0) return {std::begin(kCiSeeds), std::end(kCiSeeds)};
   const uint64_t first = envNumber("VDLA_RANDOM_CONFIG_FIRST", 1);
+  // VDLA_RANDOM_CONFIG_EXTENSION=NAME: the first N seeds from FIRST whose
+  // config enables that extension (a long run aimed at a new datapath).
+  const char* extension = std::getenv("VDLA_RANDOM_CONFIG_EXTENSION");
   std::vector<uint64_t> seeds;
-  for (uint64_t s = first; s < first + n; ++s) seeds.push_back(s);
+  for (uint64_t s = first; seeds.size() < n && s < first + 1000 * n; ++s)
+    if (!extension || !*extension ||
+        drawValidConfig(s).json.find("\"" + std::string(extension) + "\"") != std::string::npos)
+      seeds.push_back(s);
   return seeds;
 }
 
