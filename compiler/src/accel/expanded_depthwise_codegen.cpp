@@ -1,17 +1,13 @@
 // The fused expansion + depthwise program (expanded_depthwise.h): constants,
 // the software pipeline of (band, channel block) units and its tokens.
 #include <algorithm>
-#include <cstring>
-#include <map>
 #include <stdexcept>
-#include <tuple>
 
 #include "program_emitter.h"
 #include "vdla/compiler/accel/alu_sequence.h"
 #include "vdla/compiler/accel/depthwise_gemm.h"
 #include "vdla/compiler/accel/expanded_depthwise.h"
 #include "vdla/hw/instruction_builders.h"
-#include "vdla/hw/isa_layout.h"
 
 namespace vdla::accel {
 
