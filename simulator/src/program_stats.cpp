@@ -21,7 +21,9 @@ ExecutionStats programStats(const hw::HwConfig& cfg, const std::vector<hw::Instr
         break;
       }
       case hw::Opcode::Store:
-        s.dram_bytes_written += uint64_t(insn.y_size) * insn.x_size * cfg.entryBytes(hw::Memory::Output);
+        // STORE INP (inp_writeback) writes on-chip INP, not DRAM.
+        if (insn.memory != hw::Memory::Input)
+          s.dram_bytes_written += uint64_t(insn.y_size) * insn.x_size * cfg.entryBytes(hw::Memory::Output);
         break;
       case hw::Opcode::Gemm:
       case hw::Opcode::DwGemm:
