@@ -50,6 +50,12 @@ ConvProgram generateExpandedDepthwiseProgram(const ConvLayer& D, const TilePlan&
   const ExpandedGeometry g = expandedGeometry(D, plan, cfg);
   const ConvLayer& E = *D.expansion;
   const int64_t T = g.threads, Q = g.blocks, CB = g.cin_blocks, W = D.w, R = plan.rows, BO = cfg.block_out;
+  // WGT slot s holds a block's expansion weights at s * CB and its depthwise
+  // weights at dw_slots_at + s * kh; block q's go to slot q % S. With S < Q
+  // (one band) the slots form a ring.
+  const int64_t S = g.weight_slots, dw_slots_at = S * CB;
+  const bool ring = S < Q;
+  auto slotOf = [&](int64_t q) { return q % S; };
 
   // ---- constants: weights (expansion, depthwise) | parameter pairs | padding entries | micro-ops
   const uint32_t wgt_entry = cfg.entryBytes(Memory::Weight), acc_entry = cfg.entryBytes(Memory::Acc);
@@ -57,7 +63,7 @@ ConvProgram generateExpandedDepthwiseProgram(const ConvLayer& D, const TilePlan&
   out.constants = packWeights(E, cfg);
   if (out.constants.size() != size_t(Q * CB) * wgt_entry)
     throw std::logic_error("layer '" + D.name + "': expansion weights of an unexpected size");
-  const int64_t dw_weights_at = Q * CB;
+  const int64_t dw_weights_at = Q * CB;  // in the constants
   const std::vector<uint8_t> dw = packDepthwiseWeights(D, cfg);
   out.constants.insert(out.constants.end(), dw.begin(), dw.end());
   // Parameter pairs (operand, bias) of block q: the expansion's at 2q, the
@@ -175,7 +181,8 @@ ConvProgram generateExpandedDepthwiseProgram(const ConvLayer& D, const TilePlan&
     em.emit(setReq(re, 2 * q));
     std::vector<hw::Uop> kernel;
     for (int64_t cb = 0; cb < CB; ++cb)
-      kernel.push_back({uint32_t(eHalf(t)), uint32_t(aHalf(b % T) + cb * g.rows_in_max * W), uint32_t(q * CB + cb)});
+      kernel.push_back(
+          {uint32_t(eHalf(t)), uint32_t(aHalf(b % T) + cb * g.rows_in_max * W), uint32_t(slotOf(q) * CB + cb)});
     const auto range = uops.add(kernel);
     hw::LoopNest l;
     l.uop_begin = range.first;
@@ -212,7 +219,7 @@ ConvProgram generateExpandedDepthwiseProgram(const ConvLayer& D, const TilePlan&
         if (std::find(skip.begin(), skip.end(), ky) != skip.end()) continue;
         kernel.push_back({uint32_t(dHalf(t) + (oy - x.oh0) * D.ow),
                           uint32_t(bHalf(t) + ((oy - x.oh0) * D.sh + ky) * g.pitch),
-                          uint32_t(dw_weights_at + q * D.kh + ky)});
+                          uint32_t(dw_slots_at + slotOf(q) * D.kh + ky)});
       }
       const auto range = uops.add(kernel);
       hw::LoopNest l;
@@ -230,8 +237,10 @@ ConvProgram generateExpandedDepthwiseProgram(const ConvLayer& D, const TilePlan&
       dwgemms.push_back(em.emit(dwgemm));
       oy = end;
     }
-    em.at(dwgemms.front()).pop_next = true;  // the copy is in INP
-    em.at(dwgemms.back()).push_next = true;  // the outputs are in OUT
+    em.at(dwgemms.front()).pop_next = true;                         // the copy is in INP
+    em.at(dwgemms.back()).push_next = true;                         // the outputs are in OUT
+    if (ring && k + S < Q) em.at(dwgemms.back()).push_prev = true;  // block q's slot is free
+
     // The band's outputs of block q: whole rows, one transfer.
     Instruction st = hw::makeStore(uint32_t(dHalf(t)), y_base + uint64_t((q * D.oh + x.oh0) * D.ow), 1,
                                    uint32_t(x.rows * D.ow), uint32_t(x.rows * D.ow));
@@ -239,29 +248,40 @@ ConvProgram generateExpandedDepthwiseProgram(const ConvLayer& D, const TilePlan&
     em.emit(st, Region::Io);
   };
 
-  // Both layers' weights load once, a group per block, so that block q's
-  // expansion in band 0 waits for its own only (they stay for the later
-  // bands). Block 0's go first, before band 0's rows, which in a chain wait
-  // for the layer before to store them; band b+1's rows follow band b's
-  // first expansion (with one half, its last: the half must be free).
+  // Both layers' weights load a group per block, so that block q's
+  // expansion in band 0 waits for its own only. Block 0's go first, before
+  // band 0's rows, which in a chain wait for the layer before to store them;
+  // band b+1's rows follow band b's first expansion (with one half, its
+  // last: the half must be free). Resident weights stay for the later
+  // bands; a ring's slot is refilled once the depthwise layer of the unit
+  // before is done with it, in program order right after that unit.
   auto blockWeights = [&](int64_t q) {
-    em.emit(hw::makeLoad(Memory::Weight, uint32_t(q * CB), w_base + uint64_t(q * CB), 1, uint32_t(CB), uint32_t(CB)),
-            Region::Constants);
-    return em.emit(hw::makeLoad(Memory::Weight, uint32_t(dw_weights_at + q * D.kh),
-                                w_base + uint64_t(dw_weights_at + q * D.kh), 1, uint32_t(D.kh), uint32_t(D.kh)),
-                   Region::Constants);
+    const int64_t s = slotOf(q);
+    const size_t first = em.emit(
+        hw::makeLoad(Memory::Weight, uint32_t(s * CB), w_base + uint64_t(q * CB), 1, uint32_t(CB), uint32_t(CB)),
+        Region::Constants);
+    const size_t last =
+        em.emit(hw::makeLoad(Memory::Weight, uint32_t(dw_slots_at + s * D.kh),
+                             w_base + uint64_t(dw_weights_at + q * D.kh), 1, uint32_t(D.kh), uint32_t(D.kh)),
+                Region::Constants);
+    em.at(last).push_next = q > 0;  // block 0's travel with band 0's rows
+    return first;
+  };
+  auto depthwiseAndRefill = [&](int64_t k) {
+    depthwise(k);
+    if (ring && k + S < Q) em.at(blockWeights(k + S)).pop_next = true;
   };
   blockWeights(0);
   bandLoads(0);
-  for (int64_t q = 1; q < Q; ++q) em.at(blockWeights(q)).push_next = true;
+  for (int64_t q = 1; q < S; ++q) blockWeights(q);
   const int64_t lag = T - 1;
   for (int64_t k = 0; k < K; ++k) {
     expand(k);
     const int64_t b = k / Q, q = k % Q;
     if (b + 1 < g.bands && q == (T == 1 ? Q - 1 : 0)) bandLoads(b + 1);
-    if (k - lag >= 0) depthwise(k - lag);
+    if (k - lag >= 0) depthwiseAndRefill(k - lag);
   }
-  for (int64_t k = std::max<int64_t>(0, K - lag); k < K; ++k) depthwise(k);
+  for (int64_t k = std::max<int64_t>(0, K - lag); k < K; ++k) depthwiseAndRefill(k);
   em.emit(hw::makeFinish());
 
   codegen::placeMicroOps(em, uops, uop_load, uops_at, cfg, D.name, out.constants, out.program);

@@ -104,7 +104,12 @@ ExpandedGeometry expandedGeometry(const ConvLayer& D, const TilePlan& plan, cons
   g.inp_used = T * (g.a_half + g.b_half);
   g.acc_used = T * (g.e_half + g.d_half);
   g.params = 2 * g.blocks * (1 + int64_t(g.skipped.size()));
-  g.wgt_entries = g.blocks * (g.cin_blocks + D.kh);
+  const int64_t block_weights = g.cin_blocks + D.kh, wgt_depth = int64_t(cfg.depth(hw::Memory::Weight));
+  if (g.blocks * block_weights <= wgt_depth)
+    g.weight_slots = g.blocks;
+  else if (g.bands == 1)
+    g.weight_slots = std::min(g.blocks, wgt_depth / block_weights);
+  g.wgt_entries = g.weight_slots * block_weights;
   const int64_t iter_limit = (int64_t(1) << cfg.loop_iter_bits) - 1;
   const int64_t xfer_limit = (int64_t(1) << cfg.xfer_size_bits) - 1;
   const int64_t acc_room =
@@ -113,8 +118,13 @@ ExpandedGeometry expandedGeometry(const ConvLayer& D, const TilePlan& plan, cons
     g.why_not = "input and copied rows of " + std::to_string(g.inp_used) + " entries exceed the INP buffer";
   else if (g.acc_used > acc_room)
     g.why_not = "expanded rows and outputs of " + std::to_string(g.acc_used) + " entries exceed the ACC buffer";
-  else if (g.wgt_entries > int64_t(cfg.depth(hw::Memory::Weight)))
-    g.why_not = "both layers' weights (" + std::to_string(g.wgt_entries) + " entries) exceed the WGT buffer";
+  else if (g.weight_slots < std::min<int64_t>(2, g.blocks))
+    // (A ring of one slot would have the next unit's expansion wait for the
+    // weights that the unit before's depthwise layer frees after it.)
+    g.why_not = "both layers' weights (" + std::to_string(g.blocks * block_weights) +
+                " entries) exceed the WGT buffer" +
+                (g.bands > 1 ? " (they stream through it only when one band covers the layer)"
+                             : " and it holds fewer than two blocks' of them");
   else if (g.rows_in_max * W > iter_limit || g.run > iter_limit || W > xfer_limit || D.oh * D.ow > xfer_limit ||
            g.wgt_entries > xfer_limit || g.rows_in_max * W > xfer_limit)
     g.why_not = "a band exceeds the loop or transfer size fields";
@@ -138,8 +148,7 @@ CostEstimate estimateExpandedPlan(const ConvLayer& D, const TilePlan& plan, cons
   // in band 0 waits for its own, so band 0 runs at the pace of the slower
   // of the weight stream and its units.
   const double per_block_weights =
-      2 * kDmaOverheadCycles +
-      readTransferCycles(1, double(g.wgt_entries / g.blocks) * wgt_entry, bus, dram.read_latency);
+      2 * kDmaOverheadCycles + readTransferCycles(1, double(g.cin_blocks + D.kh) * wgt_entry, bus, dram.read_latency);
   // Per band: the compute module's expansions and DWGEMMs, the store
   // module's copies and output stores, the load module's input rows. With
   // latency hiding the bands overlap, each taking the longest of the three.
@@ -194,7 +203,7 @@ CostEstimate estimateExpandedPlan(const ConvLayer& D, const TilePlan& plan, cons
   const double uops = kDmaOverheadCycles + double(g.blocks * (g.cin_blocks + D.kh) * 2 * g.threads) * 4 / bus;
   e.lead_cycles = params + uops + pads;
   e.tail_cycles = last_store;
-  e.dram_bytes += double(g.wgt_entries) * wgt_entry + double(g.params) * acc_entry;
+  e.dram_bytes += double(g.blocks * (g.cin_blocks + D.kh)) * wgt_entry + double(g.params) * acc_entry;
   if (g.threads > 1)
     e.cycles = e.lead_cycles + first_load + per_block_weights + first_expand + first_copy + steady + last_store;
   else

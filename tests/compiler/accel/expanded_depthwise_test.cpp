@@ -166,6 +166,94 @@ TEST(ExpandedDepthwise, RandomFloatRequantisedPairsOnZcu104) {
   EXPECT_GT(float_pairs, 5);
 }
 
+// A pair with a wide expansion whose weights WGT does not hold at once
+// (MobileNetV2's last blocks on pynq: 160 -> 960 channels at 7x7) on
+// pynq-sized arrays: 1 to 13 input blocks expanded into 25 to 63 blocks,
+// 2 to 7 rows, one band (the ring needs it).
+ConvLayer randomRingLayer(const hw::HwConfig& cfg, std::mt19937& rng) {
+  for (;;) {
+    ConvLayer F = randomFusedLayer(cfg, rng);
+    ConvLayer E = *F.expansion;
+    F.c = F.o = F.group = uniform(rng, 25 * 16, 63 * 16);
+    F.kh = F.kw = 3;
+    F.sh = F.sw = uniform(rng, 1, 2);
+    F.pad_top = F.pad_left = F.pad_bottom = F.pad_right = 1;
+    F.h = F.w = uniform(rng, 2, 7);
+    F.oh = (F.h + 2 - 3) / F.sh + 1;
+    F.ow = (F.w + 2 - 3) / F.sw + 1;
+    F.weights.resize(size_t(F.o * 9));
+    for (auto& w : F.weights) w = int8_t(uniform(rng, -128, 127));
+    requantiseInGemm(F, rng);
+    E.c = uniform(rng, 1, 13 * 16);  // (pynq's WGT holds 512 entries)
+    E.o = F.c;
+    E.h = E.oh = F.h;
+    E.w = E.ow = F.w;
+    E.weights.resize(size_t(E.o * E.c));
+    for (auto& w : E.weights) w = int8_t(uniform(rng, -128, 127));
+    requantiseInGemm(E, rng);
+    const int64_t blocks = (F.c + 15) / 16, weights = blocks * ((E.c + 15) / 16 + 3);
+    if (weights <= int64_t(cfg.depth(hw::Memory::Weight)) || !whyNoExpandedDepthwise(E, F, cfg).empty()) continue;
+    F.expansion = std::make_shared<const ConvLayer>(E);
+    return F;
+  }
+}
+
+// pynq with `kib` KiB of WGT (fsim and the HLS C simulation take any config).
+hw::HwConfig pynqWithWeightKib(int kib) {
+  std::string json = *hw::builtinConfigText("pynq");
+  const std::string key = "\"weight\": 128";
+  const size_t at = json.find(key);
+  if (at == std::string::npos) throw std::logic_error("pynq's WGT size is not 128 KiB");
+  json.replace(at, key.size(), "\"weight\": " + std::to_string(kib));
+  const std::string name = "\"name\": \"pynq\"";
+  json.replace(json.find(name), name.size(), "\"name\": \"pynq-wgt" + std::to_string(kib) + "\"");
+  return hw::parseConfig(json, "pynq with " + std::to_string(kib) + " KiB of WGT");
+}
+
+// Weights that exceed WGT stream through a ring of slots, each refilled
+// when the unit before is done with it: bit-exact on every device with
+// pynq's ring of 12 to 40 slots, and on fsim with 8 KiB of WGT, a ring of 2
+// or 3 (the tightest, where each refill waits for the depthwise layer just
+// before). A plan of several bands does not
+// stream and says why.
+TEST(ExpandedDepthwise, WeightsBeyondWgtStreamThroughARing) {
+  std::mt19937 rng(9304);
+  int runs = 0, tight = 0;
+  for (const hw::HwConfig& cfg : {hw::loadConfig("pynq"), pynqWithWeightKib(8)}) {
+    for (const std::string& backend : driver::deviceBackends()) {
+      if (backend != "fsim" && cfg.name != "pynq") continue;  // built for the shipped configs
+      auto dev = driver::createDevice(backend, cfg);
+      for (int k = 0; k < (backend == "fsim" ? 8 : 2); ++k) {
+        const ConvLayer F = randomRingLayer(cfg, rng);
+        const test::LayerData x = test::randomData(*F.expansion, rng);
+        for (bool lh : {true, false}) {
+          const TilePlan plan = chooseExpandedTiling(F, cfg, lh);
+          const ExpandedGeometry g = expandedGeometry(F, plan, cfg);
+          ASSERT_EQ(g.bands, 1);
+          ASSERT_LT(g.weight_slots, g.blocks) << describe(F);
+          ASSERT_GE(g.weight_slots, 2);
+          const std::string what = "pair " + std::to_string(k) + " (" + describe(F) + ") on " + backend + "/" +
+                                   cfg.name + ", " + std::to_string(g.weight_slots) + " slots for " +
+                                   std::to_string(g.blocks) + " blocks, latency hiding " + (lh ? "on" : "off");
+          expectExact(*dev, F, plan, x, what);
+          if (::testing::Test::HasFailure()) return;
+          ++runs;
+          tight += g.weight_slots <= 3;
+        }
+      }
+    }
+  }
+  EXPECT_GE(runs, 40);
+  EXPECT_GE(tight, 8);
+  // Bands of fewer rows would reload every block's weights once per band.
+  const hw::HwConfig cfg = hw::loadConfig("pynq");
+  ConvLayer F = randomRingLayer(cfg, rng);
+  while (F.oh < 2) F = randomRingLayer(cfg, rng);
+  TilePlan plan = chooseExpandedTiling(F, cfg, true);
+  plan.rows = 1;
+  EXPECT_NE(expandedGeometry(F, plan, cfg).why_not.find("only when one band covers the layer"), std::string::npos);
+}
+
 TEST(ExpandedDepthwise, PairsWithoutTheFormSayWhy) {
   const hw::HwConfig pynq = hw::loadConfig("pynq");
   std::mt19937 rng(9302);

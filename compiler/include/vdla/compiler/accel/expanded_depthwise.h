@@ -66,8 +66,13 @@ struct ExpandedGeometry {
   // variant 0 skips none; row_variant[oy] indexes `skipped`.
   std::vector<std::vector<int64_t>> skipped;
   std::vector<int> row_variant;
-  int64_t params = 0;       // ACC entries: (operand, bias) per block for the expansion and per variant
-  int64_t wgt_entries = 0;  // the expansion's weights, then the depthwise layer's
+  int64_t params = 0;  // ACC entries: (operand, bias) per block for the expansion and per variant
+  // Blocks whose weights WGT holds at once: every block's, loaded once; or,
+  // when they do not fit and one band covers the layer (each block's
+  // weights then serve one unit), a ring of slots that the load module
+  // refills as the units finish with them.
+  int64_t weight_slots = 0;
+  int64_t wgt_entries = 0;  // the slots' expansion weights, then their depthwise weights
   std::string why_not;      // empty when the plan fits
 };
 ExpandedGeometry expandedGeometry(const ConvLayer& layer, const TilePlan& plan, const hw::HwConfig& cfg);
