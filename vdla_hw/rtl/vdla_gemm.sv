@@ -23,6 +23,14 @@
 // on one input read per cycle. The pair keeps one
 // activation for both of its products, so the DSP packing is unchanged; only
 // the activation's source and the adders differ.
+//
+// The fast cycle models (Verilator without VDLA_GEMM_SYNTHESIS_FORM) take
+// the two modes apart: a GEMM cycle's sums come from one DPI call
+// (simulator/cycle/model/gemm_dot_dpi.cpp, an int8 matrix-vector product on
+// vector instructions), registered at the products' stage and moved to
+// `sum` at the trees' stage as here, so every cycle and register is the
+// same; DWGEMM keeps the pair multiplies and column sums. Synthesis and
+// the checked model (VDLA_CYCLE_MODEL_CHECKS=1) see the RTL below alone.
 `ifdef VERILATOR
 `ifndef VDLA_GEMM_SYNTHESIS_FORM
 `define VDLA_GEMM_SPLIT_MODES
@@ -73,6 +81,15 @@ module vdla_gemm (
     tree_sum = 32'($signed(centred));
   endfunction
 
+`ifdef VDLA_GEMM_SPLIT_MODES
+  // The fast models' GEMM arithmetic (above): the trees' sums of the pair
+  // products, computed when the products would be and held until en_sum.
+  import "DPI-C" function void vdla_gemm_dot(
+      input int batch, input int block_in, input int block_out, input bit [vdla_pkg::INP_ENTRY_BITS-1:0] x,
+      input bit [vdla_pkg::WGT_ENTRY_BITS-1:0] w, output bit [vdla_pkg::ACC_ENTRY_BITS-1:0] y);
+  logic [vdla_pkg::ACC_ENTRY_BITS-1:0] gemm_dot;
+`endif
+
   // DWGEMM's window: win[t] holds the input read t iterations ago (t >= 1).
   localparam int DWT = vdla_pkg::DEPTHWISE_TAPS;
   localparam int WIN = (DWT > 1) ? DWT : 2;  // entries 1 .. DWT-1 are used
@@ -102,24 +119,22 @@ module vdla_gemm (
       for (int b = 0; b < B; b++)
         for (int c = 0; c < N; c++) sum[(b*N+c)*32+:32] <= column_sum(b, (K > N) ? lane_block * N + c : c);
     end else if (en_sum) begin
+`ifdef VDLA_GEMM_SPLIT_MODES
+      sum <= gemm_dot;
+`else
       for (int b = 0; b < B; b++)
         for (int o = 0; o < N; o++) sum[(b*N+o)*32+:32] <= tree_sum(b, o);
+`endif
     end
     // Synthesis: one multiplier per pair whatever the mode, the activation
     // selected before it (a call in each of two branches would synthesise
-    // two multipliers). The simulator takes the modes apart instead, so that
-    // GEMM's products are computed without the select (it cost a sixth of
-    // the simulator's speed on pynq); both forms are the same function, and
-    // the checked model (VDLA_CYCLE_MODEL_CHECKS=1) simulates the synthesis
-    // form.
+    // two multipliers). The fast models take the modes apart instead: a
+    // GEMM's sums in one call, DWGEMM's products without the GEMM's
+    // operands; both forms are the same function, and the checked model
+    // (VDLA_CYCLE_MODEL_CHECKS=1) simulates the synthesis form.
 `ifdef VDLA_GEMM_SPLIT_MODES
-    if (en_mul && !(DWT > 1 && dw))
-      for (int b = 0; b < B; b++)
-        for (int k = 0; k < K; k++)
-          for (int p = 0; p < PAIRS; p++)
-            pair_p[(b*K+k)*PAIRS+p] = vdla_mul_pair_pkg::mul_pair(
-                32'(inp[(b*K+k)*8+:8]), 32'(wgt[(p*K+k)*8+:8]),
-                (p + PAIRS < N) ? 32'(wgt[((p + PAIRS < N ? p + PAIRS : p)*K+k)*8+:8]) : 32'd0);
+    if (en_mul && !(DWT != 0 && dw))
+      vdla_gemm_dot(B, K, N, inp, wgt, gemm_dot);
     else
 `endif
     if (en_mul)
