@@ -666,12 +666,15 @@ module vdla_compute (
     // 24 bits and then to the integer point that the exponents give. Each
     // rounding is a shift, a guard bit and a sticky OR of the bits below it,
     // at the narrowest width its range needs. (Computed only on a config with
-    // the extension: the base hardware's lanes stay what they were.)
+    // the extension: the base hardware's lanes stay what they were; and only
+    // for FREQ itself, whose result alone reads it: the other ops' value is
+    // the same, and a Verilated model does not evaluate it for them in every
+    // requantising GEMM cycle.)
     mant_a = 25'd0;
     msb = 5'd0;
     magnitude = 32'd0;
     freq_negative = 1'b0;
-    if (vdla_pkg::FLOAT_REQUANT != 0) begin
+    if (vdla_pkg::FLOAT_REQUANT != 0 && freq) begin
       freq_negative = a[31] ^ b[31];
       magnitude = a[31] ? 32'(-a) : 32'(a);  // -(-2^31) reads as 2^31 unsigned
       for (int i = 1; i < 32; i++)
@@ -706,7 +709,7 @@ module vdla_compute (
     mulshr_y = (mulshr_shift == 6'd0) ? product[31:0] : shifted_inc[32:1];
 
     freq_y = 43'sd0;
-    if (vdla_pkg::FLOAT_REQUANT != 0) begin
+    if (vdla_pkg::FLOAT_REQUANT != 0 && freq) begin
       // the product to 24 bits: 24 bits dropped when bit 47 is set, else 23
       q_prod = product[47] ? product[47:24] : product[46:23];
       guard = product[47] ? product[23] : product[22];
@@ -772,6 +775,14 @@ module vdla_compute (
   // multiplexer in front of it. Without the extension the lanes are the base
   // design's (g_base).
   wire s5_from_bias = gemm_rq && s5_fresh;
+`ifdef VERILATOR
+`ifndef VDLA_GEMM_SYNTHESIS_FORM
+  // The fast models' REQ of a requantising GEMM (simulator/cycle/model/fast_model_dpi.cpp).
+  import "DPI-C" pure function int vdla_req_lane(input int a, input int b, input int c);
+  wire fast_req = gemm_rq && req_op == ReqOpW'(vdla_pkg::ALU_REQ);
+`define VDLA_FAST_REQ_LANES
+`endif
+`endif
   for (genvar e = 0; e < LANES; e++) begin : g_lane
     logic [31:0] lane;  // OUT keeps its low byte
     if (vdla_pkg::GEMM_REQUANT == 0) begin : g_base
@@ -789,6 +800,11 @@ module vdla_compute (
         total = (s5_from_bias ? req_bias[e*32+:32] : dst_operand[e*32+:32]) +
             (is_mm ? gemm_sum[e*32+:32] : (bias_alu ? bias_operand[e*32+:32] : 32'd0));
         lane = gemm_reset ? 32'd0 : total;
+`ifdef VDLA_FAST_REQ_LANES
+        if (fast_req)
+          lane = vdla_req_lane(total, req_operand[e*32+:32], req_imm);
+        else
+`endif
         if (!is_mm || gemm_rq)
           lane = alu_lane(gemm_rq ? req_op : alu_op, total,
                           gemm_rq ? req_operand[e*32+:32] : (use_imm ? imm : src_operand[e*32+:32]),
@@ -825,3 +841,7 @@ module vdla_compute (
   assign gemm_fire = s5_valid && is_mm;  // every DWGEMM iteration takes the core for a cycle
   assign alu_fire = s5_valid && is_alu && s5_wr;  // not a bias fetch
 endmodule
+
+`ifdef VDLA_FAST_REQ_LANES
+`undef VDLA_FAST_REQ_LANES
+`endif

@@ -26,7 +26,7 @@
 //
 // The fast cycle models (Verilator without VDLA_GEMM_SYNTHESIS_FORM) take
 // the two modes apart: a GEMM cycle's sums come from one DPI call
-// (simulator/cycle/model/gemm_dot_dpi.cpp, an int8 matrix-vector product on
+// (simulator/cycle/model/fast_model_dpi.cpp, an int8 matrix-vector product on
 // vector instructions), registered at the products' stage and moved to
 // `sum` at the trees' stage as here, so every cycle and register is the
 // same; DWGEMM keeps the pair multiplies and column sums. Synthesis and

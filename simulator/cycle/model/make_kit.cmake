@@ -37,7 +37,7 @@ endforeach()
 foreach(dir ${INCLUDE_DIRS})
   file(COPY ${dir}/ DESTINATION ${staging}/include)
 endforeach()
-foreach(name CMakeLists.txt model_plugin.cpp gemm_dot_dpi.cpp exports.map model_printf.h verilator_unroll.cmake)
+foreach(name CMakeLists.txt model_plugin.cpp fast_model_dpi.cpp exports.map model_printf.h verilator_unroll.cmake)
   file(COPY_FILE ${MODEL_DIR}/${name} ${staging}/model/${name})
 endforeach()
 

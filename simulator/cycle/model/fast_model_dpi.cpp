@@ -38,7 +38,8 @@ template <int K>
 void dotVector(int batch, int block_out, const int8_t* x, const int8_t* w, int32_t* y) {
   for (int b = 0; b < batch; ++b) {
     __m128i xw[K / 8];
-    for (int k = 0; k < K; k += 16) widen(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + b * K + k)), xw[k / 8], xw[k / 8 + 1]);
+    for (int k = 0; k < K; k += 16)
+      widen(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + b * K + k)), xw[k / 8], xw[k / 8 + 1]);
     for (int o = 0; o < block_out; o += 4) {
       const __m128i s0 = rowPartials<K>(xw, w + (o + 0) * K), s1 = rowPartials<K>(xw, w + (o + 1) * K);
       const __m128i s2 = rowPartials<K>(xw, w + (o + 2) * K), s3 = rowPartials<K>(xw, w + (o + 3) * K);
@@ -62,8 +63,8 @@ void dotAny(int batch, int block_in, int block_out, const int8_t* x, const int8_
 
 }  // namespace
 
-extern "C" void vdla_gemm_dot(int batch, int block_in, int block_out, const svBitVecVal* inp,
-                              const svBitVecVal* wgt, svBitVecVal* sum) {
+extern "C" void vdla_gemm_dot(int batch, int block_in, int block_out, const svBitVecVal* inp, const svBitVecVal* wgt,
+                              svBitVecVal* sum) {
   // Verilator's wide vectors are little-endian arrays of 32-bit words: byte
   // j of the array is bits [8j+7:8j], the RTL's element j.
   const int8_t* x = reinterpret_cast<const int8_t*>(inp);
@@ -78,4 +79,18 @@ extern "C" void vdla_gemm_dot(int batch, int block_in, int block_out, const svBi
     }
   }
   dotAny(batch, block_in, block_out, x, w, y);
+}
+
+// A requantising GEMM's REQ in one lane (vdla_compute.sv, VDLA_FAST_REQ_LANES):
+// MULSHR by b (multiplier b >> 6, shift b[5:0], rounding half up in 64
+// bits, the low 32 bits kept), then CLIP to the int8 bounds in c[7:0] and
+// c[15:8]; alu_lane's REQ, which the checked model simulates.
+extern "C" int vdla_req_lane(int a, int b, int c) {
+  const int64_t m = b >> 6;
+  const int s = b & 63;
+  const int64_t p = int64_t(a) * m + (s > 0 ? int64_t(1) << (s - 1) : 0);
+  const int32_t y = int32_t(uint32_t(uint64_t(p >> s)));
+  const int32_t lo = int8_t(c & 0xff), hi = int8_t((c >> 8) & 0xff);
+  const int32_t raised = y < lo ? lo : y;  // (bounds with lo > hi give hi, as in the RTL)
+  return raised > hi ? hi : raised;
 }
