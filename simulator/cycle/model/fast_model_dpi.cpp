@@ -1,11 +1,12 @@
-// The GEMM core's products and adder trees for the fast cycle models
-// (vdla_gemm.sv, VDLA_GEMM_DOT_DPI): one int8 matrix-vector product per
-// call, [b][o] = sum over k of inp[b][k] * wgt[o][k], exact in int32 as the
-// RTL's trees are. The RTL's registers, pipeline and DWGEMM stay RTL; only
-// the arithmetic of a GEMM cycle is evaluated here, in the instructions a
-// compiler vectorises, instead of as BLOCK_IN x BLOCK_OUT/2 pair multiplies
-// and BLOCK_OUT trees of Verilated code. The checked model simulates the
-// RTL's synthesis form; both are held to fsim by the cycle device's tests.
+// Datapath arithmetic the fast cycle models call instead of evaluating it as
+// Verilated RTL (DPI-C; docs/hardware.md, "Cycle-accurate simulator"): a
+// GEMM cycle's int8 matrix-vector product (vdla_gemm.sv,
+// VDLA_GEMM_SPLIT_MODES) and a requantising GEMM's REQ per ALU lane
+// (vdla_compute.sv, VDLA_FAST_REQ_LANES). Each is called where the RTL
+// computes the same value, so the registers, pipeline and cycles stay the
+// RTL's; DWGEMM, the ALU instructions and all control are still Verilated.
+// The checked model simulates the RTL's own forms; both are held to fsim by
+// the cycle device's tests.
 #include <emmintrin.h>
 #include <svdpi.h>
 
@@ -63,6 +64,8 @@ void dotAny(int batch, int block_in, int block_out, const int8_t* x, const int8_
 
 }  // namespace
 
+// [b][o] = sum over k of inp[b][k] * wgt[o][k], exact in int32 as the RTL's
+// adder trees are.
 extern "C" void vdla_gemm_dot(int batch, int block_in, int block_out, const svBitVecVal* inp, const svBitVecVal* wgt,
                               svBitVecVal* sum) {
   // Verilator's wide vectors are little-endian arrays of 32-bit words: byte
