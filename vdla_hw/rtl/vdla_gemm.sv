@@ -135,8 +135,16 @@ module vdla_gemm (
 `ifdef VDLA_GEMM_SPLIT_MODES
     if (en_mul && !(DWT != 0 && dw))
       vdla_gemm_dot(B, K, N, inp, wgt, gemm_dot);
-    else
-`endif
+    else if (en_mul)
+      // DWGEMM's column sums read the low products of pairs t < DWT only.
+      for (int b = 0; b < B; b++)
+        for (int k = 0; k < K; k++)
+          for (int p = 0; p < (DWT < PAIRS ? DWT : PAIRS); p++)
+            pair_p[(b*K+k)*PAIRS+p] = vdla_mul_pair_pkg::mul_pair(
+                (p > 0) ? (first ? 32'd0 : 32'(win[p < WIN ? p : 0][(b*K+k)*8+:8])) : 32'(inp[(b*K+k)*8+:8]),
+                32'(wgt[(p*K+k)*8+:8]),
+                (p + PAIRS < N) ? 32'(wgt[((p + PAIRS < N ? p + PAIRS : p)*K+k)*8+:8]) : 32'd0);
+`else
     if (en_mul)
       for (int b = 0; b < B; b++)
         for (int k = 0; k < K; k++)
@@ -148,6 +156,7 @@ module vdla_gemm (
                                            32'(inp[(b*K+k)*8+:8]),
                 32'(wgt[(p*K+k)*8+:8]),
                 (p + PAIRS < N) ? 32'(wgt[((p + PAIRS < N ? p + PAIRS : p)*K+k)*8+:8]) : 32'd0);
+`endif
     // DWGEMM's window shifts: the oldest entry drops out; a run's first input
     // leaves only itself.
     if (DWT > 1 && en_mul && dw) begin
