@@ -100,7 +100,7 @@ TEST_P(AddCodegen, RandomAdditionsMatchTheCpuKernel) {
   const int count = backend == "fsim" ? 30 : 4;
   std::mt19937 rng(backend == "fsim" ? 2468 : 13);
   auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
-  int checked = 0;
+  int checked = 0, through_input = 0;
   for (int k = 0; k < count; ++k) {
     const AddParams p = randomParams(rng);
     const rt::Shape shape = {pick(1, 2), pick(1, 40), pick(1, 13), pick(1, 13)};
@@ -112,24 +112,37 @@ TEST_P(AddCodegen, RandomAdditionsMatchTheCpuKernel) {
     const rt::Tensor a = randomTensor(shape, rng), b = randomTensor(shape, rng);
     const rt::Tensor want = cpuAdd(p, a, b);
     for (bool lh : {true, false}) {
-      TilePlan plan = chooseAddTiling(L, cfg, lh);
-      if (k % 2) {  // a random tile size that fits
-        TilePlan q = plan;
-        q.rows = pick(1, plan.rows);
-        if (estimateAddPlan(L, q, cfg).fits) plan = q;
+      const TilePlan chosen = chooseAddTiling(L, cfg, lh);
+      // Both forms where the config has the one through INP (pynq).
+      for (bool via : {false, true}) {
+        TilePlan plan = chosen;
+        plan.residual_via_input = via;
+        if (!estimateAddPlan(L, plan, cfg).fits) plan.rows = 1;
+        if (!estimateAddPlan(L, plan, cfg).fits) {
+          EXPECT_TRUE(via && config != "pynq") << "addition " << k << " has no plan of this form on " << config;
+          continue;
+        }
+        if (k % 2) {  // a random tile size that fits
+          TilePlan q = plan;
+          q.rows = pick(1, plan.rows);
+          if (estimateAddPlan(L, q, cfg).fits) plan = q;
+        }
+        const std::string what = "addition " + std::to_string(k) + " (" + rt::shapeToString(shape) + ") on " + backend +
+                                 "/" + config + ", tile " + std::to_string(plan.rows) + " entries, " +
+                                 std::to_string(plan.threads) + " threads" + (via ? ", operands through INP" : "");
+        rt::Tensor got;
+        ASSERT_NO_THROW(got = runAdd(*dev, L, plan, a, b)) << what;
+        ASSERT_EQ(got.numElements(), want.numElements()) << what;
+        for (int64_t i = 0; i < got.numElements(); ++i)
+          ASSERT_EQ(got.data<int8_t>()[i], want.data<int8_t>()[i]) << what << ": element " << i;
+        ++checked;
+        through_input += via;
       }
-      const std::string what = "addition " + std::to_string(k) + " (" + rt::shapeToString(shape) + ") on " + backend +
-                               "/" + config + ", tile " + std::to_string(plan.rows) + " entries, " +
-                               std::to_string(plan.threads) + " threads";
-      rt::Tensor got;
-      ASSERT_NO_THROW(got = runAdd(*dev, L, plan, a, b)) << what;
-      ASSERT_EQ(got.numElements(), want.numElements()) << what;
-      for (int64_t i = 0; i < got.numElements(); ++i)
-        ASSERT_EQ(got.data<int8_t>()[i], want.data<int8_t>()[i]) << what << ": element " << i;
-      ++checked;
     }
   }
-  EXPECT_EQ(checked, 2 * count);
+  const bool has_input_form = config == "pynq";
+  EXPECT_EQ(checked, (has_input_form ? 4 : 2) * count);
+  EXPECT_EQ(through_input, has_input_form ? 2 * count : 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, AddCodegen,
@@ -180,14 +193,33 @@ TEST(AddCodegen, CostModelTracksTheCycleSimulator) {
   const AddLayer L = addLayerFromNode(*g->findNode("add"));
   const rt::Tensor a = randomTensor(shape, rng), b = randomTensor(shape, rng);
   auto dev = driver::createDevice("cycle", cfg);
-  CostEstimate estimate;
-  const TilePlan plan = chooseAddTiling(L, cfg, true, &estimate);
-  sim::ExecutionStats stats;
-  const rt::Tensor got = runAdd(*dev, L, plan, a, b, &stats);
   const rt::Tensor want = cpuAdd(p, a, b);
-  EXPECT_EQ(0, std::memcmp(got.raw(), want.raw(), static_cast<size_t>(want.byteSize())));
-  const double err = (estimate.cycles - double(stats.cycles)) / double(stats.cycles);
-  EXPECT_LT(std::fabs(err), 0.05) << "estimate " << estimate.cycles << ", measured " << stats.cycles;
+  // The chosen plan, and the best of the other form.
+  CostEstimate chosen_estimate;
+  const TilePlan chosen = chooseAddTiling(L, cfg, true, &chosen_estimate);
+  TilePlan other = chosen;
+  other.residual_via_input = !chosen.residual_via_input;
+  CostEstimate other_estimate = estimateAddPlan(L, other, cfg);
+  for (int64_t rows = 1; rows <= 2048; ++rows) {
+    TilePlan q = other;
+    q.rows = rows;
+    const CostEstimate e = estimateAddPlan(L, q, cfg);
+    if (e.fits && (!other_estimate.fits || e.cycles < other_estimate.cycles)) other = q, other_estimate = e;
+  }
+  ASSERT_TRUE(other_estimate.fits);
+  double measured[2] = {0, 0};
+  for (const auto& [plan, estimate] : {std::pair{chosen, chosen_estimate}, std::pair{other, other_estimate}}) {
+    sim::ExecutionStats stats;
+    const rt::Tensor got = runAdd(*dev, L, plan, a, b, &stats);
+    EXPECT_EQ(0, std::memcmp(got.raw(), want.raw(), static_cast<size_t>(want.byteSize())));
+    const double err = (estimate.cycles - double(stats.cycles)) / double(stats.cycles);
+    EXPECT_LT(std::fabs(err), 0.05) << "estimate " << estimate.cycles << ", measured " << stats.cycles
+                                    << (plan.residual_via_input ? " (operands through INP)" : " (LOAD ACC8)");
+    measured[plan.residual_via_input] = double(stats.cycles);
+  }
+  // The operands through INP take the compute module's loads away.
+  EXPECT_TRUE(chosen.residual_via_input);
+  EXPECT_LT(measured[1], 0.9 * measured[0]) << "LOAD ACC8 " << measured[0] << ", through INP " << measured[1];
 }
 
 // Which QLinearAdd nodes run on the accelerator, and why the others do not.

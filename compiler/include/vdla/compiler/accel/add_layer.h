@@ -16,7 +16,11 @@
 // the accumulators, ALU MUL of each by its multiplier (parameter vectors, read
 // once through the operand register), ADD of B to A, ADD of k, and REQ (or
 // MULSHR and CLIP without fused_requant), which also writes OUT; then STORE.
-// With REQ and bias_clear, k rides in the REQ as its bias (one pass fewer). A,
+// With REQ and bias_clear, k rides in the REQ as its bias (one pass fewer).
+// Where INP and OUT entries are alike and GEMMs requantise (pynq, zcu104)
+// the load module may instead load A and B into INP and two requantising
+// GEMMs over an identity block move them into the accumulators, beside the
+// ALU passes of the tile before (add_codegen.cpp; the cost model picks). A,
 // B and C share the output layout (block_out channel blocks, block_in ones on
 // a config with an output interleave: conv_layer.h), so both operands
 // can be convolution outputs that never left the device.

@@ -10,7 +10,8 @@
 // and the ALU adds it after the convolution's own requantisation, in the
 // tile, while the accumulators still hold the output. The pair is fused only
 // where the cost model (with the addition's own) says the fused layer is
-// faster; the result is the same bit for bit either way.
+// faster, or within 2% of the two apart (fuse_additions.cpp says why); the
+// result is the same bit for bit either way.
 #pragma once
 
 #include <optional>
