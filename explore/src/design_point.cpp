@@ -94,7 +94,7 @@ PointResult evaluateDesignPoint(const DesignPoint& point, const std::vector<Netw
         continue;
       accel::AccelOptions o;
       const std::optional<accel::FusionCost> decided = accel::fusionCost(conv, w.adds[f.add], f.conv_is_a, cfg, o);
-      if (!decided || !(decided->fused < decided->separate)) continue;
+      if (!decided || !accel::fusionPays(*decided)) continue;
       add_fused[f.add] = true;
       fused_into[f.add] = f.layer;
       o.latency_hiding = point.latency_hiding;

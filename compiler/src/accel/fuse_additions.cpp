@@ -95,6 +95,8 @@ std::optional<FusionCost> fusionCost(const ConvLayer& conv, const AddLayer& add,
   return FusionCost{alone->cycles + add_estimate.cycles, together->cycles, *together};
 }
 
+bool fusionPays(const FusionCost& cost) { return cost.fused < cost.separate * kFusionTieMargin; }
+
 std::vector<AdditionFusion> fuseAdditionsIntoConvolutions(ir::Graph& graph, const hw::HwConfig& cfg,
                                                           const AccelOptions& requested) {
   std::vector<AdditionFusion> fused;
@@ -109,7 +111,7 @@ std::vector<AdditionFusion> fuseAdditionsIntoConvolutions(ir::Graph& graph, cons
       if (!conv || (conv->attrs().getInt("float_requant", 0) != 0 && !cfg.float_requant)) continue;
       const std::optional<FusionCost> cost =
           fusionCost(convLayerFromNode(*conv), addLayerFromNode(*add), slot == 0, cfg, options);
-      if (!cost || !(cost->fused < cost->separate * kFusionTieMargin)) continue;
+      if (!cost || !fusionPays(*cost)) continue;
       fused.push_back({conv->name(), add->name(), cost->separate, cost->fused});
       fuseAdditionIntoConvolution(graph, add, slot);
       break;

@@ -59,6 +59,9 @@ struct FusionCost {
 };
 std::optional<FusionCost> fusionCost(const ConvLayer& conv, const AddLayer& add, bool conv_is_a,
                                      const hw::HwConfig& cfg, const AccelOptions& options);
+// Whether the pass fuses at that cost: the fused layer faster, or within 2%
+// of the two apart (fuse_additions.cpp says why). The explorer decides the same.
+bool fusionPays(const FusionCost& cost);
 
 // The rewrite alone, without the cost model: the convolution (from
 // fusibleConvolution) takes the other operand as R and the addition's form
