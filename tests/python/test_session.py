@@ -184,7 +184,9 @@ def test_profiled_runs(resnet18_vdla_pynq, resnet18_input):
     assert len(on_device) == resnet18_vdla_pynq.report["accelerator_steps"]
     for p in on_device:
         assert p["cycles"] > 0 and 0 <= p["gemm_cycles"] <= p["cycles"]
-        assert (p["gemm_cycles"] > 0) == ("pool" not in p["name"]), p["name"]  # the poolings are ALU passes
+        # The global pooling is ALU passes; on pynq the max pooling's input
+        # reaches the accumulators through INP and identity GEMMs.
+        assert (p["gemm_cycles"] > 0) == ("avgpool" not in p["name"]), p["name"]
         assert p["device_seconds"] >= 0
     assert all(p["seconds"] >= 0 for p in steps)
     # Measured cycles against the compiler's estimates: the cost model is within a few percent.

@@ -32,7 +32,8 @@ void printPartition(std::ostream& out, const AccelLowering& l) {
     }
     const TilePlan& p = d.plan;
     if (l.offloads[s] && l.offloads[s]->pool) {
-      out << "accelerator, max pooling, tile " << p.rows << " rows, " << p.threads << " thread"
+      out << "accelerator, max pooling, tile " << p.rows << " rows"
+          << (p.residual_via_input ? ", the input through INP" : "") << ", " << p.threads << " thread"
           << (p.threads == 1 ? "" : "s") << ", estimate " << int64_t(d.estimate.cycles) << " cycles\n";
       continue;
     }
@@ -46,8 +47,8 @@ void printPartition(std::ostream& out, const AccelLowering& l) {
     if (l.offloads[s] && l.offloads[s]->add) {
       const IntegerAddForm& f = l.offloads[s]->add->form;
       out << "accelerator, addition (" << f.ma << "*A + " << f.mb << "*B + " << f.k << ") >> " << f.shift << ", tile "
-          << p.rows << " entries, " << p.threads << " thread" << (p.threads == 1 ? "" : "s") << ", estimate "
-          << int64_t(d.estimate.cycles) << " cycles\n";
+          << p.rows << " entries" << (p.residual_via_input ? ", the operands through INP" : "") << ", " << p.threads
+          << " thread" << (p.threads == 1 ? "" : "s") << ", estimate " << int64_t(d.estimate.cycles) << " cycles\n";
       continue;
     }
     out << "accelerator, "

@@ -4,6 +4,15 @@
 // config with an interleave); with latency hiding ACC and OUT are split in two halves used by
 // alternating tiles, so that the store of one tile overlaps the load and ALU
 // passes of the next.
+//
+// Two forms of the input's way into the accumulators. The compute module
+// loads it itself (LOAD ACC8), serial with its ALU passes; or, where INP and
+// OUT entries are alike and GEMMs requantise (TilePlan::residual_via_input),
+// the load module loads it into INP, in halves of its own, while the compute
+// module works on the tile before, and one requantising GEMM over an identity
+// weight block moves it into the accumulators, a cycle a vector: each entry
+// is a reduction of its own that starts from the SETREQ's bias (zero), and
+// the GEMM's OUT bytes (input rows, never stored) are not read.
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -12,6 +21,7 @@
 #include "alu_program_constants.h"
 #include "vdla/compiler/accel/conv_layer.h"
 #include "vdla/compiler/accel/pool_layer.h"
+#include "vdla/hw/dram_timing.h"
 #include "vdla/hw/instruction_builders.h"
 #include "vdla/runtime/accel/packed_layout.h"
 
@@ -70,15 +80,71 @@ int64_t poolAluInstructions(const PoolLayer& L) { return (separable(L) ? 1 : 0) 
 // rows of entries), then the first tap's, then the other taps' (one per
 // entry of a pixel each).
 int64_t foldsOf(const PoolLayer& L) { return separable(L) ? L.kh - 1 : 0; }
-int64_t uopsPerHalf(const PoolLayer& L, int64_t E) { return foldsOf(L) + (separable(L) ? L.kw : L.kh * L.kw) * E; }
+int64_t aluUopsPerHalf(const PoolLayer& L, int64_t E) { return foldsOf(L) + (separable(L) ? L.kw : L.kh * L.kw) * E; }
+// The INP form's micro-op per half (the identity GEMM's) comes first.
+int64_t uopsPerHalf(const PoolLayer& L, int64_t E, bool via_input) {
+  return aluUopsPerHalf(L, E) + (via_input ? 1 : 0);
+}
+// The INP form's two ACC entries below the halves: the SETREQ's operand
+// (any value: the GEMM's OUT bytes are not read) and its bias, zero.
+int64_t paramEntries(bool via_input) { return via_input ? 2 : 0; }
+
+// The INP form's estimate (`e` has fitted): per tile the load module's input
+// load, the compute module's identity GEMM and ALU passes, the store; with
+// two halves each waits for what it needs of the others (the load for the
+// GEMM of tile i-T to free its INP half, the compute module for the load and
+// for the store of tile i-T), and the DDR behind the port serves the loads
+// and the stores together.
+CostEstimate estimatePoolPlanViaInput(const PoolLayer& L, const TilePlan& p, const hw::HwConfig& cfg, CostEstimate e) {
+  const int64_t T = p.threads, pitch = inputPitch(L);
+  const int64_t planes = ceilDiv(L.n, cfg.batch) * ceilDiv(L.c, cfg.block_out);
+  const double bus = cfg.axi_data_bits / 8.0, entry = cfg.entryBytes(Memory::Output);
+  const hw::DramTiming dram = hw::defaultDramTiming(cfg);
+  std::vector<double> loaded, computed, stored;
+  auto at = [](const std::vector<double>& v, int64_t j) { return j >= 0 ? v[size_t(j)] : 0.0; };
+  for (int64_t plane = 0, i = 0; plane < planes; ++plane)
+    for (int64_t oh0 = 0; oh0 < L.oh; oh0 += p.rows, ++i) {
+      const int64_t rows = std::min(p.rows, L.oh - oh0);
+      const Window w = windowOf(L, oh0, rows);
+      const double in_bytes = double(std::max<int64_t>(w.valid_rows, 0) * w.valid_cols) * entry;
+      const double out_bytes = double(rows * L.ow) * entry;
+      const double load = kDmaOverheadCycles + in_bytes / bus;
+      const double moves = double(inputRows(L, rows) * pitch);
+      const double gemm = moves + kPipelineOverheadCycles;
+      const double alu = double(cfg.tensorAluCyclesPerVector()) * poolAluVectors(L, rows, 1) +
+                         double(poolAluInstructions(L)) * kPipelineOverheadCycles;
+      const double store = kDmaOverheadCycles + out_bytes / bus;
+      e.load_cycles += load;
+      e.gemm_cycles += moves;
+      e.alu_cycles += alu;
+      e.store_cycles += store;
+      e.dram_bytes += in_bytes + out_bytes;
+      loaded.push_back(std::max(at(loaded, i - 1), at(computed, i - T)) + load);
+      computed.push_back(std::max({at(computed, i - 1), loaded.back(), at(stored, i - T)}) + gemm + alu);
+      stored.push_back(std::max(at(stored, i - 1), computed.back()) + store);
+    }
+  const double fill = 3 * kDmaOverheadCycles + kSetReqCycles +
+                      double(paramEntries(true) * cfg.entryBytes(Memory::Acc) + T * uopsPerHalf(L, 1, true) * 4 +
+                             cfg.entryBytes(Memory::Weight)) /
+                          bus;
+  const double ddr_bound = dram.shared_bytes_per_cycle > 0 ? e.dram_bytes / dram.shared_bytes_per_cycle : 0.0;
+  e.cycles = fill + std::max(stored.back(), ddr_bound);
+  return e;
+}
 
 }  // namespace
+
+bool poolInputCanUseInput(const hw::HwConfig& cfg) {
+  return cfg.gemm_requant && cfg.block_in == cfg.block_out && configInterleave(cfg) == 1;
+}
 
 CostEstimate estimatePoolPlan(const PoolLayer& L, const TilePlan& p, const hw::HwConfig& cfg) {
   CostEstimate e;
   const int64_t T = p.threads, E = configInterleave(cfg);
-  const int64_t half = int64_t(cfg.depth(Memory::Acc)) / T;
-  const int64_t tile_entries = (inputRows(L, p.rows) * inputPitch(L) + p.rows * L.ow) * E;
+  const bool via = p.residual_via_input;
+  const int64_t half = (int64_t(cfg.depth(Memory::Acc)) - paramEntries(via)) / T;
+  const int64_t input_entries = inputRows(L, p.rows) * inputPitch(L) * E;
+  const int64_t tile_entries = input_entries + p.rows * L.ow * E;
   const int64_t iter_limit = (int64_t(1) << cfg.loop_iter_bits) - 1;
   const int64_t xfer_limit = (int64_t(1) << cfg.xfer_size_bits) - 1;
   const int64_t pad_limit = (int64_t(1) << cfg.pad_bits) - 1;
@@ -93,10 +159,18 @@ CostEstimate estimatePoolPlan(const PoolLayer& L, const TilePlan& p, const hw::H
     e.why_not = "tile exceeds the loop or transfer size fields";
   else if (std::max({first.top, L.pad_bottom, first.left * E, first.right * E}) > pad_limit)
     e.why_not = "padding exceeds the DMA's pad field";
-  else if (T * uopsPerHalf(L, E) > int64_t(cfg.depth(Memory::Uop)))
+  else if (T * uopsPerHalf(L, E, via) > int64_t(cfg.depth(Memory::Uop)))
     e.why_not = "the window's micro-ops exceed the UOP buffer";
+  else if (via && !poolInputCanUseInput(cfg))
+    e.why_not = "the input through INP needs requantising GEMMs and INP entries like OUT's";
+  else if (via && T * input_entries > int64_t(cfg.depth(Memory::Input)))
+    e.why_not = "a tile's input (" + std::to_string(input_entries) + " entries) exceeds the INP buffer" +
+                (T > 1 ? " halved for latency hiding" : "");
+  else if (via && (inputRows(L, p.rows) > iter_limit || inputPitch(L) > iter_limit))
+    e.why_not = "tile exceeds the loop fields";
   if (!e.why_not.empty()) return e;
   e.fits = true;
+  if (via) return estimatePoolPlanViaInput(L, p, cfg, e);
 
   const double bus = cfg.axi_data_bits / 8.0, entry = cfg.entryBytes(Memory::Output);
   const int64_t planes = ceilDiv(L.n, cfg.batch) * ceilDiv(L.c, E * cfg.block_out);
@@ -119,7 +193,7 @@ CostEstimate estimatePoolPlan(const PoolLayer& L, const TilePlan& p, const hw::H
     compute += double(planes) * (load + alu);
     store += double(planes) * last_store;
   }
-  const double fill = kDmaOverheadCycles + double(T * uopsPerHalf(L, E)) * 4 / bus;
+  const double fill = kDmaOverheadCycles + double(T * uopsPerHalf(L, E, false)) * 4 / bus;
   // The compute module loads ACC itself, so loads and ALU passes are serial;
   // with two halves the store module drains one tile while the next computes.
   e.cycles = fill + (T > 1 ? std::max(compute, store) + last_store : compute + store);
@@ -131,19 +205,21 @@ TilePlan choosePoolTiling(const PoolLayer& L, const hw::HwConfig& cfg, bool late
   CostEstimate best_cost;
   best_cost.cycles = std::numeric_limits<double>::infinity();
   std::string last_reason = "no tile shape";
-  for (int threads : latency_hiding ? std::vector<int>{2, 1} : std::vector<int>{1})
-    for (int64_t rows = 1; rows <= L.oh; ++rows) {
-      TilePlan p;
-      p.rows = rows;
-      p.cols = L.ow;
-      p.threads = threads;
-      const CostEstimate e = estimatePoolPlan(L, p, cfg);
-      if (!e.fits) {
-        last_reason = e.why_not;
-        continue;
+  for (const bool via : poolInputCanUseInput(cfg) ? std::vector<bool>{false, true} : std::vector<bool>{false})
+    for (int threads : latency_hiding ? std::vector<int>{2, 1} : std::vector<int>{1})
+      for (int64_t rows = 1; rows <= L.oh; ++rows) {
+        TilePlan p;
+        p.rows = rows;
+        p.cols = L.ow;
+        p.threads = threads;
+        p.residual_via_input = via;
+        const CostEstimate e = estimatePoolPlan(L, p, cfg);
+        if (!e.fits) {
+          last_reason = e.why_not;
+          continue;
+        }
+        if (e.cycles < best_cost.cycles) best = p, best_cost = e;
       }
-      if (e.cycles < best_cost.cycles) best = p, best_cost = e;
-    }
   if (!best_cost.fits)
     throw DoesNotFit("layer '" + L.name + "': no tiling fits the on-chip buffers of config '" + cfg.name +
                      "' (smallest tile: " + last_reason + ")");
@@ -186,16 +262,22 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
   const uint64_t y_base = static_cast<uint64_t>(out.y_offset) / entry;
 
   // Per half: the tile's input rows, then its output rows (the ALU writes
-  // ACC and OUT at the same index). Micro-ops per half (uopsPerHalf): the
-  // vertical folds into the private row (separable windows), then the first
-  // tap's, then the other taps' (of the private row only, when separable).
-  const int64_t half = int64_t(cfg.depth(Memory::Acc)) / T;
+  // ACC and OUT at the same index), above the INP form's two parameter
+  // entries. Micro-ops per half (uopsPerHalf): the INP form's identity GEMM,
+  // then the vertical folds into the private row (separable windows), then
+  // the first tap's, then the other taps' (of the private row only, when
+  // separable).
+  const bool via = plan.residual_via_input;
+  const int64_t P = paramEntries(via);
+  const int64_t half = (int64_t(cfg.depth(Memory::Acc)) - P) / T;
+  const int64_t inp_half = int64_t(cfg.depth(Memory::Input)) / T;
   const int64_t out_at = inputRows(L, plan.rows) * pitch;
   const bool fold_rows = separable(L);
-  const int64_t U = uopsPerHalf(L, E), folds = foldsOf(L);
+  const int64_t U = uopsPerHalf(L, E, via), folds = foldsOf(L), gemm_uops = via ? 1 : 0;
   std::vector<hw::Uop> uops;
   for (int64_t v = 0; v < T; ++v) {
-    const uint32_t base = static_cast<uint32_t>(v * half);
+    const uint32_t base = static_cast<uint32_t>(P + v * half);
+    if (via) uops.push_back({base, static_cast<uint32_t>(v * inp_half), 0});
     if (fold_rows) {
       for (int64_t ky = 0; ky < L.kh; ++ky)
         if (ky != kPrivateRow)
@@ -213,6 +295,9 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
                 {static_cast<uint32_t>(base + out_at + e), static_cast<uint32_t>(base + ky * pitch + kx * E + e), 0});
     }
   }
+  const uint32_t acc_entry = cfg.entryBytes(Memory::Acc), wgt_entry = cfg.entryBytes(Memory::Weight);
+  const uint64_t uops_at = alignUp(uint64_t(P) * acc_entry, 4);
+  const uint64_t wgt_at = alignUp(uops_at + uops.size() * 4, wgt_entry);
 
   rt::accel::DeviceProgram& prog = out.program;
   prog.name = L.name;
@@ -221,9 +306,18 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
     prog.regions.push_back(region);
     return prog.insns.size() - 1;
   };
-  emit(hw::makeLoad(Memory::Uop, 0, constants_offset / 4, 1, static_cast<uint32_t>(uops.size()),
+  emit(hw::makeLoad(Memory::Uop, 0, (constants_offset + uops_at) / 4, 1, static_cast<uint32_t>(uops.size()),
                     static_cast<uint32_t>(uops.size())),
        Region::Constants);
+  if (via) {
+    emit(hw::makeLoad(Memory::Acc, 0, constants_offset / acc_entry, 1, uint32_t(P), uint32_t(P)), Region::Constants);
+    emit(hw::makeLoad(Memory::Weight, 0, (constants_offset + wgt_at) / wgt_entry, 1, 1, 1), Region::Constants);
+    hw::Instruction set;  // each moved entry's reduction starts from zero
+    set.opcode = hw::Opcode::SetReq;
+    set.alu_op = hw::AluOp::Req;
+    set.sram_base = 0;
+    emit(set);
+  }
 
   const int64_t row_tiles = ceilDiv(L.oh, plan.rows), I = NB * CB * row_tiles;
   int64_t i = 0;
@@ -231,23 +325,47 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
     for (int64_t cb = 0; cb < CB; ++cb)
       for (int64_t rt_ = 0; rt_ < row_tiles; ++rt_, ++i) {
         const int64_t oh0 = rt_ * plan.rows, rows = std::min(plan.rows, L.oh - oh0);
-        const int64_t v = i % T, in_base = v * half;
+        const int64_t v = i % T, in_base = P + v * half;
         const Window w = windowOf(L, oh0, rows);
         if (w.valid_rows <= 0 || w.valid_cols <= 0)
           throw DoesNotFit("layer '" + L.name + "': a tile's input lies entirely in the padding");
         const uint64_t plane = static_cast<uint64_t>(nb * CB + cb);
         const hw::Padding pad{static_cast<uint32_t>(w.top), static_cast<uint32_t>(w.bottom),
                               static_cast<uint32_t>(w.left * E), static_cast<uint32_t>(w.right * E)};
-        const size_t load =
-            emit(hw::makeLoad(Memory::Acc8, static_cast<uint32_t>(in_base),
-                              x_base + ((plane * static_cast<uint64_t>(L.h) + static_cast<uint64_t>(w.row0 + w.top)) *
+        const uint64_t x_at = x_base + ((plane * static_cast<uint64_t>(L.h) + static_cast<uint64_t>(w.row0 + w.top)) *
                                             static_cast<uint64_t>(L.w) +
                                         static_cast<uint64_t>(w.col0 + w.left)) *
-                                           static_cast<uint64_t>(E),
-                              static_cast<uint32_t>(w.valid_rows), static_cast<uint32_t>(w.valid_cols * E),
-                              static_cast<uint32_t>(L.w * E), pad),
-                 Region::Io);
-        if (i >= T) prog.insns[load].pop_next = true;  // the store of tile i-T has read this half
+                                           static_cast<uint64_t>(E);
+        size_t first_compute = 0;
+        if (via) {
+          // The load module fills INP half v once the GEMM of tile i-T is
+          // done with it; the GEMM waits for the load and moves every entry
+          // of the tile's input rows, padding included.
+          const size_t load = emit(hw::makeLoad(Memory::Input, static_cast<uint32_t>(v * inp_half), x_at,
+                                                static_cast<uint32_t>(w.valid_rows),
+                                                static_cast<uint32_t>(w.valid_cols), static_cast<uint32_t>(L.w), pad),
+                                   Region::Io);
+          if (i >= T) prog.insns[load].pop_next = true;
+          prog.insns[load].push_next = true;
+          hw::LoopNest g;
+          g.uop_begin = static_cast<uint32_t>(v * U);
+          g.uop_end = g.uop_begin + 1;
+          g.iter_out = static_cast<uint32_t>(inputRows(L, rows));
+          g.iter_in = static_cast<uint32_t>(pitch);
+          g.dst_out = g.src_out = static_cast<uint32_t>(pitch);
+          g.dst_in = g.src_in = 1;
+          hw::Instruction gemm = hw::makeGemm(g);
+          gemm.requant = true;
+          first_compute = emit(gemm);
+          prog.insns[first_compute].pop_prev = true;
+          if (i + T < I) prog.insns[first_compute].push_prev = true;  // INP half v is free
+        } else {
+          first_compute =
+              emit(hw::makeLoad(Memory::Acc8, static_cast<uint32_t>(in_base), x_at, static_cast<uint32_t>(w.valid_rows),
+                                static_cast<uint32_t>(w.valid_cols * E), static_cast<uint32_t>(L.w * E), pad),
+                   Region::Io);
+        }
+        if (i >= T) prog.insns[first_compute].pop_next = true;  // the store of tile i-T has read this half
 
         if (fold_rows) {
           // Each output row's private input row takes the maximum of its
@@ -257,7 +375,7 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
           f.iter_in = static_cast<uint32_t>(pitch);
           f.dst_out = f.src_out = static_cast<uint32_t>(L.sh * pitch);
           f.dst_in = f.src_in = 1;
-          f.uop_begin = static_cast<uint32_t>(v * U);
+          f.uop_begin = static_cast<uint32_t>(v * U + gemm_uops);
           f.uop_end = f.uop_begin + static_cast<uint32_t>(folds);
           emit(hw::makeAlu(hw::AluOp::Max, f));
         }
@@ -268,10 +386,10 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
         l.dst_in = static_cast<uint32_t>(E);
         l.src_out = static_cast<uint32_t>(L.sh * pitch);
         l.src_in = static_cast<uint32_t>(L.sw * E);
-        l.uop_begin = static_cast<uint32_t>(v * U + folds);
+        l.uop_begin = static_cast<uint32_t>(v * U + gemm_uops + folds);
         l.uop_end = l.uop_begin + static_cast<uint32_t>(E);
         size_t last = emit(hw::makeAlu(hw::AluOp::Mov, l));
-        if (U - folds > E) {
+        if (U - gemm_uops - folds > E) {
           l.uop_begin = l.uop_end;
           l.uop_end = static_cast<uint32_t>((v + 1) * U);
           last = emit(hw::makeAlu(hw::AluOp::Max, l));
@@ -289,7 +407,12 @@ ConvProgram generatePoolProgram(const PoolLayer& L, const TilePlan& plan, const 
       }
   emit(hw::makeFinish());
 
-  finishAluProgram(out, L.name, cfg, {}, 0, uops);
+  finishAluProgram(out, L.name, cfg, std::vector<int32_t>(size_t(P * acc_entry / 4), 0), uops_at, uops);
+  if (via) {
+    out.constants.resize(std::max<size_t>(out.constants.size(), alignUp(wgt_at + wgt_entry, kArenaAlign)), 0);
+    for (int64_t k = 0; k < int64_t(cfg.block_out); ++k)
+      out.constants[size_t(wgt_at + uint64_t(k * cfg.block_in + k))] = 1;
+  }
   return out;
 }
 

@@ -95,7 +95,8 @@ TEST_P(PoolCodegen, RandomPoolingsMatchNaiveDefinition) {
   auto dev = driver::createDevice(backend, cfg);
   const int count = backend == "fsim" ? 60 : 8;
   std::mt19937 rng(backend == "fsim" ? 4321 : 77);
-  int checked = 0, folded = 0;
+  const bool both_forms = poolInputCanUseInput(cfg);
+  int checked = 0, folded = 0, via_input = 0;
   for (int k = 0; k < count; ++k) {
     const PoolLayer L = randomPool(rng);
     // Windows whose rows fold into a private one first (pool_codegen.cpp).
@@ -104,14 +105,22 @@ TEST_P(PoolCodegen, RandomPoolingsMatchNaiveDefinition) {
     const rt::Tensor want = naiveMaxPool(L, x);
     for (bool lh : {true, false}) {
       TilePlan plan = choosePoolTiling(L, cfg, lh);
-      if (k % 2) {  // a random tiling that fits
+      // Where both forms exist, odd poolings take the INP form and even ones
+      // the ACC8 one, whichever the cost model prefers.
+      if (both_forms) plan.residual_via_input = k % 2;
+      if (k % 2 || both_forms) {  // a random tiling that fits
         TilePlan p = plan;
         p.rows = std::uniform_int_distribution<int64_t>(1, L.oh)(rng);
         if (estimatePoolPlan(L, p, cfg).fits) plan = p;
       }
+      if (!estimatePoolPlan(L, plan, cfg).fits) {
+        ASSERT_TRUE(both_forms) << "the chosen tiling does not fit";
+        plan = choosePoolTiling(L, cfg, lh);
+      }
+      via_input += plan.residual_via_input;
       const std::string what = "pooling " + std::to_string(k) + " (" + describe(L) + ") on " + backend + "/" + config +
                                ", tile " + std::to_string(plan.rows) + " rows, " + std::to_string(plan.threads) +
-                               " threads";
+                               " threads" + (plan.residual_via_input ? ", the input through INP" : "");
       rt::Tensor got;
       ASSERT_NO_THROW(got = runPool(*dev, L, plan, x)) << what;
       ASSERT_EQ(got.numElements(), want.numElements()) << what;
@@ -122,6 +131,9 @@ TEST_P(PoolCodegen, RandomPoolingsMatchNaiveDefinition) {
   }
   EXPECT_EQ(checked, 2 * count);
   EXPECT_GE(folded, count / 6);
+  if (both_forms) {
+    EXPECT_GE(via_input, count / 2) << "too few poolings took the INP form";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, PoolCodegen,
@@ -152,14 +164,37 @@ TEST(PoolCodegen, CostModelTracksTheCycleSimulator) {
     return t;
   }();
   auto dev = driver::createDevice("cycle", cfg);
-  CostEstimate estimate;
-  const TilePlan plan = choosePoolTiling(L, cfg, true, &estimate);
-  sim::ExecutionStats stats;
-  const rt::Tensor got = runPool(*dev, L, plan, x, &stats);
   const rt::Tensor want = naiveMaxPool(L, x);
-  EXPECT_EQ(0, std::memcmp(got.raw(), want.raw(), static_cast<size_t>(want.byteSize())));
-  const double err = (estimate.cycles - double(stats.cycles)) / double(stats.cycles);
-  EXPECT_LT(std::fabs(err), 0.05) << "estimate " << estimate.cycles << ", measured " << stats.cycles;
+  // The best tiling of each form: the input through INP (pynq has it) and
+  // through the compute module's LOAD ACC8.
+  ASSERT_TRUE(poolInputCanUseInput(cfg));
+  double measured[2] = {0, 0};
+  for (bool via : {false, true}) {
+    TilePlan plan;
+    CostEstimate estimate;
+    estimate.cycles = 1e30;
+    for (int64_t rows = 1; rows <= L.oh; ++rows) {
+      TilePlan p;
+      p.rows = rows;
+      p.cols = L.ow;
+      p.threads = 2;
+      p.residual_via_input = via;
+      const CostEstimate e = estimatePoolPlan(L, p, cfg);
+      if (e.fits && e.cycles < estimate.cycles) plan = p, estimate = e;
+    }
+    ASSERT_TRUE(estimate.fits) << (via ? "INP form" : "ACC8 form");
+    sim::ExecutionStats stats;
+    const rt::Tensor got = runPool(*dev, L, plan, x, &stats);
+    EXPECT_EQ(0, std::memcmp(got.raw(), want.raw(), static_cast<size_t>(want.byteSize())));
+    const double err = (estimate.cycles - double(stats.cycles)) / double(stats.cycles);
+    EXPECT_LT(std::fabs(err), 0.05) << (via ? "INP form" : "ACC8 form") << ": estimate " << estimate.cycles
+                                    << ", measured " << stats.cycles;
+    measured[via] = double(stats.cycles);
+  }
+  // On pynq's 64-bit port a LOAD ACC8 takes two cycles a vector, the GEMM one.
+  EXPECT_LT(measured[1], 0.8 * measured[0]) << "INP form " << measured[1] << " cycles, ACC8 form " << measured[0];
+  // And the chooser takes the faster form.
+  EXPECT_TRUE(choosePoolTiling(L, cfg, true).residual_via_input);
 }
 
 // Which MaxPool nodes run on the accelerator, and why the others do not.

@@ -40,8 +40,16 @@ std::string whyNotOffloadablePool(const ir::Node& node);
 // The layer of a MaxPool node (whyNotOffloadablePool must be "").
 PoolLayer poolLayerFromNode(const ir::Node& node);
 
+// Where INP and OUT entries are alike and GEMMs requantise, a tile's input
+// may instead cross the port through the load module into INP, overlapped
+// with the compute module's work on the tile before, and one requantising
+// GEMM over an identity weight block moves it into the accumulators, a cycle
+// a vector (TilePlan::residual_via_input, pool_codegen.cpp).
+bool poolInputCanUseInput(const hw::HwConfig& cfg);
+
 // Plans: TilePlan's rows (output rows per tile, every column, one channel
-// block) and threads (2: double-buffered halves of ACC and OUT).
+// block), threads (2: double-buffered halves of ACC and OUT, and of INP in
+// the INP form) and residual_via_input (the INP form).
 CostEstimate estimatePoolPlan(const PoolLayer& layer, const TilePlan& plan, const hw::HwConfig& cfg);
 // The cheapest plan that fits; throws DoesNotFit naming the layer otherwise.
 TilePlan choosePoolTiling(const PoolLayer& layer, const hw::HwConfig& cfg, bool latency_hiding,

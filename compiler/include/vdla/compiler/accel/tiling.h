@@ -57,7 +57,9 @@ struct TilePlan {
   // each output tile's first load tile) and a GEMM over an identity weight
   // block adds it to the tile's zeroed accumulators, one cycle a vector of
   // the compute module, instead of the compute module's LOAD ACC8
-  // (LayerBlocks::residual_via_input).
+  // (LayerBlocks::residual_via_input). Additions and max poolings take the
+  // same way for their operands and input (add_codegen.cpp,
+  // pool_codegen.cpp).
   bool residual_via_input = false;
   // Output tiles run batch group, row tile, column tile, oc tile (innermost).
 };
