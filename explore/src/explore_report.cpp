@@ -41,7 +41,7 @@ std::string xmlEscape(const std::string& s) {
 std::string resultsCsv(const std::vector<PointResult>& results) {
   std::ostringstream out;
   out << "name,hash,batch,block_in,block_out,input_kib,weight_kib,accumulator_kib,uop_kib,axi_bits,clock_mhz,"
-         "latency_hiding,lut,ff,dsp,bram36,fits,why_not_fits,complete,on_front,latency_ms,host_ms";
+         "latency_hiding,lut,ff,dsp,bram36,uram,fits,why_not_fits,complete,on_front,latency_ms,host_ms";
   if (!results.empty())
     for (const NetworkResult& n : results[0].networks)
       out << "," << csvField(n.network + " latency_ms") << "," << csvField(n.network + " mac_utilisation") << ","
@@ -53,9 +53,9 @@ std::string resultsCsv(const std::vector<PointResult>& results) {
         << c.input_bytes / 1024 << "," << c.weight_bytes / 1024 << "," << c.acc_bytes / 1024 << ","
         << c.uop_bytes / 1024 << "," << c.axi_data_bits << "," << num(c.clock_mhz) << ","
         << (r.point.latency_hiding ? 1 : 0) << "," << num(r.resources.lut, "%.0f") << "," << num(r.resources.ff, "%.0f")
-        << "," << num(r.resources.dsp, "%.0f") << "," << num(r.resources.bram36, "%.1f") << "," << (r.fits() ? 1 : 0)
-        << "," << csvField(r.why_not_fits) << "," << (r.complete ? 1 : 0) << "," << (r.on_front ? 1 : 0) << ","
-        << num(r.latency_ms) << "," << num(r.host_ms);
+        << "," << num(r.resources.dsp, "%.0f") << "," << num(r.resources.bram36, "%.1f") << ","
+        << num(r.resources.uram, "%.0f") << "," << (r.fits() ? 1 : 0) << "," << csvField(r.why_not_fits) << ","
+        << (r.complete ? 1 : 0) << "," << (r.on_front ? 1 : 0) << "," << num(r.latency_ms) << "," << num(r.host_ms);
     for (const NetworkResult& n : r.networks)
       out << "," << num(n.latency_ms) << "," << num(n.mac_utilisation, "%.4f") << "," << num(n.host_ms);
     out << "\n";
@@ -137,8 +137,10 @@ std::string paretoSvg(const std::vector<PointResult>& results, const std::vector
       << (fit ? "#3a7bd5" : "none") << "\" stroke=\"" << (fit ? "#3a7bd5" : "#999") << "\"><title>"
       << xmlEscape(r.point.config.name) << (r.point.latency_hiding ? "" : " (no latency hiding)") << ": "
       << num(objectiveMs(r, objective), "%.3f") << " ms, " << num(r.resources.dsp, "%.0f") << " DSP, "
-      << num(r.resources.bram36, "%.1f") << " BRAM36, " << num(r.resources.lut, "%.0f") << " LUT"
-      << (fit ? "" : "; does not fit: " + xmlEscape(r.why_not_fits)) << "</title></circle>\n";
+      << num(r.resources.bram36, "%.1f") << " BRAM36, "
+      << (r.resources.uram > 0 ? num(r.resources.uram, "%.0f") + " URAM, " : std::string())
+      << num(r.resources.lut, "%.0f") << " LUT" << (fit ? "" : "; does not fit: " + xmlEscape(r.why_not_fits))
+      << "</title></circle>\n";
   }
   std::sort(front.begin(), front.end(), [](auto* a, auto* b) { return a->resources.dsp < b->resources.dsp; });
   if (!front.empty()) {

@@ -22,6 +22,7 @@ std::vector<FpgaPart> loadTable() {
     p.ff = d.at("ff").get<double>();
     p.dsp = d.at("dsp").get<double>();
     p.bram36 = d.at("bram36").get<double>();
+    p.uram = d.at("uram").get<double>();
     p.dpu_clock_mhz = d.at("dpu_clock_mhz").get<double>();
     parts.push_back(p);
   }

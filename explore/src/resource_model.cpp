@@ -41,6 +41,17 @@ double blockRam36(uint64_t width, uint64_t depth, bool byte_lanes) {
   return best;
 }
 
+// UltraRAM blocks (URAM288: 4096 x 72 bits, one read and one write port,
+// 9-bit write groups) for a `width` x `depth` memory, as yosys maps them:
+// all 72 bits of a block whatever the write lanes, and a memory at most half
+// as wide as a block holds that many words per row (a power of two: 8192 x
+// 32 bits is one block), blocks cascaded for the rest of the depth.
+double ultraRam(uint64_t width, uint64_t depth) {
+  uint64_t words_per_row = 1;
+  while (width * words_per_row * 2 <= 72) words_per_row *= 2;
+  return double((width + 71) / 72) * double((depth + 4096 * words_per_row - 1) / (4096 * words_per_row));
+}
+
 double lutRam(uint64_t width, uint64_t depth) {
   return depth <= kLutRamMaxDepth ? double(width) * double((depth + 63) / 64) : 0;
 }
@@ -103,7 +114,7 @@ std::vector<CalibrationPoint> parseCalibration() {
     c.family = fpgaPart(c.config.part).family;
     const auto& m = p.at("measured");
     c.measured = {m.at("lut").get<double>(), m.at("ff").get<double>(), m.at("dsp").get<double>(),
-                  m.at("bram36").get<double>()};
+                  m.at("bram36").get<double>(), m.value("uram", 0.0)};
     points.push_back(c);
   }
   return points;
@@ -125,26 +136,30 @@ ResourceFeatures resourceFeatures(const hw::HwConfig& c) {
   struct Mem {
     uint64_t width, depth;
     bool lanes;
+    hw::Memory id;
   };
   const uint64_t inp_w = uint64_t(c.entryBytes(hw::Memory::Input)) * 8,
                  wgt_w = uint64_t(c.entryBytes(hw::Memory::Weight)) * 8;
   const uint64_t acc_w = uint64_t(c.entryBytes(hw::Memory::Acc)) * 8;
   // vdla_top: INP and WGT are written an AXI beat at a time, ACC 32 bits at a time.
-  const Mem mems[] = {{inp_w, c.depth(hw::Memory::Input), inp_w > c.axi_data_bits},
-                      {wgt_w, c.depth(hw::Memory::Weight), wgt_w > c.axi_data_bits},
-                      {acc_w, c.depth(hw::Memory::Acc), acc_w > 32},
-                      {uint64_t(c.entryBytes(hw::Memory::Output)) * 8, c.depth(hw::Memory::Output), false},
-                      {uint64_t(c.entryBytes(hw::Memory::Uop)) * 8, c.depth(hw::Memory::Uop), false}};
-  for (const Mem& m : mems) {
-    f.bram36 += blockRam36(m.width, m.depth, m.lanes);
-    f.lutram_luts += lutRam(m.width, m.depth);
-  }
   // acc_dual_read: a second copy of ACC (vdla_compute's acc_src_mem). Its
   // logic is a wider select on the operand registers' inputs, which the
   // fitted LUT terms do not separate.
-  if (c.acc_dual_read) {
-    f.bram36 += blockRam36(acc_w, c.depth(hw::Memory::Acc), acc_w > 32);
-    f.lutram_luts += lutRam(acc_w, c.depth(hw::Memory::Acc));
+  const Mem mems[] = {
+      {inp_w, c.depth(hw::Memory::Input), inp_w > c.axi_data_bits, hw::Memory::Input},
+      {wgt_w, c.depth(hw::Memory::Weight), wgt_w > c.axi_data_bits, hw::Memory::Weight},
+      {acc_w, c.depth(hw::Memory::Acc), acc_w > 32, hw::Memory::Acc},
+      {acc_w, c.acc_dual_read ? c.depth(hw::Memory::Acc) : 0, acc_w > 32, hw::Memory::Acc},
+      {uint64_t(c.entryBytes(hw::Memory::Output)) * 8, c.depth(hw::Memory::Output), false, hw::Memory::Output},
+      {uint64_t(c.entryBytes(hw::Memory::Uop)) * 8, c.depth(hw::Memory::Uop), false, hw::Memory::Uop}};
+  for (const Mem& m : mems) {
+    if (m.depth == 0) continue;
+    if (c.inUltraRam(m.id)) {
+      f.uram += ultraRam(m.width, m.depth);
+      continue;
+    }
+    f.bram36 += blockRam36(m.width, m.depth, m.lanes);
+    f.lutram_luts += lutRam(m.width, m.depth);
   }
   f.bram36 += kCommandQueues * blockRam36(kCommandQueueBits, c.command_queue_depth, false);
   f.lutram_luts += kCommandQueues * lutRam(kCommandQueueBits, c.command_queue_depth);
@@ -216,6 +231,7 @@ ResourceEstimate ResourceModel::estimate(const hw::HwConfig& cfg, const std::str
   r.dsp = std::round(f.dsp_pairs + fit->per_lane * f.alu_lanes + fit->fixed);
   // Whole RAMB18 halves, never below none.
   r.bram36 = std::max(0.0, std::round(2 * (f.bram36 + fit->bram_offset)) / 2);
+  r.uram = f.uram;
   return r;
 }
 
@@ -229,6 +245,11 @@ std::string whyNotFits(const ResourceEstimate& r, const FpgaPart& part, double l
   };
   over("DSP", r.dsp, part.dsp, "");
   over("BRAM36", r.bram36, part.bram36, "");
+  if (r.uram > 0 && part.uram == 0)
+    why += (why.empty() ? "" : "; ") + std::string("UltraRAM ") + std::to_string(int64_t(r.uram)) + " > 0 (the " +
+           part.device + " has none)";
+  else
+    over("URAM", r.uram, part.uram, "");
   over("LUT", r.lut, std::floor(part.lut * lut_fraction), " (85% of the part)");
   return why;
 }

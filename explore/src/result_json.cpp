@@ -18,8 +18,11 @@ nlohmann::json pointResultToJson(const PointResult& r) {
   j["axi_bits"] = c.axi_data_bits;
   j["clock_mhz"] = c.clock_mhz;
   j["latency_hiding"] = r.point.latency_hiding;
-  j["resources"] = {
-      {"lut", r.resources.lut}, {"ff", r.resources.ff}, {"dsp", r.resources.dsp}, {"bram36", r.resources.bram36}};
+  j["resources"] = {{"lut", r.resources.lut},
+                    {"ff", r.resources.ff},
+                    {"dsp", r.resources.dsp},
+                    {"bram36", r.resources.bram36},
+                    {"uram", r.resources.uram}};
   j["fits"] = r.fits();
   j["why_not_fits"] = r.why_not_fits;
   j["complete"] = r.complete;
@@ -46,7 +49,7 @@ PointResult pointResultFromJson(const nlohmann::json& j, const DesignPoint& poin
   r.point = point;
   const auto& res = j.at("resources");
   r.resources = {res.at("lut").get<double>(), res.at("ff").get<double>(), res.at("dsp").get<double>(),
-                 res.at("bram36").get<double>()};
+                 res.at("bram36").get<double>(), res.value("uram", 0.0)};
   r.why_not_fits = j.at("why_not_fits").get<std::string>();
   r.complete = j.at("complete").get<bool>();
   r.latency_ms = j.at("latency_ms").get<double>();

@@ -59,7 +59,8 @@ data = json.load(open(data_path))
 cfg = json.load(open(cfg_path))
 r = json.load(open(result_path))
 point = {"config": cfg,
-         "measured": {k.lower(): r["resources"][k]["used"] for k in ("LUT", "FF", "DSP", "BRAM36")},
+         "measured": {k.lower(): r["resources"][k]["used"] for k in ("LUT", "FF", "DSP", "BRAM36", "URAM")
+                      if k in r["resources"]},
          "yosys": r.get("yosys"),
          "yosys_seconds": r.get("seconds")}
 data["points"] = [p for p in data["points"] if p["config"] != cfg] + [point]

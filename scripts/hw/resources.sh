@@ -25,7 +25,8 @@
 #
 # Counting: LUT = LUT1..LUT6 plus LUTs used as distributed RAM or shift
 # registers (RAM64M = 4 LUTs, ...); FF = FDRE/FDSE/FDCE/FDPE (+ latches);
-# DSP = DSP48E1 (7-series) or DSP48E2 (UltraScale+); BRAM36 = RAMB36 + RAMB18/2.
+# DSP = DSP48E1 (7-series) or DSP48E2 (UltraScale+); BRAM36 = RAMB36 + RAMB18/2;
+# URAM = URAM288 (parts with UltraRAM: the buffers a config places there).
 # yosys maps less cleverly than Vivado (LUT counts are typically higher), so
 # treat LUT and FF as upper estimates; DSP and BRAM follow inference directly.
 set -euo pipefail
@@ -78,20 +79,24 @@ shipped=0
 
 # Device capacities (CLB LUTs, CLB flip-flops, DSP slices, 36Kb block RAMs) from
 # vdla_hw/parts/fpga_parts.json, the table the design-space explorer reads too.
-read -r board part device family dsp_cell bram36_cell bram18_cell cap_lut cap_ff cap_dsp cap_bram < <(
+read -r board part device family dsp_cell bram36_cell bram18_cell cap_lut cap_ff cap_dsp cap_bram cap_uram uram_bufs < <(
   python3 - "$config_file" "$ROOT/vdla_hw/parts/fpga_parts.json" <<'EOF'
 import json, re, sys
 cfg = json.load(open(sys.argv[1]))
 target = cfg.get("target", {})
 board, part = target.get("board", "?"), target.get("part", "")
 table = json.load(open(sys.argv[2]))["devices"]
-parts = {name: (d["family"], d["dsp_cell"], d["bram36_cell"], d["bram18_cell"], d["lut"], d["ff"], d["dsp"], d["bram36"])
-         for name, d in table.items()}
+parts = {name: (d["family"], d["dsp_cell"], d["bram36_cell"], d["bram18_cell"], d["lut"], d["ff"], d["dsp"], d["bram36"],
+                d["uram"]) for name, d in table.items()}
 m = re.match(r"(xc7z\d{3}s?|xczu\d+(?:cg|eg|ev|dr))", part.lower())
 if not m or m.group(1) not in parts:
     sys.exit(f"resources: error: part '{part}' of {sys.argv[1]} is not in the capacity table "
              f"(known: {', '.join(sorted(parts))})")
-print(board, part, m.group(1), *parts[m.group(1)])
+ultraram = cfg.get("ultraram", [])
+if ultraram and parts[m.group(1)][8] == 0:
+    sys.exit(f"resources: error: {sys.argv[1]} places {', '.join(ultraram)} in UltraRAM, "
+             f"but the {m.group(1)} has none")
+print(board, part, m.group(1), *parts[m.group(1)], ",".join(ultraram) or "-")
 EOF
 ) || exit 2
 [[ -n ${cap_bram:-} ]] || die "cannot read target.part of $config_file"
@@ -142,6 +147,10 @@ mapfile -t rtl < <(sed -n 's|^[[:space:]]*\${VDLA_RTL_DIR}/\([A-Za-z0-9_]*\.sv\)
 ((${#rtl[@]})) || die "no sources found in vdla_hw/rtl/rtl_files.cmake"
 
 # synth_xilinx runs phase by phase (its own labels) so the log shows where it is.
+# With buffers in UltraRAM (the config's "ultraram", RTL attribute
+# ram_style "ultra") synth_xilinx must be allowed to map URAM288s.
+uram_flag=""
+[[ $uram_bufs == "-" ]] || uram_flag=" -uram"
 phases=(begin prepare map_dsp coarse map_memory map_ffram fine map_cells map_ffs map_luts finalize check)
 script=$out_dir/synth.ys
 {
@@ -153,7 +162,7 @@ script=$out_dir/synth.ys
   for ((i = 0; i < ${#phases[@]}; i++)); do
     next=${phases[i + 1]:-}
     echo "log VDLA_PHASE ${phases[i]}"
-    echo "synth_xilinx -flatten -top vdla_top -family $family -run ${phases[i]}:$next"
+    echo "synth_xilinx -flatten -top vdla_top -family $family$uram_flag -run ${phases[i]}:$next"
   done
   echo "log VDLA_PHASE report"
   echo "tee -q -o $out_dir/stat.json stat -json"
@@ -203,11 +212,11 @@ say "synthesis done; log: $log_file"
 secs=$(($(date +%s) - T0))
 rc=0
 (python3 - "$out_dir/stat.json" "$json" "$config_name" "$board" "$part" "$device" "$family" \
-  "$dsp_cell" "$bram36_cell" "$bram18_cell" "$cap_lut" "$cap_ff" "$cap_dsp" "$cap_bram" \
+  "$dsp_cell" "$bram36_cell" "$bram18_cell" "$cap_lut" "$cap_ff" "$cap_dsp" "$cap_bram" "$cap_uram" \
   "$log_file" "$yosys_version" "$secs" <<'EOF'
 import json, sys
 (stat_file, as_json, config, board, part, device, family, dsp_cell, b36, b18,
- cap_lut, cap_ff, cap_dsp, cap_bram, log_file, version, secs) = sys.argv[1:]
+ cap_lut, cap_ff, cap_dsp, cap_bram, cap_uram, log_file, version, secs) = sys.argv[1:]
 stat = json.load(open(stat_file))
 mods = stat.get("modules", {})
 cells = (stat.get("design") or mods.get("\\vdla_top") or next(iter(mods.values())))["num_cells_by_type"]
@@ -237,9 +246,11 @@ res = {
     "DSP": dict(row(dsps, cap_dsp), cell=dsp_cell),
     "BRAM36": dict(row(bram, cap_bram), **{b36: ramb36, b18: ramb18}),
 }
+if int(cap_uram) > 0:
+    res["URAM"] = dict(row(cells.get("URAM288", 0), cap_uram), cell="URAM288")
 fits = all(r["used"] <= r["available"] for r in res.values())
 report = {"config": config, "board": board, "part": part, "device": device,
-          "synth": f"synth_xilinx -flatten -family {family}", "yosys": version,
+          "synth": f"synth_xilinx -flatten -family {family}" + (" -uram" if "URAM" in res else ""), "yosys": version,
           "log": log_file, "seconds": int(secs), "fits": fits, "resources": res,
           "cells": dict(sorted(cells.items()))}
 with open(stat_file.replace("stat.json", "report.json"), "w") as f:

@@ -111,6 +111,29 @@ TEST(DesignSpaceTest, AccDualReadIsTheBasesOrSwept) {
   EXPECT_THROW(parseDesignSpace(R"({"acc_dual_read": [1]})", "x"), Error);
 }
 
+// UltraRAM placements are swept like the other fields (each value a set of
+// buffers, named by their initials), and the base's stays otherwise.
+TEST(DesignSpaceTest, UltraRamIsTheBasesOrSwept) {
+  DesignSpace s = parseDesignSpace(R"({"base": "zcu104", "ultraram": [[], ["input", "accumulator"]]})", "x");
+  ASSERT_EQ(s.ultraram.size(), 2u);
+  std::vector<DesignPoint> points = enumerateDesignSpace(s, nullptr);
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].config.ultraram, 0u);
+  EXPECT_TRUE(points[1].config.inUltraRam(hw::Memory::Input));
+  EXPECT_TRUE(points[1].config.inUltraRam(hw::Memory::Acc));
+  EXPECT_FALSE(points[1].config.inUltraRam(hw::Memory::Output));
+  EXPECT_EQ(points[0].config.name + "-uria", points[1].config.name);
+  EXPECT_EQ(parseDesignSpace(designSpaceToJson(s), "x").ultraram, s.ultraram);
+  // A name the validator does not know is refused with its reason.
+  s.ultraram = {{"acc"}};
+  std::vector<RefusedPoint> refused;
+  EXPECT_TRUE(enumerateDesignSpace(s, &refused).empty());
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_NE(refused[0].reason.find("ultraram[0]"), std::string::npos) << refused[0].reason;
+  EXPECT_THROW(parseDesignSpace(R"({"ultraram": ["input"]})", "x"), Error);
+  EXPECT_THROW(parseDesignSpace(R"({"ultraram": [[1]]})", "x"), Error);
+}
+
 // Unlisted, the base's DWGEMM window goes where the array can hold it
 // (block_in at least block_out, a pair per tap); listed, it is swept like
 // any field.

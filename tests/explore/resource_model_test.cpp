@@ -91,6 +91,29 @@ TEST(ResourceModelTest, FitsNamesTheResourceOver) {
   EXPECT_NE(why.find("LUT 50000 > 45220 (85% of the part)"), std::string::npos) << why;
 }
 
+// Buffers in UltraRAM leave block RAM for URAM288s of 4096 x 72 bits:
+// pynq's ACC (2048 x 512 bits) and its copy take 8 each instead of 32, INP
+// (4096 x 128) 2 instead of 16, UOP (8192 x 32, two words a row) 1 instead of
+// 8, as yosys maps such memories.
+TEST(ResourceModelTest, UltraRamTakesTheBuffersPlacedThere) {
+  hw::HwConfig c = shipped("pynq");
+  ASSERT_EQ(resourceFeatures(c).uram, 0);
+  c.ultraram =
+      (1u << unsigned(hw::Memory::Acc)) | (1u << unsigned(hw::Memory::Input)) | (1u << unsigned(hw::Memory::Uop));
+  const ResourceFeatures f = resourceFeatures(c);
+  EXPECT_EQ(f.uram, 8 + 8 + 2 + 1);
+  EXPECT_EQ(f.bram36, 135 - 32 - 32 - 16 - 8);
+  // No UltraRAM on the xc7z020 or the xczu3eg; 96 on the xczu7ev.
+  const ResourceEstimate r = ResourceModel::builtin().estimate(c, "xc7");
+  EXPECT_EQ(r.uram, 19);
+  const std::string why = whyNotFits(r, fpgaPart("xc7z020"));
+  EXPECT_NE(why.find("UltraRAM 19 > 0 (the xc7z020 has none)"), std::string::npos) << why;
+  EXPECT_EQ(fpgaPart("xczu3eg").uram, 0);
+  EXPECT_EQ(fpgaPart("xczu7ev").uram, 96);
+  EXPECT_EQ(whyNotFits({1000, 1000, 100, 100, 96}, fpgaPart("xczu7ev")), "");
+  EXPECT_NE(whyNotFits({1000, 1000, 100, 100, 97}, fpgaPart("xczu7ev")).find("URAM 97 > 96"), std::string::npos);
+}
+
 TEST(ResourceModelTest, FitNeedsData) { EXPECT_THROW(ResourceModel::fit({}), Error); }
 
 }  // namespace

@@ -251,6 +251,11 @@ TEST(ConfigHashTest, ChangesWithEveryHardwareField) {
       {"extensions.depthwise_taps off", [](json& j) { j["extensions"]["depthwise_taps"] = 0; }},
       {"extensions.acc_dual_read", [](json& j) { j["extensions"]["acc_dual_read"] = false; }},
       {"extensions.inp_writeback", [](json& j) { j["extensions"].erase("inp_writeback"); }},
+      {"ultraram", [](json& j) { j["ultraram"] = {"accumulator"}; }},
+      {"ultraram two",
+       [](json& j) {
+         j["ultraram"] = {"input", "accumulator"};
+       }},
   };
   const uint64_t base = loadConfig("pynq").hash;
   std::set<uint64_t> seen = {base};
@@ -294,6 +299,19 @@ TEST(ConfigErrorTest, InvalidConfigsNameTheFieldAndTheReason) {
       {"extension switch not a bool",
        pynqWith([](json& j) { j["extensions"]["fused_requant"] = 1; }),
        {"'extensions.fused_requant'", "must be true or false"}},
+      {"ultraram not a list",
+       pynqWith([](json& j) { j["ultraram"] = "accumulator"; }),
+       {"'ultraram'", "must be a list of buffer names"}},
+      {"ultraram unknown buffer",
+       pynqWith([](json& j) {
+         j["ultraram"] = {"input", "acc"};
+       }),
+       {"'ultraram[1]'", "must be one of {uop, input, weight, accumulator, output}", "\"acc\""}},
+      {"ultraram buffer twice",
+       pynqWith([](json& j) {
+         j["ultraram"] = {"output", "output"};
+       }),
+       {"'ultraram[1]'", "names 'output' twice"}},
       {"unknown extension",
        pynqWith([](json& j) { j["extensions"]["depthwise_engine"] = true; }),
        {"'extensions.depthwise_engine'", "is not a known field"}},
@@ -515,6 +533,28 @@ TEST(ConfigJsonTest, IndentControlsFormatting) {
   EXPECT_EQ(compact.find('\n'), std::string::npos);
   EXPECT_NE(configToJson(c, 2).find('\n'), std::string::npos);
   EXPECT_EQ(json::parse(compact), json::parse(configToJson(c, 4)));
+}
+
+// The UltraRAM placement: a bit per buffer, in the canonical form (in
+// buffers_kib's order, whatever the file's) and so in the hash; a config
+// without it keeps its hash.
+TEST(ConfigTest, UltraRamPlacement) {
+  json j = pynqJson();
+  j["ultraram"] = {"output", "uop", "accumulator"};
+  const HwConfig c = parseConfig(j.dump(), "test");
+  EXPECT_TRUE(c.inUltraRam(Memory::Uop));
+  EXPECT_TRUE(c.inUltraRam(Memory::Acc));
+  EXPECT_TRUE(c.inUltraRam(Memory::Acc8));  // ACC8 is ACC
+  EXPECT_TRUE(c.inUltraRam(Memory::Output));
+  EXPECT_FALSE(c.inUltraRam(Memory::Input));
+  EXPECT_FALSE(c.inUltraRam(Memory::Weight));
+  const json canonical = json::parse(configToJson(c));
+  EXPECT_EQ(canonical["ultraram"], json({"uop", "accumulator", "output"}));
+  j["ultraram"] = {"accumulator", "output", "uop"};
+  EXPECT_EQ(parseConfig(j.dump(), "test").hash, c.hash);
+  j["ultraram"] = json::array();
+  EXPECT_EQ(parseConfig(j.dump(), "test").hash, loadConfig("pynq").hash);
+  EXPECT_FALSE(json::parse(configToJson(loadConfig("pynq"))).contains("ultraram"));
 }
 
 TEST(ConfigJsonTest, CanonicalFormReparsesToTheSameConfig) {

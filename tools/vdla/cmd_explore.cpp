@@ -124,6 +124,9 @@ int exploreCommand(const std::vector<std::string>& args) {
       "latency-hiding", po::value<std::string>(), "on, off or on,off")(
       "acc-dual-read", po::value<std::string>(),
       "the second ACC read port (extension acc_dual_read): on, off or on,off (default: the base's)")(
+      "ultraram", po::value<std::string>(),
+      "buffers synthesis places in UltraRAM, per value: none or names joined by +, e.g. "
+      "none,accumulator+input+output+uop (default: the base's)")(
       "clock-cap", po::value<double>(), "highest clock to consider (default: the vendor DPU's clock on the part)")(
       "objective", po::value<std::string>()->default_value("accelerator"),
       "what the front ranks by: accelerator (its latency) or end-to-end (plus the board CPU's share)")(
@@ -176,6 +179,19 @@ int exploreCommand(const std::vector<std::string>& args) {
     std::stringstream ss(vm["acc-dual-read"].as<std::string>());
     std::string m;
     while (std::getline(ss, m, ',')) space.acc_dual_read.push_back(parseOnOff(m, "acc-dual-read"));
+  }
+  if (vm.count("ultraram")) {
+    space.ultraram.clear();
+    std::stringstream ss(vm["ultraram"].as<std::string>());
+    std::string value;
+    while (std::getline(ss, value, ',')) {
+      std::vector<std::string> names;
+      std::stringstream vs(value);
+      std::string name;
+      while (std::getline(vs, name, '+'))
+        if (value != "none") names.push_back(name);
+      space.ultraram.push_back(names);
+    }
   }
   if (vm.count("latency-hiding")) {
     space.latency_hiding.clear();
@@ -250,12 +266,15 @@ int exploreCommand(const std::vector<std::string>& args) {
   for (const auto& r : results) fitting += r.fits() && r.complete;
   std::cout << results.size() << " points (" << stats.evaluated << " evaluated, " << stats.cached << " from cache) in "
             << fixed(stats.seconds, 1) << " s; " << fitting << " fit " << part.device << " (" << part.dsp << " DSP, "
-            << part.bram36 << " BRAM36, LUT <= 85%); " << refused.size() << " refused (clock cap " << cap
-            << " MHz or invalid config)\n";
+            << part.bram36 << " BRAM36, "
+            << (part.uram > 0 ? std::to_string(int64_t(part.uram)) + " URAM, " : std::string()) << "LUT <= 85%); "
+            << refused.size() << " refused (clock cap " << cap << " MHz or invalid config)\n";
   auto row = [&](const explore::PointResult& r, const std::string& name) {
     std::cout << "  " << std::left << std::setw(44) << name << std::right << std::setw(6)
               << (r.point.latency_hiding ? "on" : "off") << std::setw(7) << fixed(r.resources.dsp, 0) << std::setw(8)
-              << fixed(r.resources.bram36, 1) << std::setw(9) << fixed(r.resources.lut, 0);
+              << fixed(r.resources.bram36, 1);
+    if (part.uram > 0) std::cout << std::setw(6) << fixed(r.resources.uram, 0);
+    std::cout << std::setw(9) << fixed(r.resources.lut, 0);
     for (const auto& n : r.networks)
       std::cout << std::setw(10) << (n.why_incomplete.empty() ? fixed(n.latency_ms, 2) : "-") << std::setw(6)
                 << (n.why_incomplete.empty() ? fixed(100 * n.mac_utilisation, 0) + "%" : "");
@@ -264,7 +283,9 @@ int exploreCommand(const std::vector<std::string>& args) {
   };
   std::cout << "Pareto front (" << (eopts.objective == explore::Objective::EndToEnd ? "end to end" : "latency")
             << " vs DSP, fitting points):\n  " << std::left << std::setw(44) << "config" << std::right << std::setw(6)
-            << "LH" << std::setw(7) << "DSP" << std::setw(8) << "BRAM36" << std::setw(9) << "LUT";
+            << "LH" << std::setw(7) << "DSP" << std::setw(8) << "BRAM36";
+  if (part.uram > 0) std::cout << std::setw(6) << "URAM";
+  std::cout << std::setw(9) << "LUT";
   for (const auto& n : networks) std::cout << std::setw(10) << (n.name.substr(0, 9)) << std::setw(6) << "util";
   std::cout << std::setw(8) << "host"
             << "   (ms, MACs/ideal; host: the board CPU's work the layouts leave)\n";

@@ -341,7 +341,7 @@ module vdla_compute (
 
   // ---------------- UOP memory ----------------
   logic [31:0] uop_rdata;
-  vdla_ram #(.WIDTH(32), .DEPTH(vdla_pkg::UOP_DEPTH)) uop_mem (
+  vdla_ram #(.WIDTH(32), .DEPTH(vdla_pkg::UOP_DEPTH), .ULTRA(vdla_pkg::UOP_ULTRARAM != 0)) uop_mem (
       .clk,
       .we(wr_valid && ld_uop && cstate == C_LOAD),
       .waddr(wr_addr[vdla_pkg::UOP_IDX_BITS-1:0]),
@@ -514,7 +514,7 @@ module vdla_compute (
   logic [vdla_pkg::ACC_IDX_BITS-1:0] acc_waddr, acc_raddr;
   logic [ACC_W-1:0] acc_wdata, acc_rdata, result;
   logic acc_re;
-  vdla_ram #(.WIDTH(ACC_W), .DEPTH(vdla_pkg::ACC_DEPTH), .LANE(32)) acc_mem (
+  vdla_ram #(.WIDTH(ACC_W), .DEPTH(vdla_pkg::ACC_DEPTH), .LANE(32), .ULTRA(vdla_pkg::ACC_ULTRARAM != 0)) acc_mem (
       .clk, .we(acc_we), .waddr(acc_waddr), .wdata(acc_wdata), .re(acc_re), .raddr(acc_raddr), .rdata(acc_rdata)
   );
   wire src_read = s3_valid && tensor_alu && !s3_opr_hit;
@@ -531,7 +531,7 @@ module vdla_compute (
   // one port.
   logic [ACC_W-1:0] src_rdata;
   if (DualRead) begin : g_acc_copy
-    vdla_ram #(.WIDTH(ACC_W), .DEPTH(vdla_pkg::ACC_DEPTH), .LANE(32)) acc_src_mem (
+    vdla_ram #(.WIDTH(ACC_W), .DEPTH(vdla_pkg::ACC_DEPTH), .LANE(32), .ULTRA(vdla_pkg::ACC_ULTRARAM != 0)) acc_src_mem (
         .clk, .we(acc_we), .waddr(acc_waddr), .wdata(acc_wdata), .re(src_port_read),
         .raddr(s3_src[vdla_pkg::ACC_IDX_BITS-1:0]), .rdata(src_rdata)
     );

@@ -8,7 +8,10 @@ module vdla_ram #(
     parameter int LANE  = WIDTH,  // write-enable granularity in bits
     // The write data: a whole entry, or fewer lanes (a multiple of LANE) that
     // repeat across it, lane l taking lane l mod (WDATA_BITS / LANE) of them.
-    parameter int WDATA_BITS = WIDTH
+    parameter int WDATA_BITS = WIDTH,
+    // Synthesis: UltraRAM instead of block RAM (the config's "ultraram");
+    // the behaviour is the same.
+    parameter bit ULTRA = 1'b0
 ) (
     input  logic                     clk,
     input  logic [WIDTH/LANE-1:0]    we,
@@ -21,8 +24,6 @@ module vdla_ram #(
   localparam int LANES = WIDTH / LANE;
   localparam int WDATA_LANES = WDATA_BITS / LANE;
 
-  logic [WIDTH-1:0] mem[DEPTH];
-
   // Read, then write, in one block. The read takes the old contents (as it
   // would with the write in a block of its own, non-blocking); the write is
   // blocking because it comes after the read and no other block reads `mem`,
@@ -30,11 +31,22 @@ module vdla_ram #(
   // model then stores each written lane directly instead of through its
   // delayed-write bookkeeping for arrays, which cleared, and later tested, a
   // flag, an index, a bit offset and a value per lane in every cycle, writes
-  // or not (WGT on pynq has 32 lanes).
-  always_ff @(posedge clk) begin
-    if (re) rdata <= mem[raddr];
-    for (int l = 0; l < LANES; l++)
-      if (we[l]) mem[waddr][l*LANE+:LANE] = wdata[(l%WDATA_LANES)*LANE+:LANE];
+  // or not (WGT on pynq has 32 lanes). The two branches differ only in the
+  // synthesis attribute, which cannot depend on a parameter.
+  if (ULTRA) begin : g_ultra
+    (* ram_style = "ultra" *) logic [WIDTH-1:0] mem[DEPTH];
+    always_ff @(posedge clk) begin
+      if (re) rdata <= mem[raddr];
+      for (int l = 0; l < LANES; l++)
+        if (we[l]) mem[waddr][l*LANE+:LANE] = wdata[(l%WDATA_LANES)*LANE+:LANE];
+    end
+  end else begin : g_block
+    logic [WIDTH-1:0] mem[DEPTH];
+    always_ff @(posedge clk) begin
+      if (re) rdata <= mem[raddr];
+      for (int l = 0; l < LANES; l++)
+        if (we[l]) mem[waddr][l*LANE+:LANE] = wdata[(l%WDATA_LANES)*LANE+:LANE];
+    end
   end
   // Run-time checks (simulation only: synthesis defines SYNTHESIS, and the fast
   // cycle model defines VDLA_NO_ASSERTIONS). See docs/hardware.md, "Assertions".

@@ -137,11 +137,11 @@ module vdla_top (
     wire [vdla_pkg::INP_IDX_BITS-1:0] waddr_any = load_writes_inp ? inp_waddr : s_inp_waddr;
     wire [vdla_pkg::INP_ENTRY_BITS-1:0] wdata_any =
         load_writes_inp ? {INP_LANES{inp_wdata}} : vdla_pkg::INP_ENTRY_BITS'(s_inp_wdata);
-    vdla_ram #(.WIDTH(vdla_pkg::INP_ENTRY_BITS), .DEPTH(vdla_pkg::INP_DEPTH), .LANE(INP_LANE)) inp_mem (
+    vdla_ram #(.WIDTH(vdla_pkg::INP_ENTRY_BITS), .DEPTH(vdla_pkg::INP_DEPTH), .LANE(INP_LANE), .ULTRA(vdla_pkg::INP_ULTRARAM != 0)) inp_mem (
         .clk, .we(we_any), .waddr(waddr_any), .wdata(wdata_any), .re(inp_re), .raddr(inp_raddr), .rdata(inp_rdata)
     );
   end else begin : g_inp_load_only
-    vdla_ram #(.WIDTH(vdla_pkg::INP_ENTRY_BITS), .DEPTH(vdla_pkg::INP_DEPTH), .LANE(INP_LANE), .WDATA_BITS(INP_LANE)) inp_mem (
+    vdla_ram #(.WIDTH(vdla_pkg::INP_ENTRY_BITS), .DEPTH(vdla_pkg::INP_DEPTH), .LANE(INP_LANE), .WDATA_BITS(INP_LANE), .ULTRA(vdla_pkg::INP_ULTRARAM != 0)) inp_mem (
         .clk, .we(inp_we), .waddr(inp_waddr), .wdata(inp_wdata), .re(inp_re), .raddr(inp_raddr), .rdata(inp_rdata)
     );
     logic unused_store_inp;
@@ -152,13 +152,13 @@ module vdla_top (
   logic [WGT_LANE-1:0] wgt_wdata;
   logic [vdla_pkg::WGT_ENTRY_BITS-1:0] wgt_rdata;
   logic wgt_re;
-  vdla_ram #(.WIDTH(vdla_pkg::WGT_ENTRY_BITS), .DEPTH(vdla_pkg::WGT_DEPTH), .LANE(WGT_LANE), .WDATA_BITS(WGT_LANE)) wgt_mem (
+  vdla_ram #(.WIDTH(vdla_pkg::WGT_ENTRY_BITS), .DEPTH(vdla_pkg::WGT_DEPTH), .LANE(WGT_LANE), .WDATA_BITS(WGT_LANE), .ULTRA(vdla_pkg::WGT_ULTRARAM != 0)) wgt_mem (
       .clk, .we(wgt_we), .waddr(wgt_waddr), .wdata(wgt_wdata), .re(wgt_re), .raddr(wgt_raddr), .rdata(wgt_rdata)
   );
   logic out_we, out_re;
   logic [vdla_pkg::OUT_IDX_BITS-1:0] out_waddr, out_raddr;
   logic [vdla_pkg::OUT_ENTRY_BITS-1:0] out_wdata, out_rdata;
-  vdla_ram #(.WIDTH(vdla_pkg::OUT_ENTRY_BITS), .DEPTH(vdla_pkg::OUT_DEPTH)) out_mem (
+  vdla_ram #(.WIDTH(vdla_pkg::OUT_ENTRY_BITS), .DEPTH(vdla_pkg::OUT_DEPTH), .ULTRA(vdla_pkg::OUT_ULTRARAM != 0)) out_mem (
       .clk, .we(out_we), .waddr(out_waddr), .wdata(out_wdata), .re(out_re), .raddr(out_raddr), .rdata(out_rdata)
   );
 

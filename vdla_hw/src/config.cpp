@@ -115,6 +115,13 @@ class FieldReader {
   std::set<std::string> seen_;
 };
 
+// The buffers by their JSON names (buffers_kib, ultraram), in that order.
+const std::pair<const char*, Memory> kBufferNames[] = {{"uop", Memory::Uop},
+                                                       {"input", Memory::Input},
+                                                       {"weight", Memory::Weight},
+                                                       {"accumulator", Memory::Acc},
+                                                       {"output", Memory::Output}};
+
 json hardwareJson(const HwConfig& c) {
   json j{
       {"target", {{"board", c.board}, {"part", c.part}, {"clock_mhz", c.clock_mhz}}},
@@ -145,6 +152,9 @@ json hardwareJson(const HwConfig& c) {
   if (c.gemm_requant) j["extensions"]["gemm_requant"] = true;
   if (c.acc_dual_read) j["extensions"]["acc_dual_read"] = true;
   if (c.inp_writeback) j["extensions"]["inp_writeback"] = true;
+  // Likewise the UltraRAM placement, in buffers_kib's order.
+  for (const auto& [key, mem] : kBufferNames)
+    if (c.inUltraRam(mem)) j["ultraram"].push_back(key);
   return j;
 }
 
@@ -235,12 +245,7 @@ HwConfig parseConfig(const std::string& json_text, const std::string& origin) {
   c.weight_bytes = buffers.powerOfTwo("weight", 1, kMaxKib) * 1024;
   c.acc_bytes = buffers.powerOfTwo("accumulator", 1, kMaxKib) * 1024;
   c.output_bytes = buffers.powerOfTwo("output", 1, kMaxKib) * 1024;
-  const std::pair<const char*, Memory> sized[] = {{"uop", Memory::Uop},
-                                                  {"input", Memory::Input},
-                                                  {"weight", Memory::Weight},
-                                                  {"accumulator", Memory::Acc},
-                                                  {"output", Memory::Output}};
-  for (const auto& [key, mem] : sized)
+  for (const auto& [key, mem] : kBufferNames)
     if (c.depth(mem) == 0)
       buffers.fail(std::string("buffers_kib.") + key,
                    "holds no complete entry of " + std::to_string(c.entryBytes(mem)) + " bytes");
@@ -337,6 +342,25 @@ HwConfig parseConfig(const std::string& json_text, const std::string& origin) {
                "needs INP and OUT entries of one width (STORE INP copies an OUT entry into an INP entry), got " +
                    std::to_string(c.block_in * c.input_bits) + " and " + std::to_string(c.block_out * c.output_bits) +
                    " bits per batch row");
+  }
+  // Optional: the buffers synthesis places in UltraRAM.
+  if (top.has("ultraram")) {
+    const json& list = top.get("ultraram");
+    if (!list.is_array()) top.fail("ultraram", "must be a list of buffer names (buffers_kib's), got " + list.dump());
+    for (size_t k = 0; k < list.size(); ++k) {
+      const std::string where = "ultraram[" + std::to_string(k) + "]";
+      std::string names;
+      bool known = false;
+      for (const auto& [key, mem] : kBufferNames) {
+        names += (names.empty() ? "" : ", ") + std::string(key);
+        if (list[k].is_string() && list[k].get<std::string>() == key) {
+          if (c.inUltraRam(mem)) top.fail(where, "names '" + std::string(key) + "' twice");
+          c.ultraram |= 1u << unsigned(mem);
+          known = true;
+        }
+      }
+      if (!known) top.fail(where, "must be one of {" + names + "}, got " + list[k].dump());
+    }
   }
   top.rejectUnknown();
 

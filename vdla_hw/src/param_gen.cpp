@@ -67,6 +67,7 @@ std::vector<Param> collectParams(const HwConfig& c) {
     p.push_back({n + "_ENTRY_BITS", uint64_t(c.entryBytes(m)) * 8, std::string("bits per ") + n + " entry"});
     p.push_back({n + "_DEPTH", c.depth(m), std::string(n) + " entries"});
     p.push_back({n + "_IDX_BITS", c.indexBits(m), std::string("bits of an ") + n + " index"});
+    p.push_back({n + "_ULTRARAM", c.inUltraRam(m) ? 1u : 0u, std::string("synthesis: ") + n + " in UltraRAM"});
   }
   p.push_back({"ACC8_ENTRY_BITS", uint64_t(c.entryBytes(Memory::Acc8)) * 8, "bits per int8 DRAM element of LOAD ACC8"});
   IsaLayout layout(c);

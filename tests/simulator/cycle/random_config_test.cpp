@@ -9,7 +9,8 @@
 // entries), queue depths from 1 up, and every ISA width (dram_addr_bits,
 // xfer_size_bits, pad_bits, loop_iter_bits, alu_imm_bits) anywhere in its
 // range, and the datapath extensions (fused_requant, float_requant,
-// depthwise_taps with any legal window, alu_bias_clear, acc_dual_read, inp_writeback; the GEMM blocks are made equal in
+// depthwise_taps with any legal window, alu_bias_clear, acc_dual_read, inp_writeback; buffers in
+// UltraRAM; the GEMM blocks are made equal in
 // some draws, and DWGEMM takes square arrays and those whose block_in is a
 // multiple of block_out). Draws the validator refuses are skipped and counted by reason, so
 // the test also shows which corners the validator closes. Two limits are the
@@ -127,6 +128,12 @@ std::string drawConfigJson(Rng& rng, const std::string& name) {
   // inp_writeback (STORE INP) likewise, on about half the square arrays
   // (INP and OUT entries of one width).
   if (ei == eo && (eb * 3 + ei + imm_bits * 5 + acc_kib + axi_bits / 32) % 2 == 0) add("\"inp_writeback\": true");
+  // Buffers in UltraRAM (a synthesis attribute: the RTL's other branch of
+  // vdla_ram, the same behaviour) likewise, in about a third of the draws.
+  std::string ultraram;
+  if ((eb * 3 + ei * 5 + eo * 7 + imm_bits * 2 + acc_kib) % 3 == 1)
+    ultraram = (imm_bits + axi_bits / 32) % 2 ? "[\"input\", \"accumulator\"]"
+                                              : "[\"uop\", \"weight\", \"accumulator\", \"output\"]";
   const std::string j =
       "{\n"
       "  \"name\": \"" +
@@ -153,7 +160,8 @@ std::string drawConfigJson(Rng& rng, const std::string& name) {
       std::to_string(rng.range(16, 32)) + ", \"xfer_size_bits\": " + std::to_string(rng.range(4, 16)) +
       ", \"pad_bits\": " + std::to_string(rng.range(1, 8)) +
       ", \"loop_iter_bits\": " + std::to_string(rng.range(1, 16)) + ", \"alu_imm_bits\": " + std::to_string(imm_bits) +
-      "}" + (extensions.empty() ? "" : ",\n  \"extensions\": {" + extensions + "}") + "\n}";
+      "}" + (extensions.empty() ? "" : ",\n  \"extensions\": {" + extensions + "}") +
+      (ultraram.empty() ? "" : ",\n  \"ultraram\": " + ultraram) + "\n}";
   return j;
 }
 
@@ -230,6 +238,7 @@ TEST(RandomConfigDraw, CoversEveryFieldsRangeReproducibly) {
   };
   int refused = 0;
   bool batch_and_unequal_blocks = false, narrow_axi = false, wide_axi = false;
+  int ultraram = 0;
   int fused = 0, freq = 0, depthwise = 0, depthwise_batch = 0, depthwise_lanes = 0, bias_clear = 0, dual_read = 0,
       writeback = 0;
   for (uint64_t seed = 1; seed <= 400; ++seed) {
@@ -255,6 +264,7 @@ TEST(RandomConfigDraw, CoversEveryFieldsRangeReproducibly) {
     bias_clear += c.alu_bias_clear;
     dual_read += c.acc_dual_read;
     writeback += c.inp_writeback;
+    ultraram += c.ultraram != 0;
     depthwise += c.depthwise_taps > 0;
     depthwise_batch += c.depthwise_taps > 0 && c.batch > 1;
     depthwise_lanes += c.depthwise_taps > 0 && c.block_in > c.block_out;
@@ -285,6 +295,7 @@ TEST(RandomConfigDraw, CoversEveryFieldsRangeReproducibly) {
   EXPECT_GT(bias_clear, 20);
   EXPECT_GT(dual_read, 20);
   EXPECT_GT(writeback, 10);
+  EXPECT_GT(ultraram, 20);
   EXPECT_TRUE(narrow_axi);
   EXPECT_TRUE(wide_axi);
   EXPECT_GT(refused, 0) << "the validator refused no draw: the drawer stays inside a safe corner";

@@ -5,7 +5,8 @@
 //    "gemm": {"batch": [1], "block_in": [16, 32], "block_out": [16, 32, 64]},
 //    "buffers_kib": {"input": [32, 64], "weight": [256, 512], "accumulator": [128, 256]},
 //    "axi_bits": [64, 128], "clock_mhz": [200, 250, 300], "latency_hiding": [true, false],
-//    "depthwise_taps": [0, 3], "acc_dual_read": [false, true]}
+//    "depthwise_taps": [0, 3], "acc_dual_read": [false, true],
+//    "ultraram": [[], ["input", "accumulator", "output", "uop"]]}
 // Every field is optional (a missing one keeps the base's value). The output
 // buffer follows the accumulator (the ISA needs one entry per ACC entry).
 // Without "depthwise_taps" each point keeps the base's DWGEMM window where its
@@ -18,7 +19,9 @@
 // wherever alu_bias_clear goes, which it needs). Without "acc_dual_read"
 // each point keeps the base's. The base's inp_writeback (STORE INP) goes
 // where the point's INP and OUT entries have one width (block_in ==
-// block_out) and is dropped elsewhere.
+// block_out) and is dropped elsewhere. Each "ultraram" value is a set of
+// buffers (buffers_kib's names) that synthesis places in UltraRAM; without
+// it each point keeps the base's.
 #pragma once
 
 #include <cstdint>
@@ -37,8 +40,9 @@ struct DesignSpace {
   std::vector<uint32_t> axi_bits;
   std::vector<double> clock_mhz;
   std::vector<bool> latency_hiding;
-  std::vector<uint32_t> depthwise_taps;  // 0: without DWGEMM
-  std::vector<bool> acc_dual_read;       // the extension acc_dual_read off or on
+  std::vector<uint32_t> depthwise_taps;            // 0: without DWGEMM
+  std::vector<bool> acc_dual_read;                 // the extension acc_dual_read off or on
+  std::vector<std::vector<std::string>> ultraram;  // buffers placed in UltraRAM, per value
 };
 
 // Parses the JSON form; errors name `origin` and the field.

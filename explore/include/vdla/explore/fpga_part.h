@@ -14,6 +14,7 @@ struct FpgaPart {
   std::string family;  // yosys synth_xilinx -family: "xc7" or "xcup"
   std::string dsp_cell;
   double lut = 0, ff = 0, dsp = 0, bram36 = 0;
+  double uram = 0;  // URAM288 blocks (0: none on this device)
   double dpu_clock_mhz = 0;
 };
 

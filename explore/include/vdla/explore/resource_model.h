@@ -4,7 +4,8 @@
 // DSP and BRAM follow the RTL's structure (docs/hardware.md, "DSP budget" and
 // "Memories"): two int8 products per DSP for the GEMM core, a multiplier per
 // ALU lane, a few for address arithmetic; every on-chip memory mapped onto the
-// block-RAM aspect ratio that needs the fewest blocks. The per-lane and fixed
+// block-RAM aspect ratio that needs the fewest blocks, or in 4096 x 72-bit
+// UltraRAM blocks where the config places it there (`ultraram`). The per-lane and fixed
 // DSP counts, a per-family BRAM offset and all LUT/FF coefficients are fitted
 // by least squares to yosys
 // runs of a spread of configurations (explore/data/resource_calibration.json,
@@ -22,6 +23,7 @@ namespace vdla::explore {
 
 struct ResourceEstimate {
   double lut = 0, ff = 0, dsp = 0, bram36 = 0;
+  double uram = 0;  // URAM288 blocks: the buffers a config places in UltraRAM
 };
 
 // The structural quantities the model is linear in.
@@ -41,6 +43,7 @@ struct ResourceFeatures {
   // SETREQ registers
   double gemm_requant_lanes = 0;
   double bram36 = 0;       // block RAM of the memories and command queues
+  double uram = 0;         // UltraRAM of the memories the config places there
   double lutram_luts = 0;  // memories too shallow for block RAM
 };
 ResourceFeatures resourceFeatures(const hw::HwConfig& cfg);
@@ -79,8 +82,8 @@ class ResourceModel {
   std::string fingerprint_;
 };
 
-// Fits resources within `part` under the project's rule: DSP and BRAM within
-// the part, LUT at most `lut_fraction` of it (yosys LUT counts run high).
+// Fits resources within `part` under the project's rule: DSP, BRAM and
+// UltraRAM within the part, LUT at most `lut_fraction` of it (yosys LUT counts run high).
 // Returns "" when it fits, else which resource is over and by how much.
 std::string whyNotFits(const ResourceEstimate& r, const FpgaPart& part, double lut_fraction = 0.85);
 

@@ -83,6 +83,16 @@ struct HwConfig {
   // entries of one width (block_in == block_out) (docs/isa.md).
   bool inp_writeback = false;
 
+  // Which on-chip buffers synthesis places in UltraRAM instead of block RAM
+  // (JSON "ultraram": a list of buffers_kib names; none when absent): one
+  // bit per Memory id (Uop, Weight, Input, Acc, Output; ACC's copy for
+  // acc_dual_read follows ACC). Behaviour, programs and results are the
+  // same either way; only the memory primitives differ (docs/hardware.md,
+  // Resources). Only Zynq UltraScale+ EV/EG parts with UltraRAM can hold
+  // them: the resource model and scripts/hw/resources.sh refuse others.
+  uint32_t ultraram = 0;
+  bool inUltraRam(Memory m) const { return (ultraram >> unsigned(m == Memory::Acc8 ? Memory::Acc : m)) & 1u; }
+
   // 64-bit FNV-1a of the canonical form of every hardware-relevant field
   // (everything but name and description). The hardware exposes it; the
   // runtime refuses artifacts compiled for another hash.
