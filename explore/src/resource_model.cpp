@@ -196,17 +196,17 @@ ResourceModel ResourceModel::fit(const std::vector<CalibrationPoint>& points) {
       dsp.push_back(p.measured.dsp - f.dsp_pairs);
     }
     const std::vector<double> k = leastSquares(drows, dsp);
-    double bram_residual = 0;
+    double bram_measured = 0, bram_structural = 0;
     for (const CalibrationPoint& p : points)
-      if (p.family == family) bram_residual += p.measured.bram36 - resourceFeatures(p.config).bram36;
-    m.families_.push_back({family, k[0], k[1], bram_residual / double(drows.size())});
+      if (p.family == family) bram_measured += p.measured.bram36, bram_structural += resourceFeatures(p.config).bram36;
+    m.families_.push_back({family, k[0], k[1], bram_structural > 0 ? bram_measured / bram_structural : 1.0});
   }
   char buf[64];
   std::string fp;
   for (double v : m.lut_) fp += (std::snprintf(buf, sizeof buf, "%.6g,", v), buf);
   for (double v : m.ff_) fp += (std::snprintf(buf, sizeof buf, "%.6g,", v), buf);
   for (const FamilyFit& d : m.families_)
-    fp += d.family + (std::snprintf(buf, sizeof buf, ":%.6g:%.6g:%.6g,", d.per_lane, d.fixed, d.bram_offset), buf);
+    fp += d.family + (std::snprintf(buf, sizeof buf, ":%.6g:%.6g:%.6g,", d.per_lane, d.fixed, d.bram_scale), buf);
   m.fingerprint_ = fp;
   return m;
 }
@@ -230,7 +230,7 @@ ResourceEstimate ResourceModel::estimate(const hw::HwConfig& cfg, const std::str
   r.ff = std::max(0.0, dot(ff_, x));
   r.dsp = std::round(f.dsp_pairs + fit->per_lane * f.alu_lanes + fit->fixed);
   // Whole RAMB18 halves, never below none.
-  r.bram36 = std::max(0.0, std::round(2 * (f.bram36 + fit->bram_offset)) / 2);
+  r.bram36 = std::max(0.0, std::round(2 * f.bram36 * fit->bram_scale) / 2);
   r.uram = f.uram;
   return r;
 }

@@ -6,7 +6,7 @@
 // ALU lane, a few for address arithmetic; every on-chip memory mapped onto the
 // block-RAM aspect ratio that needs the fewest blocks, or in 4096 x 72-bit
 // UltraRAM blocks where the config places it there (`ultraram`). The per-lane and fixed
-// DSP counts, a per-family BRAM offset and all LUT/FF coefficients are fitted
+// DSP counts, a per-family BRAM scale and all LUT/FF coefficients are fitted
 // by least squares to yosys
 // runs of a spread of configurations (explore/data/resource_calibration.json,
 // made by scripts/hw/calibrate_resources.sh), so the model and its data never
@@ -71,11 +71,12 @@ class ResourceModel {
 
  private:
   // Per family: DSP = dsp_pairs + per_lane * lanes + fixed; BRAM36 = the
-  // structural count + bram_offset (the family's mean residual: UltraScale+
-  // maps a few small memories differently).
+  // structural count * bram_scale (the family's measured total over its
+  // structural total: UltraScale+ packs the wide memories' lanes a little
+  // tighter, 30 blocks for a 512 x 2048-bit WGT where the count says 32).
   struct FamilyFit {
     std::string family;
-    double per_lane = 0, fixed = 0, bram_offset = 0;
+    double per_lane = 0, fixed = 0, bram_scale = 1;
   };
   std::vector<FamilyFit> families_;
   std::vector<double> lut_, ff_;  // over linearFeatures()
