@@ -80,6 +80,8 @@ nlohmann::json synthesiseWithYosys(const hw::HwConfig& cfg, const std::string& d
           {"ff", res.at("FF").at("used")},
           {"dsp", res.at("DSP").at("used")},
           {"bram36", res.at("BRAM36").at("used")},
+          // (reported on parts with UltraRAM only)
+          {"uram", res.contains("URAM") ? res.at("URAM").at("used") : nlohmann::json(0)},
           {"fits", r.at("fits")},
           {"seconds", r.value("seconds", 0)},
           {"yosys", r.value("yosys", std::string())},

@@ -306,6 +306,7 @@ int exploreCommand(const std::vector<std::string>& args) {
               << fixed(y["ff"].get<double>(), 0) << "/" << fixed(m.ff, 0) << "  DSP "
               << fixed(y["dsp"].get<double>(), 0) << "/" << fixed(m.dsp, 0) << "  BRAM36 "
               << fixed(y["bram36"].get<double>(), 1) << "/" << fixed(m.bram36, 1)
+              << (part.uram > 0 ? "  URAM " + fixed(y["uram"].get<double>(), 0) + "/" + fixed(m.uram, 0) : "")
               << (y["fits"].get<bool>() ? "" : "  (does not fit the part)") << "\n";
   }
   if (!markers.empty()) std::cout << "shipped configs:\n";
